@@ -1,0 +1,182 @@
+//! The report as data: what every renderer formats and what `--format json`
+//! serialises as the "gpuaudit.report/1" contract (report-semantics.md §7).
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const SCHEMA: &str = "gpuaudit.report/1";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    pub schema: String,
+    pub window: Window,
+    pub sources: Sources,
+    pub data_quality: DataQuality,
+    pub held_rule: String,
+    pub layers: Layers,
+    pub ratios: Ratios,
+    pub cost: Cost,
+    /// the layers in waterfall order with their shares, for display
+    pub waterfall: Vec<WaterfallStep>,
+    pub idle_episodes: Vec<IdleEpisode>,
+    /// idle episodes found (before --top and --min-idle cut the list)
+    pub idle_episodes_total: usize,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub groups: Option<Vec<Group>>,
+    /// per GPU (or MIG instance)
+    pub gpus: Vec<GpuSummary>,
+    /// MFU per declared job, when a jobs file was given
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub jobs: Option<Vec<JobSummary>>,
+    pub gpu_count: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Window {
+    pub start: String,
+    pub end: String,
+    pub hours: f64,
+    /// every GPU has a single sample: GPU-hours read as GPUs, dollars as per hour
+    pub snapshot: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Sources {
+    pub files: Vec<String>,
+    pub rows_read: u64,
+    pub rows_used: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct DataQuality {
+    pub duplicates: u64,
+    pub invalid: BTreeMap<String, u64>,
+    pub unobserved_gpu_hours: f64,
+    pub held_unknown_activity_gpu_hours: f64,
+    pub rows_outside_window: u64,
+    pub rows_dropped: u64,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Layers {
+    pub observed_gpu_hours: f64,
+    pub held_gpu_hours: f64,
+    pub active_gpu_hours: Option<f64>,
+    pub sm_active_gpu_hours: Option<f64>,
+    pub tensor_active_gpu_hours: Option<f64>,
+    pub useful_gpu_hours: Option<f64>,
+    pub idle_held_gpu_hours: Option<f64>,
+    pub unallocated_gpu_hours: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Ratios {
+    pub held_of_observed: Option<f64>,
+    pub active: Option<f64>,
+    pub sm_active: Option<f64>,
+    pub sm_occupancy: Option<f64>,
+    pub tensor_active: Option<f64>,
+    pub mfu: Option<f64>,
+    pub idle_held: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Cost {
+    pub currency: String,
+    pub price_source: String,
+    pub observed_usd: Option<f64>,
+    pub held_usd: Option<f64>,
+    pub idle_held_usd: Option<f64>,
+    pub unallocated_usd: Option<f64>,
+    pub not_useful_usd: Option<f64>,
+    /// the layer not_useful_usd is measured against: useful, tensor_active, sm_active or active
+    pub not_useful_basis: Option<String>,
+    pub unpriced_gpu_hours: f64,
+    pub unpriced_models: Vec<String>,
+    pub monthly_run_rate: MonthlyRunRate,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct MonthlyRunRate {
+    pub observed_usd: Option<f64>,
+    pub held_usd: Option<f64>,
+    pub idle_held_usd: Option<f64>,
+    pub unallocated_usd: Option<f64>,
+    pub not_useful_usd: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WaterfallStep {
+    pub layer: String,
+    pub gpu_hours: Option<f64>,
+    pub pct_of_held: Option<f64>,
+    pub pct_of_observed: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IdleEpisode {
+    pub host: String,
+    pub gpu: String,
+    pub job: Option<String>,
+    pub user: Option<String>,
+    pub team: Option<String>,
+    pub start: String,
+    pub end: String,
+    pub hours: f64,
+    pub usd: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Group {
+    pub by: String,
+    pub key: String,
+    pub layers: Layers,
+    pub ratios: Ratios,
+    pub cost: GroupCost,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct GroupCost {
+    pub observed_usd: Option<f64>,
+    pub held_usd: Option<f64>,
+    pub idle_held_usd: Option<f64>,
+    pub unallocated_usd: Option<f64>,
+    pub not_useful_usd: Option<f64>,
+    pub unpriced_gpu_hours: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuSummary {
+    pub host: String,
+    pub gpu: String,
+    pub model: Option<String>,
+    pub samples: u64,
+    /// owners seen while held (jobs, users), most recent last
+    pub jobs: Vec<String>,
+    pub users: Vec<String>,
+    pub observed_gpu_hours: f64,
+    pub held_gpu_hours: f64,
+    pub idle_held_gpu_hours: Option<f64>,
+    pub device_util: Option<f64>,
+    pub sm_active: Option<f64>,
+    pub tensor_active: Option<f64>,
+    pub last_mem_used_bytes: Option<u64>,
+    pub last_mem_total_bytes: Option<u64>,
+    pub last_power_w: Option<f64>,
+    pub last_held: bool,
+    pub usd_per_hour: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct JobSummary {
+    pub job: String,
+    pub gpus: usize,
+    pub held_gpu_hours: f64,
+    pub device_util: Option<f64>,
+    pub sm_active: Option<f64>,
+    pub tensor_active: Option<f64>,
+    pub mfu: Option<f64>,
+    pub useful_gpu_hours: Option<f64>,
+    pub not_useful_usd: Option<f64>,
+}

@@ -1,0 +1,194 @@
+//! Accumulators for layers and dollars (report-semantics.md §4 and §6): one
+//! `Tally` for the fleet, one per showback group, one per GPU.
+use super::model::{GroupCost, Layers, Ratios};
+
+/// The deepest layer not_useful_usd is measured against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    Useful,
+    TensorActive,
+    SmActive,
+    Active,
+}
+
+impl Basis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Basis::Useful => "useful",
+            Basis::TensorActive => "tensor_active",
+            Basis::SmActive => "sm_active",
+            Basis::Active => "active",
+        }
+    }
+}
+
+/// One sample as the tally needs it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Row {
+    /// hours
+    pub w: f64,
+    pub held: bool,
+    pub idle: bool,
+    pub device_util: Option<f64>,
+    pub sm_active: Option<f64>,
+    pub sm_occupancy: Option<f64>,
+    pub tensor_active: Option<f64>,
+    /// the MFU of the row's job, when declared
+    pub mfu: Option<f64>,
+    pub price: Option<f64>,
+}
+
+/// Sums of a set of samples. "known" sums hold the weight of the rows where a metric was measured.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub observed_h: f64,
+    pub held_h: f64,
+    pub active_h: f64,
+    pub active_known_h: f64,
+    pub sm_h: f64,
+    pub sm_known_h: f64,
+    pub occ_h: f64,
+    pub occ_known_h: f64,
+    pub tensor_h: f64,
+    pub tensor_known_h: f64,
+    pub useful_h: f64,
+    pub idle_held_h: f64,
+    pub held_unknown_activity_h: f64,
+    pub observed_usd: f64,
+    pub held_usd: f64,
+    pub idle_held_usd: f64,
+    pub unallocated_usd: f64,
+    /// sum over held rows of w x price x basis fraction
+    pub basis_usd: f64,
+    pub unpriced_h: f64,
+    pub priced_rows: u64,
+}
+
+/// Which layers exist in the input (a column that is absent gives a null layer, not 0).
+#[derive(Debug, Clone, Copy)]
+pub struct Present {
+    pub device_util: bool,
+    pub sm_active: bool,
+    pub sm_occupancy: bool,
+    pub tensor_active: bool,
+    pub useful: bool,
+}
+
+impl Present {
+    pub fn basis(&self) -> Basis {
+        if self.useful {
+            Basis::Useful
+        } else if self.tensor_active {
+            Basis::TensorActive
+        } else if self.sm_active {
+            Basis::SmActive
+        } else {
+            Basis::Active
+        }
+    }
+}
+
+fn ratio(num: f64, den: f64) -> Option<f64> {
+    if den > 0.0 { Some(num / den) } else { None }
+}
+
+impl Tally {
+    pub fn add(&mut self, r: &Row, basis: Basis) {
+        self.observed_h += r.w;
+        let usd = r.price.map(|p| r.w * p);
+        match usd {
+            Some(u) => {
+                self.observed_usd += u;
+                self.priced_rows += 1;
+            }
+            None => self.unpriced_h += r.w,
+        }
+        if !r.held {
+            self.unallocated_usd += usd.unwrap_or(0.0);
+            return;
+        }
+        self.held_h += r.w;
+        self.held_usd += usd.unwrap_or(0.0);
+        match r.device_util {
+            Some(u) => {
+                self.active_h += r.w * u;
+                self.active_known_h += r.w;
+            }
+            None => self.held_unknown_activity_h += r.w,
+        }
+        if let Some(v) = r.sm_active {
+            self.sm_h += r.w * v;
+            self.sm_known_h += r.w;
+        }
+        if let Some(v) = r.sm_occupancy {
+            self.occ_h += r.w * v;
+            self.occ_known_h += r.w;
+        }
+        if let Some(v) = r.tensor_active {
+            self.tensor_h += r.w * v;
+            self.tensor_known_h += r.w;
+        }
+        if let Some(m) = r.mfu {
+            self.useful_h += r.w * m;
+        }
+        if r.idle {
+            self.idle_held_h += r.w;
+            self.idle_held_usd += usd.unwrap_or(0.0);
+        }
+        // A row without the basis metric counts as not useful (fraction 0): we
+        // cannot show it did work, and the data-quality section says how much.
+        let fraction = match basis {
+            Basis::Useful => r.mfu,
+            Basis::TensorActive => r.tensor_active,
+            Basis::SmActive => r.sm_active,
+            Basis::Active => r.device_util,
+        }
+        .unwrap_or(0.0);
+        self.basis_usd += usd.unwrap_or(0.0) * fraction;
+    }
+
+    pub fn layers(&self, p: &Present) -> Layers {
+        Layers {
+            observed_gpu_hours: self.observed_h,
+            held_gpu_hours: self.held_h,
+            active_gpu_hours: p.device_util.then_some(self.active_h),
+            sm_active_gpu_hours: p.sm_active.then_some(self.sm_h),
+            tensor_active_gpu_hours: p.tensor_active.then_some(self.tensor_h),
+            useful_gpu_hours: p.useful.then_some(self.useful_h),
+            idle_held_gpu_hours: p.device_util.then_some(self.idle_held_h),
+            unallocated_gpu_hours: self.observed_h - self.held_h,
+        }
+    }
+
+    pub fn ratios(&self, p: &Present) -> Ratios {
+        Ratios {
+            held_of_observed: ratio(self.held_h, self.observed_h),
+            active: ratio(self.active_h, self.active_known_h),
+            sm_active: ratio(self.sm_h, self.sm_known_h),
+            sm_occupancy: ratio(self.occ_h, self.occ_known_h),
+            tensor_active: ratio(self.tensor_h, self.tensor_known_h),
+            mfu: if p.useful { ratio(self.useful_h, self.held_h) } else { None },
+            idle_held: if p.device_util { ratio(self.idle_held_h, self.held_h) } else { None },
+        }
+    }
+
+    /// Dollars are null when no row at all had a price (never a $0 that means "unknown").
+    pub fn priced(&self, v: f64) -> Option<f64> {
+        (self.priced_rows > 0).then_some(v)
+    }
+
+    pub fn not_useful_usd(&self) -> Option<f64> {
+        self.priced(self.held_usd - self.basis_usd)
+    }
+
+    pub fn group_cost(&self) -> GroupCost {
+        GroupCost {
+            observed_usd: self.priced(self.observed_usd),
+            held_usd: self.priced(self.held_usd),
+            idle_held_usd: self.priced(self.idle_held_usd),
+            unallocated_usd: self.priced(self.unallocated_usd),
+            not_useful_usd: self.not_useful_usd(),
+            unpriced_gpu_hours: self.unpriced_h,
+        }
+    }
+}

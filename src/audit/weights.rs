@@ -1,0 +1,108 @@
+//! How much time each sample stands for (report-semantics.md §2).
+
+/// Weights of one GPU's samples (sorted by time, duplicates already removed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuWeights {
+    /// per sample, in ms
+    pub weight_ms: Vec<i64>,
+    /// per sample: the gap to the next sample exceeded max_gap (an episode breaks there)
+    pub gap_after: Vec<bool>,
+    /// time not covered by any sample, in ms (gaps beyond max_gap)
+    pub unobserved_ms: i64,
+    /// median positive step; None for a single-sample GPU (a snapshot)
+    pub step_ms: Option<i64>,
+    pub max_gap_ms: Option<i64>,
+}
+
+/// Median of the positive consecutive differences (mean of the middle two for an even count).
+pub fn median_step(times: &[i64]) -> Option<i64> {
+    let mut diffs: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0).collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    diffs.sort_unstable();
+    let n = diffs.len();
+    Some(if n % 2 == 1 { diffs[n / 2] } else { (diffs[n / 2 - 1] + diffs[n / 2]) / 2 })
+}
+
+/// weight = min(next - t, max_gap, until - t); the last sample min(step, max_gap, until - t);
+/// a single sample weighs `snapshot_ms` (capped by until - t).
+pub fn weights(times: &[i64], max_gap_opt: Option<i64>, until: Option<i64>, snapshot_ms: i64) -> GpuWeights {
+    let n = times.len();
+    let cap_until = |t: i64, w: i64| match until {
+        Some(u) => w.min(u - t).max(0),
+        None => w,
+    };
+    let Some(step) = median_step(times) else {
+        let weight_ms = times.iter().map(|t| cap_until(*t, snapshot_ms)).collect();
+        return GpuWeights { weight_ms, gap_after: vec![false; n], unobserved_ms: 0, step_ms: None, max_gap_ms: max_gap_opt };
+    };
+    let max_gap = max_gap_opt.unwrap_or(3 * step);
+    let mut weight_ms = Vec::with_capacity(n);
+    let mut gap_after = Vec::with_capacity(n);
+    let mut unobserved_ms = 0;
+    for i in 0..n {
+        let t = times[i];
+        let w = if i + 1 < n {
+            let gap = times[i + 1] - t;
+            if gap > max_gap {
+                unobserved_ms += gap - max_gap;
+                gap_after.push(true);
+            } else {
+                gap_after.push(false);
+            }
+            gap.min(max_gap)
+        } else {
+            gap_after.push(false);
+            step.min(max_gap)
+        };
+        weight_ms.push(cap_until(t, w));
+    }
+    GpuWeights { weight_ms, gap_after, unobserved_ms, step_ms: Some(step), max_gap_ms: Some(max_gap) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MIN: i64 = 60_000;
+
+    #[test]
+    fn regular_samples_weigh_one_step_each_including_the_last() {
+        let t = [0, MIN, 2 * MIN, 3 * MIN];
+        let w = weights(&t, None, None, 3_600_000);
+        assert_eq!(w.weight_ms, vec![MIN; 4]);
+        assert_eq!(w.unobserved_ms, 0);
+        assert_eq!(w.step_ms, Some(MIN));
+    }
+
+    #[test]
+    fn a_gap_beyond_three_steps_is_unobserved() {
+        // steps 1,1,10,1 minutes: median 1 min, max_gap 3 min
+        let t = [0, MIN, 2 * MIN, 12 * MIN, 13 * MIN];
+        let w = weights(&t, None, None, 3_600_000);
+        assert_eq!(w.weight_ms, vec![MIN, MIN, 3 * MIN, MIN, MIN]);
+        assert_eq!(w.unobserved_ms, 7 * MIN);
+        assert_eq!(w.gap_after, vec![false, false, true, false, false]);
+    }
+
+    #[test]
+    fn explicit_max_gap_and_until_cap_weights() {
+        let t = [0, 10 * MIN, 20 * MIN];
+        let w = weights(&t, Some(5 * MIN), Some(22 * MIN), 3_600_000);
+        // median step 10 min; max_gap 5 min; the last sample is capped by until (2 min)
+        assert_eq!(w.weight_ms, vec![5 * MIN, 5 * MIN, 2 * MIN]);
+        assert_eq!(w.unobserved_ms, 10 * MIN);
+    }
+
+    #[test]
+    fn a_single_sample_is_a_snapshot() {
+        let w = weights(&[5 * MIN], None, None, 3_600_000);
+        assert_eq!(w.weight_ms, vec![3_600_000]);
+        assert_eq!(w.step_ms, None);
+    }
+
+    #[test]
+    fn even_count_median_takes_the_middle_two() {
+        assert_eq!(median_step(&[0, 10, 30, 60, 100]), Some(25)); // diffs 10,20,30,40
+    }
+}

@@ -1,0 +1,33 @@
+//! The command-line definition: clap derive only. Each subcommand's arguments
+//! live in `cli/<name>.rs`; `cmd/` turns them into plain options.
+use clap::{Parser, Subcommand};
+
+pub mod audit;
+pub mod demo;
+pub mod input;
+pub mod report;
+
+pub use audit::AuditArgs;
+pub use demo::DemoArgs;
+pub use input::InputArgs;
+pub use report::{ReportArgs, ReportFormat};
+
+/// Audit GPU fleets: how much of the GPU time you pay for does work.
+///
+/// "Utilization" is three numbers that disagree: device activity (a kernel
+/// ran), chip activity (SM / tensor-core active) and MFU (useful model FLOP/s
+/// over peak). gpuaudit shows the gap as GPU-hours and dollars.
+#[derive(Debug, Parser)]
+#[command(name = "gpuaudit", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report held vs used GPU-hours, idle episodes and idle cost from metric dumps.
+    Report(ReportArgs),
+    /// Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks).
+    Demo(DemoArgs),
+}

@@ -1,0 +1,70 @@
+//! The options of the audit itself, shared by every command that reports.
+use clap::{Args, ValueEnum};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupByArg {
+    Team,
+    User,
+    Job,
+    Host,
+    Model,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuditArgs {
+    /// Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a
+    /// date (2026-07-01), or a span back from the end of the data (7d, 12h).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Keep samples before this time: RFC 3339, a date, or a span back from the
+    /// end of the data (1d).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+
+    /// A gap between two samples of a GPU longer than this is unobserved time
+    /// [default: 3 x the GPU's median sample step].
+    #[arg(long, value_name = "DURATION")]
+    pub max_gap: Option<String>,
+
+    /// What one sample of a single-sample GPU (a snapshot) stands for [default: 1h].
+    #[arg(long, value_name = "DURATION")]
+    pub interval: Option<String>,
+
+    /// A held GPU is idle when device activity is below this fraction (0..1) or percent (1%).
+    #[arg(long, value_name = "FRACTION", default_value = "0.01")]
+    pub idle_below: String,
+
+    /// List idle episodes at least this long; shorter ones still count in idle hours.
+    #[arg(long, value_name = "DURATION", default_value = "30m")]
+    pub min_idle: String,
+
+    /// Without a held or job column, a GPU using more memory than this is held
+    /// (e.g. 1GiB, 512MiB).
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub held_mem: String,
+
+    /// Treat every sample as held when the input has no held, job or memory column.
+    #[arg(long)]
+    pub assume_held: bool,
+
+    /// One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile).
+    #[arg(long, value_name = "USD")]
+    pub price: Option<f64>,
+
+    /// Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
+
+    /// Do not fall back to the built-in dated price profile for unpriced models.
+    #[arg(long)]
+    pub no_builtin_prices: bool,
+
+    /// Showback: group layers and cost by this label.
+    #[arg(long, value_enum, value_name = "LABEL")]
+    pub by: Option<GroupByArg>,
+
+    /// How many idle episodes to list (all in JSON output unless set).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+}

@@ -1,0 +1,66 @@
+//! Turning shared clap arguments into plain options.
+use crate::audit::{AuditConfig, GroupBy};
+use crate::cli::audit::GroupByArg;
+use crate::cli::{AuditArgs, InputArgs};
+use crate::prices::PriceBook;
+use crate::samples::{SampleTable, UserMap};
+use crate::source::{InputFormat, ReadOptions};
+use crate::timeparse::{is_relative, parse_cli_time, parse_duration_ms, parse_fraction, parse_size_bytes};
+use anyhow::{Context, Result, bail};
+
+pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
+    let maps = input.maps.iter().map(|m| UserMap::parse(m)).collect::<Result<Vec<_>>>()?;
+    let format = input.input_format.map(|f| match f {
+        crate::cli::input::InputFormatArg::Parquet => InputFormat::Parquet,
+        crate::cli::input::InputFormatArg::Csv => InputFormat::Csv,
+        crate::cli::input::InputFormatArg::Ndjson => InputFormat::Ndjson,
+    });
+    Ok(ReadOptions { format, maps, quiet })
+}
+
+/// Build the audit options. Relative --since/--until count back from the end
+/// of the data, so a report on an old dump means the same thing every time.
+pub fn audit_config(args: &AuditArgs, table: &SampleTable) -> Result<AuditConfig> {
+    let prices = PriceBook::new(args.price, args.prices.as_deref(), !args.no_builtin_prices)?;
+    let mut cfg = AuditConfig::new(prices);
+    let needs_anchor = args.since.as_deref().is_some_and(is_relative) || args.until.as_deref().is_some_and(is_relative);
+    let anchor = if needs_anchor { crate::audit::time_range(table)?.map(|(_, max)| max) } else { None };
+    if let Some(s) = &args.since {
+        cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
+    }
+    if let Some(u) = &args.until {
+        cfg.until = Some(parse_cli_time(u, anchor).context("--until")?);
+    }
+    if let (Some(s), Some(u)) = (cfg.since, cfg.until)
+        && s >= u
+    {
+        bail!("--since must be before --until");
+    }
+    if let Some(g) = &args.max_gap {
+        let ms = parse_duration_ms(g).context("--max-gap")?;
+        if ms <= 0 {
+            bail!("--max-gap must be positive");
+        }
+        cfg.max_gap_ms = Some(ms);
+    }
+    if let Some(i) = &args.interval {
+        let ms = parse_duration_ms(i).context("--interval")?;
+        if ms <= 0 {
+            bail!("--interval must be positive");
+        }
+        cfg.interval_ms = Some(ms);
+    }
+    cfg.idle_below = parse_fraction(&args.idle_below).context("--idle-below")?;
+    cfg.min_idle_ms = parse_duration_ms(&args.min_idle).context("--min-idle")?;
+    cfg.held_mem_bytes = parse_size_bytes(&args.held_mem).context("--held-mem")?;
+    cfg.assume_held = args.assume_held;
+    cfg.by = args.by.map(|b| match b {
+        GroupByArg::Team => GroupBy::Team,
+        GroupByArg::User => GroupBy::User,
+        GroupByArg::Job => GroupBy::Job,
+        GroupByArg::Host => GroupBy::Host,
+        GroupByArg::Model => GroupBy::Model,
+    });
+    cfg.top = args.top;
+    Ok(cfg)
+}

@@ -1,0 +1,16 @@
+//! One file per subcommand: each turns clap arguments into plain options,
+//! runs the computation and hands the result to a renderer.
+use crate::cli::{Cli, Command};
+use anyhow::Result;
+
+pub mod common;
+pub mod demo;
+pub mod report;
+
+/// Run a parsed command line; the returned code is the process exit code.
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Report(args) => report::run(args),
+        Command::Demo(args) => demo::run(args),
+    }
+}

@@ -1,0 +1,12 @@
+//! Writing to stdout without panicking on a closed pipe.
+use std::io::Write;
+
+/// Write a whole rendered document to stdout; a broken pipe surfaces as an
+/// io::Error that `main` turns into a quiet exit.
+pub fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    lock.write_all(text.as_bytes())?;
+    lock.flush()?;
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! The only code that formats: table, json, csv, markdown.
+pub mod csv;
+pub mod fmt;
+pub mod json;
+pub mod markdown;
+pub mod table;

@@ -1,0 +1,183 @@
+//! Source adapters: every input format becomes the canonical sample table
+//! through [`crate::samples::normalize`], one path for all of them.
+use crate::samples::{Quality, SampleTable, UserMap, normalize, resolve_columns};
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use polars::prelude::DataFrame;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub mod files;
+
+/// The formats gpuaudit reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    Parquet,
+    Csv,
+    Ndjson,
+}
+
+impl InputFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Parquet => "parquet",
+            InputFormat::Csv => "csv",
+            InputFormat::Ndjson => "ndjson",
+        }
+    }
+
+    /// By extension; `None` when the extension does not say.
+    pub fn from_extension(path: &Path) -> Option<InputFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "parquet" | "pq" => Some(InputFormat::Parquet),
+            "csv" | "tsv" => Some(InputFormat::Csv),
+            "ndjson" | "jsonl" => Some(InputFormat::Ndjson),
+            _ => None,
+        }
+    }
+
+    /// By content, from the first bytes of the file.
+    pub fn sniff(head: &[u8]) -> Option<InputFormat> {
+        if head.starts_with(b"PAR1") {
+            return Some(InputFormat::Parquet);
+        }
+        let text = String::from_utf8_lossy(head);
+        let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
+        if first.starts_with('{') {
+            return Some(InputFormat::Ndjson);
+        }
+        if first.contains(',') {
+            return Some(InputFormat::Csv);
+        }
+        None
+    }
+}
+
+/// Plain options for reading (no clap inside).
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    pub format: Option<InputFormat>,
+    pub maps: Vec<UserMap>,
+    pub quiet: bool,
+}
+
+/// One input as the user named it, resolved to what will be read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+    /// a directory of parquet files, hive partitions allowed: one dataset
+    ParquetDir(PathBuf),
+}
+
+/// Expand the user's paths and globs; a glob that matches nothing is an error.
+pub fn resolve_inputs(specs: &[String]) -> Result<Vec<(String, Input)>> {
+    let mut out = Vec::new();
+    for spec in specs {
+        if spec == "-" {
+            out.push((spec.clone(), Input::Stdin));
+            continue;
+        }
+        let path = PathBuf::from(spec);
+        if path.is_dir() {
+            out.push((spec.clone(), Input::ParquetDir(path)));
+            continue;
+        }
+        if path.exists() {
+            out.push((spec.clone(), Input::File(path)));
+            continue;
+        }
+        if spec.contains(['*', '?', '[']) {
+            let mut matched = 0;
+            for entry in glob::glob(spec).with_context(|| format!("{spec}: not a valid glob pattern"))? {
+                let p = entry.with_context(|| format!("{spec}: cannot read a match"))?;
+                matched += 1;
+                let input = if p.is_dir() { Input::ParquetDir(p.clone()) } else { Input::File(p.clone()) };
+                out.push((p.display().to_string(), input));
+            }
+            if matched == 0 {
+                bail!("{spec}: the pattern matches no file");
+            }
+            continue;
+        }
+        bail!("{spec}: no such file or directory");
+    }
+    Ok(out)
+}
+
+/// Decide the format of one file: the override, else the extension, else its content.
+pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat> {
+    if let Some(f) = forced {
+        return Ok(f);
+    }
+    if let Some(f) = InputFormat::from_extension(path) {
+        return Ok(f);
+    }
+    let head = files::read_head(path, 4096)?;
+    InputFormat::sniff(&head).with_context(|| {
+        format!(
+            "{}: cannot tell the format from the extension or the content (expected parquet, csv or ndjson; use --input-format)",
+            path.display()
+        )
+    })
+}
+
+fn progress(quiet: bool, inputs: usize) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::with_draw_target(Some(inputs as u64), ProgressDrawTarget::hidden())
+    } else {
+        // indicatif hides itself when stderr is not a terminal.
+        ProgressBar::new(inputs as u64)
+    };
+    let style = ProgressStyle::with_template("{spinner} reading {pos}/{len} {wide_msg} [{elapsed}]")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+/// Read every input into one canonical sample table.
+pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
+    let inputs = resolve_inputs(specs)?;
+    let bar = progress(opts.quiet, inputs.len());
+    let mut tables = Vec::with_capacity(inputs.len());
+    for (name, input) in &inputs {
+        bar.set_message(name.clone());
+        tables.push(read_input(name, input, opts)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    SampleTable::concat(tables)
+}
+
+/// Read one input into a canonical table.
+pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<SampleTable> {
+    match input {
+        Input::Stdin => {
+            let frame = files::read_stdin_csv()?;
+            from_frame(name, frame, &opts.maps, Quality::default())
+        }
+        Input::ParquetDir(dir) => files::read_tabular(name, dir, InputFormat::Parquet, &opts.maps),
+        Input::File(path) => {
+            let format = format_of(path, opts.format)?;
+            match format {
+                InputFormat::Parquet | InputFormat::Csv | InputFormat::Ndjson => {
+                    files::read_tabular(name, path, format, &opts.maps)
+                }
+            }
+        }
+    }
+}
+
+/// Turn a whole source frame into a canonical table (for adapters that build
+/// their frame in memory: stdin, scrapes, API responses, nvidia-smi logs).
+pub fn from_frame(name: &str, frame: DataFrame, maps: &[UserMap], extra: Quality) -> Result<SampleTable> {
+    let columns: Vec<String> = frame.get_column_names().iter().map(|s| s.to_string()).collect();
+    let resolved = resolve_columns(&columns, maps);
+    let rows_read = frame.height() as u64;
+    let (df, mut quality) = normalize(&frame, &resolved, name)?;
+    quality.merge(extra);
+    let present = resolved.iter().map(|r| r.canonical).chain([crate::samples::col::HOST]).collect();
+    Ok(SampleTable { df, present, quality, sources: vec![name.to_string()], rows_read })
+}
