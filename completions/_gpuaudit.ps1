@@ -1,0 +1,91 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'gpuaudit'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'gpuaudit' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gpuaudit;report' {
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of going by its extension')
+            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)')
+            [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]')
+            [CompletionResult]::new('--idle-below', '--idle-below', [CompletionResultType]::ParameterName, 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)')
+            [CompletionResult]::new('--min-idle', '--min-idle', [CompletionResultType]::ParameterName, 'List idle episodes at least this long; shorter ones still count in idle hours')
+            [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)')
+            [CompletionResult]::new('--price', '--price', [CompletionResultType]::ParameterName, 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
+            [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpuaudit;demo' {
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Where to write the synthetic fleet (.parquet, .csv or .ndjson); a path without extension with --partition-by-day becomes a hive-partitioned directory')
+            [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'Number of GPUs (rounded up to whole 8-GPU nodes)')
+            [CompletionResult]::new('--days', '--days', [CompletionResultType]::ParameterName, 'Days of samples')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Sampling interval (e.g. 5m, 30s)')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the deterministic generator')
+            [CompletionResult]::new('--start', '--start', [CompletionResultType]::ParameterName, 'First sample time (RFC 3339)')
+            [CompletionResult]::new('--partition-by-day', '--partition-by-day', [CompletionResultType]::ParameterName, 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpuaudit;help' {
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gpuaudit;help;report' {
+            break
+        }
+        'gpuaudit;help;demo' {
+            break
+        }
+        'gpuaudit;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,79 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[gpuaudit] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'gpuaudit'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'gpuaudit'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+            cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpuaudit;report'= {
+            cand --input-format 'Read every input as this format instead of going by its extension'
+            cand --map 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent'
+            cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
+            cand --until 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)'
+            cand --max-gap 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]'
+            cand --interval 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]'
+            cand --idle-below 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)'
+            cand --min-idle 'List idle episodes at least this long; shorter ones still count in idle hours'
+            cand --held-mem 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)'
+            cand --price 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)'
+            cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
+            cand --by 'Showback: group layers and cost by this label'
+            cand --top 'How many idle episodes to list (all in JSON output unless set)'
+            cand --format 'Output format'
+            cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
+            cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
+            cand -q 'No progress bar'
+            cand --quiet 'No progress bar'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;demo'= {
+            cand --out 'Where to write the synthetic fleet (.parquet, .csv or .ndjson); a path without extension with --partition-by-day becomes a hive-partitioned directory'
+            cand --gpus 'Number of GPUs (rounded up to whole 8-GPU nodes)'
+            cand --days 'Days of samples'
+            cand --interval 'Sampling interval (e.g. 5m, 30s)'
+            cand --seed 'Seed of the deterministic generator'
+            cand --start 'First sample time (RFC 3339)'
+            cand --partition-by-day 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;help'= {
+            cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+            cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpuaudit;help;report'= {
+        }
+        &'gpuaudit;help;demo'= {
+        }
+        &'gpuaudit;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

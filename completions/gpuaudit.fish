@@ -1,0 +1,71 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_gpuaudit_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_gpuaudit_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_gpuaudit_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_gpuaudit_using_subcommand
+    set -l cmd (__fish_gpuaudit_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
+csv\t''
+ndjson\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l min-idle -d 'List idle episodes at least this long; shorter ones still count in idle hours' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l held-mem -d 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l price -d 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prices -d 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l by -d 'Showback: group layers and cost by this label' -r -f -a "team\t''
+user\t''
+job\t''
+host\t''
+model\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
+json\t''
+csv\t''
+markdown\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s q -l quiet -d 'No progress bar'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l out -d 'Where to write the synthetic fleet (.parquet, .csv or .ndjson); a path without extension with --partition-by-day becomes a hive-partitioned directory' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l gpus -d 'Number of GPUs (rounded up to whole 8-GPU nodes)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l days -d 'Days of samples' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l interval -d 'Sampling interval (e.g. 5m, 30s)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l seed -d 'Seed of the deterministic generator' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l start -d 'First sample time (RFC 3339)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l partition-by-day -d 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
