@@ -602,3 +602,6 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
         jobs,
     })
 }
+
+#[cfg(test)]
+mod tests;

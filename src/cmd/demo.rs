@@ -27,6 +27,7 @@ pub fn run(args: DemoArgs) -> Result<u8> {
 
     if args.partition_by_day {
         std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create directory", args.out.display()))?;
+        let mut rows = 0;
         let mut day_start = 0;
         while day_start < ticks {
             let day_end = (day_start + ticks_per_day).min(ticks);
@@ -35,21 +36,23 @@ pub fn run(args: DemoArgs) -> Result<u8> {
                 .unwrap_or_default();
             let dir = args.out.join(format!("day={day}"));
             std::fs::create_dir_all(&dir)?;
-            write_parquet(&dir.join("part-0.parquet"), &spec, day_start, day_end, slice)?;
+            rows += write_parquet(&dir.join("part-0.parquet"), &spec, day_start, day_end, slice)?;
             day_start = day_end;
         }
-        eprintln!("wrote {} rows of a synthetic fleet ({} GPUs) under {}", spec.rows(), spec.total_gpus(), args.out.display());
+        eprintln!("wrote {rows} rows of a synthetic fleet ({} GPUs) under {}", spec.total_gpus(), args.out.display());
         return Ok(0);
     }
     let ext = args.out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    let mut rows = 0;
     match ext.as_str() {
-        "parquet" => write_parquet(&args.out, &spec, 0, ticks, slice)?,
+        "parquet" => rows = write_parquet(&args.out, &spec, 0, ticks, slice)?,
         "csv" | "ndjson" | "jsonl" => {
             let mut file = File::create(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
             let mut from = 0;
             while from < ticks {
                 let to = (from + slice).min(ticks);
                 let mut df = generate(&spec, from, to)?;
+                rows += df.height();
                 if ext == "csv" {
                     CsvWriter::new(&mut file).include_header(from == 0).finish(&mut df)?;
                 } else {
@@ -60,23 +63,27 @@ pub fn run(args: DemoArgs) -> Result<u8> {
         }
         _ => bail!("--out {}: expected a .parquet, .csv or .ndjson file (or --partition-by-day)", args.out.display()),
     }
-    eprintln!("wrote {} rows of a synthetic fleet ({} GPUs) to {}", spec.rows(), spec.total_gpus(), args.out.display());
+    eprintln!("wrote {rows} rows of a synthetic fleet ({} GPUs) to {}", spec.total_gpus(), args.out.display());
     Ok(0)
 }
 
-fn write_parquet(path: &Path, spec: &DemoSpec, from: usize, to: usize, slice: usize) -> Result<()> {
+/// Write ticks `from..to` as one parquet file, slice by slice; returns the rows written.
+fn write_parquet(path: &Path, spec: &DemoSpec, from: usize, to: usize, slice: usize) -> Result<usize> {
     let file = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
     let first = generate(spec, from, (from + slice).min(to))?;
     let mut writer = ParquetWriter::new(file)
         .with_compression(ParquetCompression::Zstd(None))
         .batched(first.schema())?;
     writer.write_batch(&first)?;
+    let mut rows = first.height();
     let mut start = (from + slice).min(to);
     while start < to {
         let end = (start + slice).min(to);
-        writer.write_batch(&generate(spec, start, end)?)?;
+        let df = generate(spec, start, end)?;
+        rows += df.height();
+        writer.write_batch(&df)?;
         start = end;
     }
     writer.finish()?;
-    Ok(())
+    Ok(rows)
 }

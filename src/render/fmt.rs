@@ -55,6 +55,23 @@ pub fn opt_text(v: Option<&str>) -> String {
     v.map(str::to_string).unwrap_or_else(|| "-".to_string())
 }
 
+/// A GPU id short enough for a table: UUIDs keep their first 12 characters.
+pub fn short_gpu(id: &str) -> String {
+    if id.chars().count() > 16 && id.starts_with("GPU-") && !id.contains('/') {
+        format!("{}…", id.chars().take(12).collect::<String>())
+    } else {
+        id.to_string()
+    }
+}
+
+/// RFC 3339 `2026-07-06T14:05:00Z` as `2026-07-06 14:05` for tables.
+pub fn short_time(rfc3339: &str) -> String {
+    match (rfc3339.get(0..10), rfc3339.get(11..16)) {
+        (Some(d), Some(t)) if rfc3339.as_bytes().get(10) == Some(&b'T') => format!("{d} {t}"),
+        _ => rfc3339.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! The report a person reads in a meeting: headline, waterfall, cost, idle
 //! episodes, showback, data quality.
-use super::fmt::{bar, hours, opt_hours, pct, usd};
+use super::fmt::{bar, hours, opt_hours, pct, short_gpu, short_time, usd};
 use crate::audit::model::Report;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use std::io::IsTerminal;
@@ -85,9 +85,9 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     out.push_str(&headline(report));
     out.push_str("\n\n");
     out.push_str(&format!(
-        "Window {} → {} ({} h){}\n\n",
-        report.window.start,
-        report.window.end,
+        "Window {} → {} UTC ({} h){}\n\n",
+        short_time(&report.window.start),
+        short_time(&report.window.end),
         hours(report.window.hours),
         if report.window.snapshot { ", snapshot" } else { "" }
     ));
@@ -167,12 +167,12 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
         for e in shown {
             t.add_row(vec![
                 Cell::new(&e.host),
-                Cell::new(&e.gpu),
+                Cell::new(short_gpu(&e.gpu)),
                 Cell::new(e.job.as_deref().unwrap_or("-")),
                 Cell::new(e.user.as_deref().unwrap_or("-")),
                 Cell::new(e.team.as_deref().unwrap_or("-")),
-                Cell::new(&e.start),
-                Cell::new(&e.end),
+                Cell::new(short_time(&e.start)),
+                Cell::new(short_time(&e.end)),
                 right(hours(e.hours)),
                 right(usd(e.usd)),
             ]);
