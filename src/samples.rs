@@ -596,21 +596,36 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
         }
     };
     let values: Vec<Option<f64>> = match src.dtype() {
-        DataType::String => src
-            .str()?
-            .iter()
-            .map(|v| match v {
-                None => None,
-                Some(t) if is_missing_marker(t) => None,
-                Some(t) => match parse_number_text(t) {
-                    Some(x) => check(x),
-                    None => {
-                        bad.set(bad.get() + 1);
-                        None
+        DataType::String => {
+            let mut present = 0u64;
+            let mut unparsed = 0u64;
+            let mut example: Option<String> = None;
+            let values = src
+                .str()?
+                .iter()
+                .map(|v| match v {
+                    None => None,
+                    Some(t) if is_missing_marker(t) => None,
+                    Some(t) => {
+                        present += 1;
+                        match parse_number_text(t) {
+                            Some(x) => check(x),
+                            None => {
+                                unparsed += 1;
+                                example.get_or_insert_with(|| t.to_string());
+                                bad.set(bad.get() + 1);
+                                None
+                            }
+                        }
                     }
-                },
-            })
-            .collect(),
+                })
+                .collect();
+            // Not one value is a number: the column is of the wrong type, not noisy.
+            if present > 0 && unparsed == present {
+                bail!("numbers, found text such as '{}'", example.unwrap_or_default());
+            }
+            values
+        }
         DataType::Boolean => bail!("booleans are not numbers"),
         dt if dt.is_primitive_numeric() || dt.is_null() => {
             let f = src.cast(&DataType::Float64)?;

@@ -9,6 +9,8 @@ use polars::prelude::{BooleanChunked, DataFrame, DataType, Float64Chunked, Int64
 use std::collections::{BTreeMap, HashMap};
 use tally::{Basis, Present, Row, Tally};
 
+pub mod check;
+pub mod mfu;
 pub mod model;
 pub mod tally;
 pub mod weights;
@@ -105,7 +107,8 @@ pub fn held_rule(table: &SampleTable, cfg: &AuditConfig) -> Result<HeldRule> {
         Ok(HeldRule::Assumed)
     } else {
         bail!(
-            "cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held"
+            "{}: cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held",
+            table.sources.join(", ")
         )
     }
 }
@@ -204,6 +207,7 @@ struct OpenEpisode {
     job: Option<String>,
     start_ms: i64,
     end_ms: i64,
+    weight_ms: i64,
     hours: f64,
     usd: Option<f64>,
 }
@@ -295,7 +299,6 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
         unobserved_ms += gw.unobserved_ms;
 
         let mut gpu_tally = Tally::default();
-        let mut gpu_idle_h = 0.0;
         let mut gpu_jobs: Vec<String> = Vec::new();
         let mut gpu_users: Vec<String> = Vec::new();
         let mut open: Option<OpenEpisode> = None;
@@ -305,7 +308,7 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
         let close = |open: &mut Option<OpenEpisode>, episodes: &mut Vec<IdleEpisode>| {
             if let Some(e) = open.take()
                 && e.end_ms - e.start_ms > 0
-                && (e.hours * MS_PER_HOUR).round() as i64 >= cfg.min_idle_ms
+                && e.weight_ms >= cfg.min_idle_ms
             {
                 episodes.push(IdleEpisode {
                     host: host.to_string(),
@@ -351,6 +354,7 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
             };
             let row = Row {
                 w,
+                w_ms,
                 held,
                 idle,
                 device_util,
@@ -398,7 +402,6 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
 
             // Idle episodes (§5): consecutive idle held samples, same job, no gap.
             if idle {
-                gpu_idle_h += w;
                 let continues = open.as_ref().is_some_and(|e| e.job.as_deref() == job);
                 if !continues {
                     if open.is_some() {
@@ -410,13 +413,15 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
                         job: job.map(str::to_string),
                         start_ms: t,
                         end_ms: t,
+                        weight_ms: 0,
                         hours: 0.0,
                         usd: Some(0.0),
                     });
                 }
                 if let Some(e) = open.as_mut() {
                     e.end_ms = t + w_ms;
-                    e.hours += w;
+                    e.weight_ms += w_ms;
+                    e.hours = e.weight_ms as f64 / MS_PER_HOUR;
                     e.usd = match (e.usd, price) {
                         (Some(a), Some(p)) => Some(a + w * p),
                         _ => None,
@@ -448,7 +453,7 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
             users: gpu_users,
             observed_gpu_hours: gpu_tally.observed_h,
             held_gpu_hours: gpu_tally.held_h,
-            idle_held_gpu_hours: present.device_util.then_some(gpu_idle_h),
+            idle_held_gpu_hours: present.device_util.then_some(gpu_tally.idle_held_h),
             device_util: gr.active,
             sm_active: gr.sm_active,
             tensor_active: gr.tensor_active,
@@ -502,12 +507,13 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
         pct_of_observed: pct(v, observed),
     };
     let waterfall = vec![
-        step("observed", Some(observed)),
+        WaterfallStep { pct_of_held: None, ..step("observed", Some(observed)) },
         step("held", Some(held)),
         step("active", layers.active_gpu_hours),
         step("sm_active", layers.sm_active_gpu_hours),
         step("tensor_active", layers.tensor_active_gpu_hours),
         step("useful", layers.useful_gpu_hours),
+        step("idle_held", layers.idle_held_gpu_hours),
     ];
 
     episodes.sort_by(|a, b| b.hours.total_cmp(&a.hours).then_with(|| a.start.cmp(&b.start)));

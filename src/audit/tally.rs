@@ -1,6 +1,7 @@
 //! Accumulators for layers and dollars (report-semantics.md §4 and §6): one
 //! `Tally` for the fleet, one per showback group, one per GPU.
 use super::model::{GroupCost, Layers, Ratios};
+use crate::timeparse::MS_PER_HOUR;
 
 /// The deepest layer not_useful_usd is measured against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,8 @@ impl Basis {
 pub struct Row {
     /// hours
     pub w: f64,
+    /// the same weight in ms: pure time sums stay exact (3 x 20 min is 1 h, not 0.9999…)
+    pub w_ms: i64,
     pub held: bool,
     pub idle: bool,
     pub device_util: Option<f64>,
@@ -41,6 +44,11 @@ pub struct Row {
 /// Sums of a set of samples. "known" sums hold the weight of the rows where a metric was measured.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
+    pub observed_ms: i64,
+    pub held_ms: i64,
+    pub idle_held_ms: i64,
+    pub held_unknown_activity_ms: i64,
+    pub unpriced_ms: i64,
     pub observed_h: f64,
     pub held_h: f64,
     pub active_h: f64,
@@ -94,27 +102,35 @@ fn ratio(num: f64, den: f64) -> Option<f64> {
 
 impl Tally {
     pub fn add(&mut self, r: &Row, basis: Basis) {
-        self.observed_h += r.w;
+        self.observed_ms += r.w_ms;
+        self.observed_h = self.observed_ms as f64 / MS_PER_HOUR;
         let usd = r.price.map(|p| r.w * p);
         match usd {
             Some(u) => {
                 self.observed_usd += u;
                 self.priced_rows += 1;
             }
-            None => self.unpriced_h += r.w,
+            None => {
+                self.unpriced_ms += r.w_ms;
+                self.unpriced_h = self.unpriced_ms as f64 / MS_PER_HOUR;
+            }
         }
         if !r.held {
             self.unallocated_usd += usd.unwrap_or(0.0);
             return;
         }
-        self.held_h += r.w;
+        self.held_ms += r.w_ms;
+        self.held_h = self.held_ms as f64 / MS_PER_HOUR;
         self.held_usd += usd.unwrap_or(0.0);
         match r.device_util {
             Some(u) => {
                 self.active_h += r.w * u;
                 self.active_known_h += r.w;
             }
-            None => self.held_unknown_activity_h += r.w,
+            None => {
+                self.held_unknown_activity_ms += r.w_ms;
+                self.held_unknown_activity_h = self.held_unknown_activity_ms as f64 / MS_PER_HOUR;
+            }
         }
         if let Some(v) = r.sm_active {
             self.sm_h += r.w * v;
@@ -132,7 +148,8 @@ impl Tally {
             self.useful_h += r.w * m;
         }
         if r.idle {
-            self.idle_held_h += r.w;
+            self.idle_held_ms += r.w_ms;
+            self.idle_held_h = self.idle_held_ms as f64 / MS_PER_HOUR;
             self.idle_held_usd += usd.unwrap_or(0.0);
         }
         // A row without the basis metric counts as not useful (fraction 0): we
@@ -156,7 +173,7 @@ impl Tally {
             tensor_active_gpu_hours: p.tensor_active.then_some(self.tensor_h),
             useful_gpu_hours: p.useful.then_some(self.useful_h),
             idle_held_gpu_hours: p.device_util.then_some(self.idle_held_h),
-            unallocated_gpu_hours: self.observed_h - self.held_h,
+            unallocated_gpu_hours: (self.observed_ms - self.held_ms) as f64 / MS_PER_HOUR,
         }
     }
 

@@ -2,7 +2,13 @@
 
 /// 21504.3 -> "21,504"; small values keep one decimal.
 pub fn hours(v: f64) -> String {
-    if v.abs() >= 100.0 { thousands(v.round() as i64) } else { format!("{v:.1}") }
+    if v.abs() >= 100.0 {
+        thousands(v.round() as i64)
+    } else if v.abs() >= 10.0 || v == 0.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 pub fn opt_hours(v: Option<f64>) -> String {
@@ -81,6 +87,7 @@ mod tests {
         assert_eq!(thousands(-1234567), "-1,234,567");
         assert_eq!(hours(21504.4), "21,504");
         assert_eq!(hours(12.34), "12.3");
+        assert_eq!(hours(0.0333), "0.03");
         assert_eq!(pct(Some(0.9123)), "91.2%");
         assert_eq!(pct(None), "n/a");
         assert_eq!(usd(Some(1234.4)), "$1,234");

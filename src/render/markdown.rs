@@ -14,9 +14,9 @@ pub fn render(report: &Report, top: usize) -> String {
     out.push_str(&row(&["layer".into(), unit.into(), "% of held".into(), "% of observed".into()]));
     out.push_str("|---|---:|---:|---:|\n");
     for s in &report.waterfall {
-        out.push_str(&row(&[s.layer.clone(), opt_hours(s.gpu_hours), pct(s.pct_of_held), pct(s.pct_of_observed)]));
+        let of_held = if s.layer == "observed" { "-".to_string() } else { pct(s.pct_of_held) };
+        out.push_str(&row(&[s.layer.replace('_', " "), opt_hours(s.gpu_hours), of_held, pct(s.pct_of_observed)]));
     }
-    out.push_str(&row(&["idle held".into(), opt_hours(report.layers.idle_held_gpu_hours), pct(report.ratios.idle_held), String::new()]));
     let c = &report.cost;
     out.push_str(&format!("\n### Cost (USD{per})\n\n"));
     out.push_str(&row(&["figure".into(), "in window".into(), "monthly run-rate".into()]));

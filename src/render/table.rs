@@ -96,21 +96,14 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     let mut t = new_table(opts.width);
     t.set_header(vec!["layer", unit, "% of held", "% of observed", ""]);
     for step in &report.waterfall {
+        // idle held is a slice of held, not a deeper layer: no bar
+        let is_layer = step.layer != "idle_held";
         t.add_row(vec![
-            Cell::new(&step.layer),
+            Cell::new(step.layer.replace('_', " ")),
             right(opt_hours(step.gpu_hours)),
-            right(pct(step.pct_of_held)),
+            right(if step.pct_of_held.is_none() && step.layer == "observed" { "-".to_string() } else { pct(step.pct_of_held) }),
             right(pct(step.pct_of_observed)),
-            Cell::new(bar(step.pct_of_observed, 30)),
-        ]);
-    }
-    if let Some(idle) = report.layers.idle_held_gpu_hours {
-        t.add_row(vec![
-            Cell::new("idle held"),
-            right(hours(idle)),
-            right(pct(report.ratios.idle_held)),
-            right(pct(if report.layers.observed_gpu_hours > 0.0 { Some(idle / report.layers.observed_gpu_hours) } else { None })),
-            Cell::new(""),
+            Cell::new(if is_layer { bar(step.pct_of_observed, 30) } else { String::new() }),
         ]);
     }
     out.push_str("Held → used waterfall\n");
@@ -207,10 +200,11 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     if let Some(groups) = &report.groups {
         let by = groups.first().map(|g| g.by.as_str()).unwrap_or("group");
         let mut t = new_table(opts.width);
-        t.set_header(vec![by.to_string(), format!("held {unit}"), "device".into(), "SM".into(), "tensor".into(), format!("idle {unit}"), format!("held USD{per}"), format!("idle USD{per}")]);
+        t.set_header(vec![by.to_string(), format!("observed {unit}"), format!("held {unit}"), "device".into(), "SM".into(), "tensor".into(), format!("idle {unit}"), format!("held USD{per}"), format!("idle USD{per}")]);
         for g in groups {
             t.add_row(vec![
                 Cell::new(&g.key),
+                right(hours(g.layers.observed_gpu_hours)),
                 right(hours(g.layers.held_gpu_hours)),
                 right(pct(g.ratios.active)),
                 right(pct(g.ratios.sm_active)),
