@@ -3,11 +3,13 @@
 use clap::{Parser, Subcommand};
 
 pub mod audit;
+pub mod check;
 pub mod demo;
 pub mod input;
 pub mod report;
 
 pub use audit::AuditArgs;
+pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use input::InputArgs;
 pub use report::{ReportArgs, ReportFormat};
@@ -30,4 +32,6 @@ pub enum Command {
     Report(ReportArgs),
     /// Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks).
     Demo(DemoArgs),
+    /// Fail a CI build when utilization regresses: rules on a run's report, against a baseline.
+    Check(CheckArgs),
 }

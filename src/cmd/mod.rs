@@ -3,6 +3,7 @@
 use crate::cli::{Cli, Command};
 use anyhow::Result;
 
+pub mod check;
 pub mod common;
 pub mod demo;
 pub mod report;
@@ -12,5 +13,6 @@ pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Report(args) => report::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Check(args) => check::run(args),
     }
 }

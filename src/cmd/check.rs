@@ -1,0 +1,177 @@
+//! `gpuaudit check`: rules on a run's report, against a baseline; exit 1 when
+//! one fails, so a CI build goes red when utilization regresses.
+use crate::audit::check::{Rule, RuleKind, Side, Verdict, evaluate, parse_rule, rule_from_parts};
+use crate::audit::model::{Report, SCHEMA};
+use crate::cli::check::{CheckArgs, CheckFormat};
+use crate::cli::{InputArgs, ReportArgs, ReportFormat};
+use crate::error::Findings;
+use crate::output::write_stdout;
+use crate::render::check::{CheckView, RunSource};
+use crate::render::table::TableOptions;
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+
+pub fn run(args: CheckArgs) -> Result<u8> {
+    let width = TableOptions::detect(0).width;
+    if args.list_metrics {
+        write_stdout(&crate::render::check::metric_list(width))?;
+        return Ok(0);
+    }
+    let rules = collect_rules(&args)?;
+    if rules.is_empty() {
+        bail!("no rules to check: give --min, --max, --max-drop, --max-rise or --rules FILE");
+    }
+    if args.baseline.is_none()
+        && let Some(r) = rules.iter().find(|r| r.kind.needs_baseline())
+    {
+        bail!("{} compares with a baseline: give --baseline BASELINE", r.label());
+    }
+    if args.input.inputs.is_empty() {
+        bail!("no CURRENT input to check");
+    }
+    if args.baseline.as_deref() == Some("-") && args.input.inputs.iter().any(|i| i == "-") {
+        bail!("CURRENT and --baseline cannot both read standard input");
+    }
+
+    let (current, current_src) = load_run(&args, args.input.clone())?;
+    let baseline = match &args.baseline {
+        Some(spec) => {
+            let input = InputArgs { inputs: vec![spec.clone()], ..args.input.clone() };
+            Some(load_run(&args, input).context("--baseline")?)
+        }
+        None => None,
+    };
+    let outcomes = evaluate(&rules, &current, baseline.as_ref().map(|(r, _)| r));
+
+    let missing: Vec<String> = outcomes
+        .iter()
+        .filter(|o| !o.missing.is_empty())
+        .map(|o| {
+            let sides: Vec<&str> = o.missing.iter().map(|s| if *s == Side::Current { "CURRENT" } else { "BASELINE" }).collect();
+            format!("{} ({} is null in {})", o.rule.label(), o.rule.metric.name, sides.join(" and "))
+        })
+        .collect();
+    if !missing.is_empty() && !args.allow_missing {
+        bail!("cannot check {}: the input does not measure it; pass --allow-missing to skip such rules", missing.join("; "));
+    }
+
+    let view = CheckView { current: &current_src, baseline: baseline.as_ref().map(|(_, s)| s), outcomes: &outcomes };
+    let text = match args.format {
+        CheckFormat::Table => crate::render::check::table(&view, width),
+        CheckFormat::Markdown => crate::render::check::markdown(&view),
+        CheckFormat::Junit => crate::render::check::junit(&view),
+        CheckFormat::Json => crate::render::check::json(&view)?,
+    };
+    write_stdout(&text)?;
+    if outcomes.iter().any(|o| o.verdict == Verdict::Fail) {
+        return Err(anyhow::Error::new(Findings(crate::render::check::failure_line(&view))));
+    }
+    if outcomes.iter().all(|o| o.verdict == Verdict::Skipped) {
+        // Nothing was measured: a check that checked nothing must not pass.
+        bail!("no rule could be checked: every metric named is null");
+    }
+    Ok(0)
+}
+
+/// Rules from the command line, then from --rules FILE.
+fn collect_rules(args: &CheckArgs) -> Result<Vec<Rule>> {
+    let mut rules = Vec::new();
+    for (kind, specs) in [
+        (RuleKind::Min, &args.min),
+        (RuleKind::Max, &args.max),
+        (RuleKind::MaxDrop, &args.max_drop),
+        (RuleKind::MaxRise, &args.max_rise),
+    ] {
+        for spec in specs {
+            rules.push(parse_rule(kind, spec)?);
+        }
+    }
+    if let Some(path) = &args.rules {
+        let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the rules file", path.display()))?;
+        rules.extend(rules_from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?);
+    }
+    Ok(rules)
+}
+
+/// The rules file: `[min]`, `[max]`, `[max-drop]`, `[max-rise]` tables of
+/// `metric = limit`, a limit being a number or a string such as "2pp".
+pub fn rules_from_toml(text: &str) -> Result<Vec<Rule>> {
+    let table: toml::Table = match toml::from_str(text) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.span().map(|s| line_col(text, s.start)).map(|(l, c)| format!("line {l}, column {c}: ")).unwrap_or_default();
+            bail!("{at}{}", e.message().trim());
+        }
+    };
+    let mut rules = Vec::new();
+    for (section, body) in &table {
+        let kind = match section.as_str() {
+            "min" => RuleKind::Min,
+            "max" => RuleKind::Max,
+            "max-drop" | "max_drop" => RuleKind::MaxDrop,
+            "max-rise" | "max_rise" => RuleKind::MaxRise,
+            other => bail!("unknown key '{other}' (expected the tables [min], [max], [max-drop], [max-rise])"),
+        };
+        let Some(body) = body.as_table() else {
+            bail!("'{section}' must be a table of metric = limit, e.g. [{section}] mfu = 0.35");
+        };
+        for (metric, limit) in body {
+            let limit = match limit {
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                toml::Value::String(s) => s.clone(),
+                other => bail!("[{section}] {metric}: expected a number or a string such as \"2pp\", found {}", other.type_str()),
+            };
+            rules.push(rule_from_parts(kind, metric, &limit).map_err(|e| anyhow::anyhow!("[{section}] {metric} = {limit}: {e}"))?);
+        }
+    }
+    Ok(rules)
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// A run as a report: a gpuaudit.report/1 document as is, else the inputs
+/// audited exactly as `report` would.
+fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
+    let name = input.inputs.join(" ");
+    if let [spec] = input.inputs.as_slice()
+        && let Some(report) = read_report_document(spec)?
+    {
+        if report.sources.rows_used == 0 || report.layers.observed_gpu_hours <= 0.0 {
+            bail!("{spec}: the report covers no samples (rows_used {}), so nothing can pass", report.sources.rows_used);
+        }
+        return Ok((report, RunSource { source: name, kind: "report" }));
+    }
+    let report_args = ReportArgs { input, audit: args.audit.clone(), format: ReportFormat::Json, quiet: args.quiet };
+    let report = crate::cmd::report::build(&report_args)?;
+    Ok((report, RunSource { source: name, kind: "samples" }))
+}
+
+/// A JSON document written by `report --format json`, told apart from NDJSON
+/// samples by its "schema" key near the top; `None` for anything else.
+fn read_report_document(spec: &str) -> Result<Option<Report>> {
+    let path = Path::new(spec);
+    if spec == "-" || !path.is_file() {
+        return Ok(None);
+    }
+    let head = crate::source::files::read_head(path, 4096)?;
+    let head = String::from_utf8_lossy(&head);
+    if !head.trim_start().starts_with('{') || !head.contains("\"schema\"") || !head.contains("\"gpuaudit.") {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("{spec}: cannot read"))?;
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).with_context(|| format!("{spec}: not valid JSON"))?;
+    match doc.get("schema").and_then(|s| s.as_str()) {
+        Some(SCHEMA) => {}
+        Some(s) if s.starts_with("gpuaudit.") => bail!("{spec}: a '{s}' document, expected a {SCHEMA} report"),
+        _ => return Ok(None),
+    }
+    // Deserialise from the bytes, not the value, so errors carry line and column.
+    let report: Report = serde_json::from_slice(&bytes).with_context(|| format!("{spec}: not a valid {SCHEMA} report"))?;
+    Ok(Some(report))
+}
