@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""DuckDB side of the fleet benchmark (benches/fleet.sh).
+
+  duckdb_report.py query PATH           run benches/duckdb_report.sql on a parquet
+                                         file or a hive-partitioned directory; print
+                                         the figures as one JSON object
+  duckdb_report.py version               print DuckDB's version and thread count
+  duckdb_report.py compare GA.json DB.json [--rel 1e-9]
+                                         compare `gpuaudit report --format json`
+                                         with the query's figures; exit 1 on any
+                                         mismatch
+"""
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# figure in the DuckDB result -> where gpuaudit's JSON has it
+FIGURES = {
+    "rows_used": ("sources", "rows_used"),
+    "duplicates": ("data_quality", "duplicates"),
+    "observed_gpu_hours": ("layers", "observed_gpu_hours"),
+    "held_gpu_hours": ("layers", "held_gpu_hours"),
+    "active_gpu_hours": ("layers", "active_gpu_hours"),
+    "sm_active_gpu_hours": ("layers", "sm_active_gpu_hours"),
+    "tensor_active_gpu_hours": ("layers", "tensor_active_gpu_hours"),
+    "idle_held_gpu_hours": ("layers", "idle_held_gpu_hours"),
+    "unobserved_gpu_hours": ("data_quality", "unobserved_gpu_hours"),
+    "held_usd": ("cost", "held_usd"),
+    "idle_held_usd": ("cost", "idle_held_usd"),
+    "unallocated_usd": ("cost", "unallocated_usd"),
+}
+
+
+def source_sql(path):
+    """A read_parquet(...) call for a file or a hive-partitioned directory."""
+    quoted = path.replace("'", "''")
+    if os.path.isdir(path):
+        return f"read_parquet('{quoted}/**/*.parquet', hive_partitioning = true)"
+    return f"read_parquet('{quoted}')"
+
+
+def query(path):
+    import duckdb  # only this mode needs the venv
+
+    with open(os.path.join(HERE, "duckdb_report.sql")) as f:
+        sql = f.read().replace("{source}", source_sql(path))
+    con = duckdb.connect()
+    # a scratch dir for spilling when the window does not fit in memory
+    spill = os.environ.get("DUCKDB_TEMP_DIRECTORY")
+    if spill:
+        con.execute(f"SET temp_directory = '{spill}'")
+    started = time.perf_counter()
+    cur = con.execute(sql)
+    row = cur.fetchone()
+    names = [d[0] for d in cur.description]
+    result = {n: (float(v) if v is not None and n not in ("rows_used", "duplicates") else v) for n, v in zip(names, row)}
+    result["query_s"] = time.perf_counter() - started
+    result["duckdb_version"] = duckdb.__version__
+    result["threads"] = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    json.dump(result, sys.stdout, indent=1)
+    print()
+
+
+def close(a, b, rel):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= rel * max(abs(a), abs(b)) or a == b
+
+
+def compare(ga_path, db_path, rel):
+    with open(ga_path) as f:
+        ga = json.load(f)
+    with open(db_path) as f:
+        db = json.load(f)
+    bad = 0
+    for name, (section, key) in FIGURES.items():
+        mine = ga.get(section, {}).get(key)
+        theirs = db.get(name)
+        ok = close(mine, theirs, rel)
+        if not ok:
+            bad += 1
+            print(f"MISMATCH {name}: gpuaudit {mine!r} vs duckdb {theirs!r}", file=sys.stderr)
+    if bad:
+        print(f"!!! {bad} of {len(FIGURES)} figures differ beyond relative {rel:g} !!!", file=sys.stderr)
+        return 1
+    print(f"all {len(FIGURES)} figures agree within relative {rel:g}")
+    return 0
+
+
+def version():
+    import duckdb
+
+    threads = duckdb.connect().execute("SELECT current_setting('threads')").fetchone()[0]
+    print(f"duckdb {duckdb.__version__} (python package, {threads} threads)")
+
+
+def main(argv):
+    if argv == ["version"]:
+        version()
+        return 0
+    if len(argv) == 2 and argv[0] == "query":
+        query(argv[1])
+        return 0
+    if len(argv) in (3, 5) and argv[0] == "compare":
+        rel = 1e-9
+        if len(argv) == 5:
+            if argv[3] != "--rel":
+                print(__doc__, file=sys.stderr)
+                return 2
+            rel = float(argv[4])
+        return compare(argv[1], argv[2], rel)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,65 @@
+-- The figures of `gpuaudit report --format json` (report-semantics.md §2-6), as ONE
+-- DuckDB query over the demo fleet, for the side-by-side benchmark (benches/fleet.sh).
+-- {source} is replaced by a read_parquet(...) call by benches/duckdb_report.py.
+-- Assumes what the demo data has: a job column (held rule 2), no --max-gap, --since,
+-- --until, --interval or --price, and the built-in price profile.
+WITH raw AS (
+    SELECT host, gpu, model, job, device_util, sm_active, tensor_active,
+           epoch_ms(time) AS t,
+           -- input order, so that "first kept" among duplicates means first read
+           file_index::BIGINT * 4294967296 + file_row_number AS ord
+    FROM {source}
+),
+seq AS (
+    SELECT host, gpu, model, job, device_util, sm_active, tensor_active, t,
+           ord = min(ord) OVER peers AS kept,
+           -- the next distinct time of this GPU (NULL for its last sample)
+           first_value(t) OVER after - t AS diff
+    FROM raw
+    WINDOW peers AS (PARTITION BY host, gpu ORDER BY t
+                     RANGE BETWEEN CURRENT ROW AND CURRENT ROW),
+           after AS (PARTITION BY host, gpu ORDER BY t
+                     RANGE BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
+),
+stepped AS (
+    -- step = median of the positive consecutive differences of the kept samples;
+    -- the mean of the middle two is truncated to whole ms, as gpuaudit does
+    SELECT *, floor(quantile_cont(diff, 0.5) FILTER (WHERE kept)
+                    OVER (PARTITION BY host, gpu))::BIGINT AS step
+    FROM seq
+),
+weighted AS (
+    SELECT kept, device_util, sm_active, tensor_active,
+           -- a duplicate weighs nothing (it stays only to be counted);
+           -- max_gap = 3 x step; the last sample weighs min(step, max_gap) = step;
+           -- a GPU with a single sample is a snapshot and weighs one hour
+           CASE WHEN NOT kept THEN 0
+                WHEN step IS NULL THEN 3600000
+                ELSE least(coalesce(diff, step), 3 * step) END AS w_ms,
+           CASE WHEN kept AND diff > 3 * step THEN diff - 3 * step ELSE 0 END AS unobserved_ms,
+           job IS NOT NULL AND job <> '' AS held,
+           CASE model WHEN 'NVIDIA H100 80GB HBM3' THEN 3.00
+                      WHEN 'NVIDIA L40S' THEN 2.00
+                      WHEN 'NVIDIA A100-SXM4-80GB' THEN 1.50 END::DOUBLE AS price
+    FROM stepped
+),
+hours AS (
+    SELECT *, w_ms / 3600000.0 AS w,
+           held AND device_util < 0.01 AS idle
+    FROM weighted
+)
+-- a sum over no rows is 0, as in gpuaudit (the demo has every column)
+SELECT
+    count(*) FILTER (WHERE kept) AS rows_used,
+    count(*) FILTER (WHERE NOT kept) AS duplicates,
+    coalesce(sum(w_ms) / 3600000.0, 0) AS observed_gpu_hours,
+    coalesce(sum(w_ms) FILTER (WHERE held) / 3600000.0, 0) AS held_gpu_hours,
+    coalesce(fsum(w * device_util) FILTER (WHERE held), 0) AS active_gpu_hours,
+    coalesce(fsum(w * sm_active) FILTER (WHERE held), 0) AS sm_active_gpu_hours,
+    coalesce(fsum(w * tensor_active) FILTER (WHERE held), 0) AS tensor_active_gpu_hours,
+    coalesce(sum(w_ms) FILTER (WHERE idle) / 3600000.0, 0) AS idle_held_gpu_hours,
+    coalesce(sum(unobserved_ms) / 3600000.0, 0) AS unobserved_gpu_hours,
+    coalesce(fsum(w * price) FILTER (WHERE held), 0) AS held_usd,
+    coalesce(fsum(w * price) FILTER (WHERE idle), 0) AS idle_held_usd,
+    coalesce(fsum(w * price) FILTER (WHERE NOT held), 0) AS unallocated_usd
+FROM hours

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark: `gpuaudit report` against one DuckDB query computing the
+# same figures, on demo fleets of 1M / 10M / 100M rows, each as one parquet file
+# and as a hive-partitioned directory by day. See benches/README.md.
+#
+#   benches/fleet.sh [SIZE...]      SIZE: 1M, 10M, 100M, or any N / Nk / NM (default: 1M 10M)
+#
+# Environment (all optional):
+#   BENCH_DIR      scratch dir for the venv, data and logs   (/var/tmp/gpuaudit-bench)
+#   GPUAUDIT_BIN   use this binary instead of building the release one
+#   CARGO_TARGET_DIR  where the release binary is built      (/var/tmp/gpuaudit-release)
+#   GPUS, INTERVAL the fleet shape: rows = GPUS x samples    (1000, 30s)
+#   LAYOUTS        which layouts to run                      ("file dir")
+# Exit: 0 all figures agree, 1 a mismatch or a failed run, 2 a setup error.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+bench_dir=${BENCH_DIR:-/var/tmp/gpuaudit-bench}
+data_dir=$bench_dir/data
+log_dir=$bench_dir/logs
+venv=$bench_dir/venv
+gpus=${GPUS:-1000}
+interval=${INTERVAL:-30s}
+layouts=${LAYOUTS:-file dir}
+sizes=("$@")
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(1M 10M)
+
+die() { echo "fleet.sh: $*" >&2; exit 2; }
+say() { echo "== $*" >&2; }
+
+# rows from "1M", "250k", "100000"
+parse_size() {
+    case $1 in
+        *[kK]) echo $(( ${1%[kK]} * 1000 )) ;;
+        *[mM]) echo $(( ${1%[mM]} * 1000000 )) ;;
+        *[gG]) echo $(( ${1%[gG]} * 1000000000 )) ;;
+        *[!0-9]* | "") die "size '$1': expected N, Nk, NM or NG (e.g. 1M)" ;;
+        *) echo "$1" ;;
+    esac
+}
+for s in "${sizes[@]}"; do parse_size "$s" >/dev/null; done
+
+mkdir -p "$data_dir" "$log_dir" "$bench_dir/duckdb-tmp"
+
+# --- GNU time, for peak RSS ------------------------------------------------------
+if ! /usr/bin/time -v true >/dev/null 2>&1; then
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+        say "installing GNU time (/usr/bin/time -v reports peak RSS)"
+        apt-get install -y time >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y time >/dev/null 2>&1; } \
+            || die "/usr/bin/time is missing and 'apt-get install -y time' failed: install GNU time (it measures peak RSS)"
+    else
+        die "/usr/bin/time (GNU time) is missing: install it (Debian: apt-get install time); it measures peak RSS"
+    fi
+fi
+
+# --- DuckDB in a venv (kept between runs) ------------------------------------------
+if ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
+    say "creating $venv with duckdb"
+    python3 -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+    "$venv/bin/pip" install --quiet duckdb || die "pip install duckdb failed"
+fi
+
+# --- gpuaudit release binary ---------------------------------------------------------
+if [[ -n ${GPUAUDIT_BIN:-} ]]; then
+    bin=$GPUAUDIT_BIN
+    build="given"
+else
+    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/var/tmp/gpuaudit-release}
+    say "building the release binary in $CARGO_TARGET_DIR (cold: ~15 min)"
+    (cd "$repo" && nice cargo build --release --bin gpuaudit) || die "release build failed"
+    bin=$CARGO_TARGET_DIR/release/gpuaudit
+    build="release"
+fi
+[[ -x $bin ]] || die "$bin: not an executable"
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$repo" diff --quiet HEAD -- src Cargo.toml 2>/dev/null || commit="$commit+uncommitted"
+
+# --- the machine ---------------------------------------------------------------------
+cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
+mem=$(free -g | awk '/^Mem:/{printf "total %s GiB, used %s, free %s, available %s", $2, $3, $4, $7}')
+echo "machine: nproc=$(nproc) ($cpu); memory (free -g): $mem"
+echo "gpuaudit: $bin ($build, $("$bin" --version), commit $commit); $("$venv/bin/python" "$here/duckdb_report.py" version)"
+echo "fleet: $gpus GPUs sampled every $interval (demo generator, seed 42); rows = GPUs x samples"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- data ----------------------------------------------------------------------------
+interval_s() {
+    case $1 in
+        *ms) die "INTERVAL: whole seconds please" ;;
+        *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; *h) echo $(( ${1%h} * 3600 )) ;;
+        *) die "INTERVAL '$1': expected e.g. 30s, 5m" ;;
+    esac
+}
+step_s=$(interval_s "$interval")
+gpus_total=$(( (gpus + 7) / 8 * 8 ))
+
+# Generates (once) the single file and the partitioned directory of a size into
+# $ds_file and $ds_dir. A ".done" marker guards against a half-written cache.
+dataset() {
+    local rows=$1 name=fleet-${gpus_total}g-${interval}-$2
+    local ticks=$(( (rows + gpus_total - 1) / gpus_total ))
+    local days
+    days=$(awk -v t="$ticks" -v s="$step_s" 'BEGIN{printf "%.12f", t * s / 86400}')
+    local file=$data_dir/$name.parquet dir=$data_dir/$name
+    if [[ ! -e $file.done ]]; then
+        say "generating $file ($ticks samples x $gpus_total GPUs)"
+        rm -f "$file" "$file.tmp.parquet"
+        nice "$bin" demo --gpus "$gpus" --days "$days" --interval "$interval" --out "$file.tmp.parquet" >&2
+        mv "$file.tmp.parquet" "$file" && touch "$file.done"
+    fi
+    if [[ ! -e $dir.done ]]; then
+        say "generating $dir/ (hive partitions by day)"
+        rm -rf "$dir" "$dir.tmp"
+        nice "$bin" demo --gpus "$gpus" --days "$days" --interval "$interval" --partition-by-day --out "$dir.tmp" >&2
+        mv "$dir.tmp" "$dir" && touch "$dir.done"
+    fi
+    ds_file=$file ds_dir=$dir
+}
+
+# --- timing --------------------------------------------------------------------------
+# seconds from GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:02.03"
+wall_s() { awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$1"; }
+rss_mib() { awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$1"; }
+
+# runs a command under /usr/bin/time -v; $1 = log prefix; stdout -> $1.out
+timed() {
+    local prefix=$1; shift
+    /usr/bin/time -v -o "$prefix.time" nice "$@" >"$prefix.out" 2>"$prefix.err"
+}
+
+status=0
+results=()
+for size in "${sizes[@]}"; do
+    rows=$(parse_size "$size")
+    dataset "$rows" "$size"
+    for layout in $layouts; do
+        case $layout in
+            file) input=$ds_file ;; dir) input=$ds_dir ;;
+            *) die "LAYOUTS: '$layout' is neither file nor dir" ;;
+        esac
+        log=$log_dir/$size-$layout
+        # Same footing for both: the input is in the page cache before either runs.
+        find "$input" -type f -name '*.parquet' -exec cat {} + >/dev/null
+        say "$size $layout: gpuaudit report"
+        ga_ok=yes; timed "$log.gpuaudit" "$bin" report "$input" --format json --quiet || ga_ok=no
+        say "$size $layout: duckdb"
+        db_ok=yes; DUCKDB_TEMP_DIRECTORY=$bench_dir/duckdb-tmp timed "$log.duckdb" "$venv/bin/python" "$here/duckdb_report.py" query "$input" || db_ok=no
+        agree=no
+        if [[ $ga_ok == yes && $db_ok == yes ]]; then
+            if python3 "$here/duckdb_report.py" compare "$log.gpuaudit.out" "$log.duckdb.out" >"$log.compare" 2>&1; then
+                agree=yes
+            else
+                echo "!!!!!!!! MISMATCH at $size $layout: gpuaudit and DuckDB disagree !!!!!!!!" >&2
+                cat "$log.compare" >&2
+                status=1
+            fi
+        else
+            [[ $ga_ok == yes ]] || { echo "!!!!!!!! gpuaudit FAILED at $size $layout (see $log.gpuaudit.err) !!!!!!!!" >&2; tail -3 "$log.gpuaudit.err" >&2; }
+            [[ $db_ok == yes ]] || { echo "!!!!!!!! duckdb FAILED at $size $layout (see $log.duckdb.err) !!!!!!!!" >&2; tail -3 "$log.duckdb.err" >&2; }
+            status=1
+        fi
+        n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows_used"])' "$log.duckdb.out" 2>/dev/null || echo "$rows")
+        ga_s=$(wall_s "$log.gpuaudit.time"); db_s=$(wall_s "$log.duckdb.time")
+        [[ $ga_ok == yes ]] || ga_s=FAIL
+        [[ $db_ok == yes ]] || db_s=FAIL
+        results+=("$(awk -v size="$size" -v layout="$layout" -v n="$n" -v ga="$ga_s" -v db="$db_s" \
+            -v garss="$(rss_mib "$log.gpuaudit.time")" -v dbrss="$(rss_mib "$log.duckdb.time")" -v agree="$agree" 'BEGIN{
+            ratio = (ga+0 > 0 && db+0 > 0) ? sprintf("%.2f", ga/db) : "-";
+            garate = (ga+0 > 0) ? sprintf("%.2fM", n/ga/1e6) : "-";
+            dbrate = (db+0 > 0) ? sprintf("%.2fM", n/db/1e6) : "-";
+            printf "%-5s %-4s %11d %9s %9s %6s %9s %9s %11s %11s  %s", size, layout, n, ga, db, ratio, garss, dbrss, garate, dbrate, agree }')")
+        echo "${results[-1]}" >&2
+    done
+done
+
+echo
+printf "%-5s %-4s %11s %9s %9s %6s %9s %9s %11s %11s  %s\n" size layout rows gpuaudit_s duckdb_s ratio ga_rssMiB db_rssMiB ga_rows/s db_rows/s agree
+printf "%s\n" "${results[@]}"
+echo "(ratio = gpuaudit wall / DuckDB wall; wall and peak RSS from /usr/bin/time -v of each whole process; logs in $log_dir)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+[[ $status -eq 0 ]] || echo "!!! FAILED: a run failed or the figures disagree (see above) !!!"
+exit $status
