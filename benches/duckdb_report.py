@@ -52,6 +52,10 @@ def query(path):
     spill = os.environ.get("DUCKDB_TEMP_DIRECTORY")
     if spill:
         con.execute(f"SET temp_directory = '{spill}'")
+    # optional cap (e.g. "4GB"); unset = DuckDB's default, 80% of physical memory
+    limit = os.environ.get("DUCKDB_MEMORY_LIMIT")
+    if limit:
+        con.execute(f"SET memory_limit = '{limit}'")
     started = time.perf_counter()
     cur = con.execute(sql)
     row = cur.fetchone()
@@ -60,6 +64,7 @@ def query(path):
     result["query_s"] = time.perf_counter() - started
     result["duckdb_version"] = duckdb.__version__
     result["threads"] = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    result["memory_limit"] = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     json.dump(result, sys.stdout, indent=1)
     print()
 
@@ -93,8 +98,12 @@ def compare(ga_path, db_path, rel):
 def version():
     import duckdb
 
-    threads = duckdb.connect().execute("SELECT current_setting('threads')").fetchone()[0]
-    print(f"duckdb {duckdb.__version__} (python package, {threads} threads)")
+    con = duckdb.connect()
+    limit = os.environ.get("DUCKDB_MEMORY_LIMIT")
+    if limit:
+        con.execute(f"SET memory_limit = '{limit}'")
+    threads, memory = con.execute("SELECT current_setting('threads'), current_setting('memory_limit')").fetchone()
+    print(f"duckdb {duckdb.__version__} (python package, {threads} threads, memory_limit {memory})")
 
 
 def main(argv):

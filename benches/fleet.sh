@@ -11,6 +11,7 @@
 #   CARGO_TARGET_DIR  where the release binary is built      (/var/tmp/gpuaudit-release)
 #   GPUS, INTERVAL the fleet shape: rows = GPUS x samples    (1000, 30s)
 #   LAYOUTS        which layouts to run                      ("file dir")
+#   DUCKDB_MEMORY_LIMIT  e.g. 4GB (default: DuckDB's own, 80% of RAM; it spills beyond)
 # Exit: 0 all figures agree, 1 a mismatch or a failed run, 2 a setup error.
 set -euo pipefail
 
@@ -80,7 +81,7 @@ git -C "$repo" diff --quiet HEAD -- src Cargo.toml 2>/dev/null || commit="$commi
 cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
 mem=$(free -g | awk '/^Mem:/{printf "total %s GiB, used %s, free %s, available %s", $2, $3, $4, $7}')
 echo "machine: nproc=$(nproc) ($cpu); memory (free -g): $mem"
-echo "gpuaudit: $bin ($build, $("$bin" --version), commit $commit); $("$venv/bin/python" "$here/duckdb_report.py" version)"
+echo "gpuaudit: $bin ($build, $("$bin" --version), tree at commit $commit); $("$venv/bin/python" "$here/duckdb_report.py" version)"
 echo "fleet: $gpus GPUs sampled every $interval (demo generator, seed 42); rows = GPUs x samples"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -121,6 +122,8 @@ dataset() {
 # --- timing --------------------------------------------------------------------------
 # seconds from GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:02.03"
 wall_s() { awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$1"; }
+# user + system CPU seconds: less sensitive than wall time to other work on the machine
+cpu_s() { awk -F': ' '/User time \(seconds\)|System time \(seconds\)/{s+=$2} END{printf "%.2f", s}' "$1"; }
 rss_mib() { awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$1"; }
 
 # runs a command under /usr/bin/time -v; $1 = log prefix; stdout -> $1.out
@@ -165,19 +168,20 @@ for size in "${sizes[@]}"; do
         [[ $ga_ok == yes ]] || ga_s=FAIL
         [[ $db_ok == yes ]] || db_s=FAIL
         results+=("$(awk -v size="$size" -v layout="$layout" -v n="$n" -v ga="$ga_s" -v db="$db_s" \
-            -v garss="$(rss_mib "$log.gpuaudit.time")" -v dbrss="$(rss_mib "$log.duckdb.time")" -v agree="$agree" 'BEGIN{
+            -v garss="$(rss_mib "$log.gpuaudit.time")" -v dbrss="$(rss_mib "$log.duckdb.time")" -v agree="$agree" \
+            -v gacpu="$(cpu_s "$log.gpuaudit.time")" -v dbcpu="$(cpu_s "$log.duckdb.time")" '
+            function rate(t) { if (t+0 <= 0) return "-"; r = n/t; return r >= 1e6 ? sprintf("%.2fM", r/1e6) : sprintf("%.0fk", r/1e3) }
+            BEGIN{
             ratio = (ga+0 > 0 && db+0 > 0) ? sprintf("%.2f", ga/db) : "-";
-            garate = (ga+0 > 0) ? sprintf("%.2fM", n/ga/1e6) : "-";
-            dbrate = (db+0 > 0) ? sprintf("%.2fM", n/db/1e6) : "-";
-            printf "%-5s %-4s %11d %9s %9s %6s %9s %9s %11s %11s  %s", size, layout, n, ga, db, ratio, garss, dbrss, garate, dbrate, agree }')")
+            printf "%-5s %-4s %11d %9s %9s %6s %8s %8s %9s %9s %10s %10s  %s", size, layout, n, ga, db, ratio, gacpu, dbcpu, garss, dbrss, rate(ga), rate(db), agree }')")
         echo "${results[-1]}" >&2
     done
 done
 
 echo
-printf "%-5s %-4s %11s %9s %9s %6s %9s %9s %11s %11s  %s\n" size layout rows gpuaudit_s duckdb_s ratio ga_rssMiB db_rssMiB ga_rows/s db_rows/s agree
+printf "%-5s %-4s %11s %9s %9s %6s %8s %8s %9s %9s %10s %10s  %s\n" size layout rows ga_wall_s db_wall_s ratio ga_cpu_s db_cpu_s ga_rssMiB db_rssMiB ga_rows/s db_rows/s agree
 printf "%s\n" "${results[@]}"
-echo "(ratio = gpuaudit wall / DuckDB wall; wall and peak RSS from /usr/bin/time -v of each whole process; logs in $log_dir)"
+echo "(ratio = gpuaudit wall / DuckDB wall; wall, CPU (user+sys) and peak RSS from /usr/bin/time -v of each whole process; rows/s over wall; logs in $log_dir)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 [[ $status -eq 0 ]] || echo "!!! FAILED: a run failed or the figures disagree (see above) !!!"
 exit $status
