@@ -7,12 +7,14 @@ pub mod check;
 pub mod demo;
 pub mod input;
 pub mod report;
+pub mod scan;
 
 pub use audit::AuditArgs;
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use input::InputArgs;
 pub use report::{ReportArgs, ReportFormat};
+pub use scan::ScanArgs;
 
 /// Audit GPU fleets: how much of the GPU time you pay for does work.
 ///
@@ -32,6 +34,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks).
     Demo(DemoArgs),
+    /// Sample this node's GPUs live through NVML: who holds each card, is it busy, what idle costs.
+    Scan(ScanArgs),
     /// Fail a CI build when utilization regresses: rules on a run's report, against a baseline.
     Check(CheckArgs),
 }

@@ -10,6 +10,7 @@ pub mod error;
 pub mod output;
 pub mod prices;
 pub mod samples;
+pub mod scan;
 pub mod source;
 pub mod timeparse;
 pub mod render;

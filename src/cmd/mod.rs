@@ -7,12 +7,14 @@ pub mod check;
 pub mod common;
 pub mod demo;
 pub mod report;
+pub mod scan;
 
 /// Run a parsed command line; the returned code is the process exit code.
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Report(args) => report::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),
     }
 }

@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod files;
+pub mod nvml;
+pub mod procinfo;
+pub mod scan;
+pub mod write;
 
 /// The formats gpuaudit reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

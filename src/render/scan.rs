@@ -1,0 +1,114 @@
+//! The per-GPU table of a live scan, and its JSON: the report document with
+//! the scan detail under "scan".
+use super::fmt::{bytes_gib, pct, usd};
+use super::table::new_table;
+use crate::audit::model::Report;
+use crate::scan::{ScanDetail, ScanGpu};
+use comfy_table::{Cell, CellAlignment};
+use serde::Serialize;
+
+fn right(s: String) -> Cell {
+    Cell::new(s).set_alignment(CellAlignment::Right)
+}
+
+/// "alice 4242 (python train.py)" per holder; "-" when nobody holds the card.
+fn holders(g: &ScanGpu) -> String {
+    if g.holders.is_empty() {
+        return match g.held {
+            Some(true) => "(memory in use, no process visible)".to_string(),
+            _ => "-".to_string(),
+        };
+    }
+    g.holders
+        .iter()
+        .map(|h| {
+            let mut s = format!("{} pid {}", h.owner.user, h.owner.pid);
+            if let Some(j) = &h.owner.job {
+                s.push_str(&format!(" job {j}"));
+            }
+            if let Some(c) = &h.owner.command {
+                let short: String = c.chars().take(32).collect();
+                s.push_str(&format!(" ({short}{})", if c.chars().count() > 32 { "…" } else { "" }));
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn watts(v: Option<f64>) -> String {
+    v.map(|w| format!("{w:.0} W")).unwrap_or_else(|| "n/a".to_string())
+}
+
+pub fn render_table(d: &ScanDetail, width: u16) -> String {
+    let mut out = format!(
+        "GPUs on {} ({} samples, {:.1}s apart)\n",
+        if d.host.is_empty() { "this node" } else { d.host.as_str() },
+        d.ticks,
+        d.interval_seconds
+    );
+    let mut t = new_table(width);
+    t.set_header(vec!["gpu", "model", "held by", "device", "SM", "tensor", "memory", "power", "idle $/h"]);
+    for g in &d.gpus {
+        let memory = match (g.mem_used_bytes, g.mem_total_bytes) {
+            (Some(u), Some(t)) => format!("{} / {}", bytes_gib(Some(u)), bytes_gib(Some(t))),
+            (u, _) => bytes_gib(u),
+        };
+        let gpu = if g.failed.is_some() { format!("{} (failed)", g.label) } else { g.label.clone() };
+        t.add_row(vec![
+            Cell::new(gpu),
+            Cell::new(g.model.as_deref().unwrap_or("n/a")),
+            Cell::new(holders(g)),
+            right(pct(g.device_util)),
+            right(pct(g.sm_active)),
+            right(pct(g.tensor_active)),
+            right(memory),
+            right(watts(g.power_w)),
+            right(usd(g.idle_usd_per_hour)),
+        ]);
+    }
+    out.push_str(&t.to_string());
+    out.push('\n');
+    for p in &d.mig_parents {
+        out.push_str(&format!(
+            "GPU {} ({}) is in MIG mode with {} instances; power {}; device activity {}\n",
+            p.label,
+            p.model.as_deref().unwrap_or("n/a"),
+            p.instances,
+            watts(p.power_w),
+            p.device_util_reason
+        ));
+    }
+    // Each distinct reason once, naming the GPUs it applies to.
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    for g in &d.gpus {
+        for (metric, why) in &g.unavailable {
+            let line = format!("{metric}: {why}");
+            match reasons.iter_mut().find(|(l, _)| *l == line) {
+                Some((_, gpus)) => gpus.push(g.label.clone()),
+                None => reasons.push((line, vec![g.label.clone()])),
+            }
+        }
+    }
+    for (line, gpus) in reasons {
+        out.push_str(&format!("n/a on GPU {}: {line}\n", gpus.join(", ")));
+    }
+    for w in &d.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct ScanDocument<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    scan: &'a ScanDetail,
+}
+
+/// The "gpuaudit.report/1" document with the scan's per-GPU detail under "scan".
+pub fn render_json(report: &Report, detail: &ScanDetail) -> anyhow::Result<String> {
+    let mut s = serde_json::to_string_pretty(&ScanDocument { report, scan: detail })?;
+    s.push('\n');
+    Ok(s)
+}
