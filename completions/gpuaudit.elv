@@ -24,6 +24,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+            cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpuaudit;report'= {
@@ -63,14 +65,79 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpuaudit;scan'= {
+            cand --duration 'How long to sample (e.g. 5s, 1m)'
+            cand --interval 'Time between samples (at least 100ms)'
+            cand --nvml-lib 'The NVML library to load instead of the driver''s libnvidia-ml.so.1'
+            cand --out 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson'
+            cand --format 'Output format'
+            cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
+            cand --until 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)'
+            cand --max-gap 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]'
+            cand --idle-below 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)'
+            cand --min-idle 'List idle episodes at least this long; shorter ones still count in idle hours'
+            cand --price 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)'
+            cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
+            cand --by 'Showback: group layers and cost by this label'
+            cand --top 'How many idle episodes to list (all in JSON output unless set)'
+            cand --snapshot-interval 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]'
+            cand --held-mem 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)'
+            cand --once 'Take one sample per GPU (after one interval) and report it as a snapshot'
+            cand -q 'No progress bar'
+            cand --quiet 'No progress bar'
+            cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
+            cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;check'= {
+            cand --input-format 'Read every input as this format instead of going by its extension'
+            cand --map 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent'
+            cand --baseline 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise'
+            cand --min 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable'
+            cand --max 'A ceiling on CURRENT: METRIC=VALUE. Repeatable'
+            cand --max-drop 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit'
+            cand --max-rise 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)'
+            cand --rules 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit'
+            cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
+            cand --until 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)'
+            cand --max-gap 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]'
+            cand --interval 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]'
+            cand --idle-below 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)'
+            cand --min-idle 'List idle episodes at least this long; shorter ones still count in idle hours'
+            cand --held-mem 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)'
+            cand --price 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)'
+            cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
+            cand --by 'Showback: group layers and cost by this label'
+            cand --top 'How many idle episodes to list (all in JSON output unless set)'
+            cand --format 'Output format'
+            cand --allow-missing 'A rule whose metric is null (not measured) is skipped instead of an error'
+            cand --list-metrics 'Print the metrics a rule can name and exit'
+            cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
+            cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
+            cand -q 'No progress bar'
+            cand --quiet 'No progress bar'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpuaudit;help'= {
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+            cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpuaudit;help;report'= {
         }
         &'gpuaudit;help;demo'= {
+        }
+        &'gpuaudit;help;scan'= {
+        }
+        &'gpuaudit;help;check'= {
         }
         &'gpuaudit;help;help'= {
         }

@@ -28,6 +28,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s h -l help -d 'Print h
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
@@ -66,6 +68,71 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l start -d 'Fir
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l partition-by-day -d 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d 'How long to sample (e.g. 5s, 1m)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l out -d 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l format -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l min-idle -d 'List idle episodes at least this long; shorter ones still count in idle hours' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l price -d 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l prices -d 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l by -d 'Showback: group layers and cost by this label' -r -f -a "team\t''
+user\t''
+job\t''
+host\t''
+model\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l snapshot-interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l held-mem -d 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l once -d 'Take one sample per GPU (after one interval) and report it as a snapshot'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s q -l quiet -d 'No progress bar'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
+csv\t''
+ndjson\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l baseline -d 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min -d 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max -d 'A ceiling on CURRENT: METRIC=VALUE. Repeatable' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-drop -d 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric\'s unit' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-rise -d 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l rules -d 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min-idle -d 'List idle episodes at least this long; shorter ones still count in idle hours' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l held-mem -d 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l price -d 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prices -d 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l by -d 'Showback: group layers and cost by this label' -r -f -a "team\t''
+user\t''
+job\t''
+host\t''
+model\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l format -d 'Output format' -r -f -a "table\t''
+json\t''
+markdown\t''
+junit\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l allow-missing -d 'A rule whose metric is null (not measured) is skipped instead of an error'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l list-metrics -d 'Print the metrics a rule can name and exit'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
