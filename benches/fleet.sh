@@ -12,6 +12,7 @@
 #   GPUS, INTERVAL the fleet shape: rows = GPUS x samples    (1000, 30s)
 #   LAYOUTS        which layouts to run                      ("file dir")
 #   DUCKDB_MEMORY_LIMIT  e.g. 4GB (default: DuckDB's own, 80% of RAM; it spills beyond)
+#   RSS_CAP_MIB    kill a run (either tool) whose resident memory passes this (default: none)
 # Exit: 0 all figures agree, 1 a mismatch or a failed run, 2 a setup error.
 set -euo pipefail
 
@@ -126,10 +127,27 @@ wall_s() { awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,p,":"); s=0; for(i=1;
 cpu_s() { awk -F': ' '/User time \(seconds\)|System time \(seconds\)/{s+=$2} END{printf "%.2f", s}' "$1"; }
 rss_mib() { awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$1"; }
 
-# runs a command under /usr/bin/time -v; $1 = log prefix; stdout -> $1.out
+# runs a command under /usr/bin/time -v; $1 = log prefix; stdout -> $1.out. With
+# RSS_CAP_MIB set, the command is killed (and the run counts as failed) when its
+# resident memory passes the cap: a shared machine must not be pushed into the OOM killer.
 timed() {
     local prefix=$1; shift
-    /usr/bin/time -v -o "$prefix.time" nice "$@" >"$prefix.out" 2>"$prefix.err"
+    /usr/bin/time -v -o "$prefix.time" nice "$@" >"$prefix.out" 2>"$prefix.err" &
+    local tpid=$! child rss
+    if [[ -n ${RSS_CAP_MIB:-} ]]; then
+        while kill -0 "$tpid" 2>/dev/null; do
+            child=$(pgrep -P "$tpid" | head -1 || true)
+            if [[ -n $child ]]; then
+                rss=$(awk '/^VmRSS/{print int($2 / 1024)}' "/proc/$child/status" 2>/dev/null || true)
+                if [[ -n $rss ]] && (( rss > RSS_CAP_MIB )); then
+                    echo "fleet.sh: killed at ${rss} MiB resident (RSS_CAP_MIB=$RSS_CAP_MIB)" >>"$prefix.err"
+                    kill "$child" 2>/dev/null || true
+                fi
+            fi
+            sleep 0.5
+        done
+    fi
+    wait "$tpid"
 }
 
 status=0
