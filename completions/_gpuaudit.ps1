@@ -27,6 +27,8 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
+            [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
+            [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -46,6 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
             [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
@@ -71,6 +74,38 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpuaudit;mfu' {
+            [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'Number of GPUs (chips) the job runs on')
+            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)')
+            [CompletionResult]::new('--peak-tflops', '--peak-tflops', [CompletionResultType]::ParameterName, 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu')
+            [CompletionResult]::new('--dtype', '--dtype', [CompletionResultType]::ParameterName, 'Number format the model runs in: picks the peak')
+            [CompletionResult]::new('--tokens-per-sec', '--tokens-per-sec', [CompletionResultType]::ParameterName, 'Tokens per second of the whole job (e.g. 238.3K)')
+            [CompletionResult]::new('--tokens-per-step', '--tokens-per-step', [CompletionResultType]::ParameterName, 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time')
+            [CompletionResult]::new('--step-time', '--step-time', [CompletionResultType]::ParameterName, 'Seconds per step (2.5, 2.5s, 850ms)')
+            [CompletionResult]::new('--flops-per-token', '--flops-per-token', [CompletionResultType]::ParameterName, 'Model FLOPs per token, when you know them')
+            [CompletionResult]::new('--params', '--params', [CompletionResultType]::ParameterName, 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)')
+            [CompletionResult]::new('--layers', '--layers', [CompletionResultType]::ParameterName, 'Layers L: with --heads, --head-dim and --seq-len adds the attention term')
+            [CompletionResult]::new('--heads', '--heads', [CompletionResultType]::ParameterName, 'Attention heads H')
+            [CompletionResult]::new('--head-dim', '--head-dim', [CompletionResultType]::ParameterName, 'Head dimension Q')
+            [CompletionResult]::new('--seq-len', '--seq-len', [CompletionResultType]::ParameterName, 'Sequence length T')
+            [CompletionResult]::new('--achieved-tflops-per-gpu', '--achieved-tflops-per-gpu', [CompletionResultType]::ParameterName, 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)')
+            [CompletionResult]::new('--recompute', '--recompute', [CompletionResultType]::ParameterName, 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpuaudit;peaks' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpuaudit;scan' {
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m)')
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between samples (at least 100ms)')
@@ -86,6 +121,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
             [CompletionResult]::new('--snapshot-interval', '--snapshot-interval', [CompletionResultType]::ParameterName, 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]')
             [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)')
             [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Take one sample per GPU (after one interval) and report it as a snapshot')
@@ -119,6 +155,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--allow-missing', '--allow-missing', [CompletionResultType]::ParameterName, 'A rule whose metric is null (not measured) is skipped instead of an error')
             [CompletionResult]::new('--list-metrics', '--list-metrics', [CompletionResultType]::ParameterName, 'Print the metrics a rule can name and exit')
@@ -135,6 +172,8 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
         'gpuaudit;help' {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
+            [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
+            [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -144,6 +183,12 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;help;demo' {
+            break
+        }
+        'gpuaudit;help;mfu' {
+            break
+        }
+        'gpuaudit;help;peaks' {
             break
         }
         'gpuaudit;help;scan' {

@@ -25,6 +25,12 @@ _gpuaudit() {
             gpuaudit,help)
                 cmd="gpuaudit__subcmd__help"
                 ;;
+            gpuaudit,mfu)
+                cmd="gpuaudit__subcmd__mfu"
+                ;;
+            gpuaudit,peaks)
+                cmd="gpuaudit__subcmd__peaks"
+                ;;
             gpuaudit,report)
                 cmd="gpuaudit__subcmd__report"
                 ;;
@@ -40,6 +46,12 @@ _gpuaudit() {
             gpuaudit__subcmd__help,help)
                 cmd="gpuaudit__subcmd__help__subcmd__help"
                 ;;
+            gpuaudit__subcmd__help,mfu)
+                cmd="gpuaudit__subcmd__help__subcmd__mfu"
+                ;;
+            gpuaudit__subcmd__help,peaks)
+                cmd="gpuaudit__subcmd__help__subcmd__peaks"
+                ;;
             gpuaudit__subcmd__help,report)
                 cmd="gpuaudit__subcmd__help__subcmd__report"
                 ;;
@@ -53,7 +65,7 @@ _gpuaudit() {
 
     case "${cmd}" in
         gpuaudit)
-            opts="-h -V --help --version report demo scan check help"
+            opts="-h -V --help --version report demo mfu peaks scan check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -67,7 +79,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --input-format --map --baseline --min --max --max-drop --max-rise --rules --allow-missing --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --format --quiet --help --version"
+            opts="-q -h -V --input-format --map --baseline --min --max --max-drop --max-rise --rules --allow-missing --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -149,6 +161,10 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json markdown junit" -- "${cur}"))
                     return 0
@@ -199,7 +215,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__help)
-            opts="report demo scan check help"
+            opts="report demo mfu peaks scan check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -254,6 +270,34 @@ _gpuaudit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpuaudit__subcmd__help__subcmd__mfu)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpuaudit__subcmd__help__subcmd__peaks)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpuaudit__subcmd__help__subcmd__report)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -282,8 +326,108 @@ _gpuaudit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpuaudit__subcmd__mfu)
+            opts="-h -V --gpus --gpu --peak-tflops --dtype --tokens-per-sec --tokens-per-step --step-time --flops-per-token --params --mode --layers --heads --head-dim --seq-len --achieved-tflops-per-gpu --recompute --format --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --peak-tflops)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dtype)
+                    COMPREPLY=($(compgen -W "fp64 fp32 tf32 bf16 fp16 fp8 int8" -- "${cur}"))
+                    return 0
+                    ;;
+                --tokens-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokens-per-step)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --step-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --flops-per-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --params)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "train inference" -- "${cur}"))
+                    return 0
+                    ;;
+                --layers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --heads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --head-dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seq-len)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --achieved-tflops-per-gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recompute)
+                    COMPREPLY=($(compgen -W "full selective" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpuaudit__subcmd__peaks)
+            opts="-h -V --format --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpuaudit__subcmd__report)
-            opts="-q -h -V --input-format --map --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --format --quiet --help --version"
+            opts="-q -h -V --input-format --map --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,6 +485,10 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json csv markdown" -- "${cur}"))
                     return 0
@@ -353,7 +501,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__scan)
-            opts="-q -h -V --duration --interval --once --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --snapshot-interval --held-mem --help --version"
+            opts="-q -h -V --duration --interval --once --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --jobs --snapshot-interval --held-mem --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -412,6 +560,10 @@ _gpuaudit() {
                     return 0
                     ;;
                 --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

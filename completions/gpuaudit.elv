@@ -24,6 +24,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
+            cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -42,6 +44,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
             cand --by 'Showback: group layers and cost by this label'
             cand --top 'How many idle episodes to list (all in JSON output unless set)'
+            cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
             cand --format 'Output format'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
@@ -65,6 +68,36 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpuaudit;mfu'= {
+            cand --gpus 'Number of GPUs (chips) the job runs on'
+            cand --gpu 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)'
+            cand --peak-tflops 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu'
+            cand --dtype 'Number format the model runs in: picks the peak'
+            cand --tokens-per-sec 'Tokens per second of the whole job (e.g. 238.3K)'
+            cand --tokens-per-step 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time'
+            cand --step-time 'Seconds per step (2.5, 2.5s, 850ms)'
+            cand --flops-per-token 'Model FLOPs per token, when you know them'
+            cand --params 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference'
+            cand --mode 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)'
+            cand --layers 'Layers L: with --heads, --head-dim and --seq-len adds the attention term'
+            cand --heads 'Attention heads H'
+            cand --head-dim 'Head dimension Q'
+            cand --seq-len 'Sequence length T'
+            cand --achieved-tflops-per-gpu 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)'
+            cand --recompute 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;peaks'= {
+            cand --format 'Output format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpuaudit;scan'= {
             cand --duration 'How long to sample (e.g. 5s, 1m)'
             cand --interval 'Time between samples (at least 100ms)'
@@ -80,6 +113,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
             cand --by 'Showback: group layers and cost by this label'
             cand --top 'How many idle episodes to list (all in JSON output unless set)'
+            cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
             cand --snapshot-interval 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]'
             cand --held-mem 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)'
             cand --once 'Take one sample per GPU (after one interval) and report it as a snapshot'
@@ -112,6 +146,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
             cand --by 'Showback: group layers and cost by this label'
             cand --top 'How many idle episodes to list (all in JSON output unless set)'
+            cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
             cand --format 'Output format'
             cand --allow-missing 'A rule whose metric is null (not measured) is skipped instead of an error'
             cand --list-metrics 'Print the metrics a rule can name and exit'
@@ -127,6 +162,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         &'gpuaudit;help'= {
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
+            cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -134,6 +171,10 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         &'gpuaudit;help;report'= {
         }
         &'gpuaudit;help;demo'= {
+        }
+        &'gpuaudit;help;mfu'= {
+        }
+        &'gpuaudit;help;peaks'= {
         }
         &'gpuaudit;help;scan'= {
         }

@@ -28,6 +28,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s h -l help -d 'Print h
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -50,6 +52,7 @@ job\t''
 host\t''
 model\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 csv\t''
@@ -68,6 +71,38 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l start -d 'Fir
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l partition-by-day -d 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpus -d 'Number of GPUs (chips) the job runs on' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpu -d 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l peak-tflops -d 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l dtype -d 'Number format the model runs in: picks the peak' -r -f -a "fp64\t''
+fp32\t''
+tf32\t''
+bf16\t''
+fp16\t''
+fp8\t''
+int8\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec -d 'Tokens per second of the whole job (e.g. 238.3K)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-step -d 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l step-time -d 'Seconds per step (2.5, 2.5s, 850ms)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l flops-per-token -d 'Model FLOPs per token, when you know them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l params -d 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l mode -d 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)' -r -f -a "train\t''
+inference\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l layers -d 'Layers L: with --heads, --head-dim and --seq-len adds the attention term' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l heads -d 'Attention heads H' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l head-dim -d 'Head dimension Q' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l seq-len -d 'Sequence length T' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l achieved-tflops-per-gpu -d 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l recompute -d 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)' -r -f -a "full\t'the whole forward pass again: + 2N + 4·L·H·Q·T per token'
+selective\t'only the attention core again (Korthikanti et al.): + 4·L·H·Q·T per token'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l format -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -l format -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d 'How long to sample (e.g. 5s, 1m)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
@@ -87,6 +122,7 @@ job\t''
 host\t''
 model\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l snapshot-interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l held-mem -d 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l once -d 'Take one sample per GPU (after one interval) and report it as a snapshot'
@@ -120,6 +156,7 @@ job\t''
 host\t''
 model\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 markdown\t''
@@ -131,8 +168,10 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-p
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod check;
 pub mod demo;
 pub mod input;
+pub mod mfu;
 pub mod report;
 pub mod scan;
 
@@ -13,6 +14,7 @@ pub use audit::AuditArgs;
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use input::InputArgs;
+pub use mfu::{MfuArgs, PeaksArgs};
 pub use report::{ReportArgs, ReportFormat};
 pub use scan::ScanArgs;
 
@@ -34,6 +36,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks).
     Demo(DemoArgs),
+    /// MFU calculator: model FLOP/s from throughput and model size over the GPUs' dense peak.
+    Mfu(MfuArgs),
+    /// The dense peak TFLOP/s table MFU is measured against, with sources.
+    Peaks(PeaksArgs),
     /// Sample this node's GPUs live through NVML: who holds each card, is it busy, what idle costs.
     Scan(ScanArgs),
     /// Fail a CI build when utilization regresses: rules on a run's report, against a baseline.

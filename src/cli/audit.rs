@@ -67,4 +67,10 @@ pub struct AuditArgs {
     /// How many idle episodes to list (all in JSON output unless set).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+
+    /// Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a
+    /// job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job's
+    /// total), or model_flops (over its run); optional dtype (default bf16), peak_tflops.
+    #[arg(long, value_name = "FILE")]
+    pub jobs: Option<std::path::PathBuf>,
 }

@@ -6,6 +6,8 @@ use anyhow::Result;
 pub mod check;
 pub mod common;
 pub mod demo;
+pub mod mfu;
+pub mod peaks;
 pub mod report;
 pub mod scan;
 
@@ -14,6 +16,8 @@ pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Report(args) => report::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Mfu(args) => mfu::run(args),
+        Command::Peaks(args) => peaks::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),
     }

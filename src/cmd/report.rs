@@ -10,8 +10,11 @@ use anyhow::Result;
 pub fn build(args: &ReportArgs) -> Result<Report> {
     let opts = read_options(&args.input, args.quiet)?;
     let table = crate::source::load(&args.input.inputs, &opts)?;
-    let cfg = audit_config(&args.audit, &table)?;
-    audit(&table, &cfg)
+    let mut cfg = audit_config(&args.audit, &table)?;
+    let mfu = super::mfu::declare_jobs(args.audit.jobs.as_deref(), &table, &mut cfg)?;
+    let mut report = audit(&table, &cfg)?;
+    super::mfu::annotate(&mut report, mfu);
+    Ok(report)
 }
 
 pub fn run(args: ReportArgs) -> Result<u8> {

@@ -25,11 +25,12 @@ fn count(v: f64) -> String {
 }
 
 pub fn calculation_table(c: &Calculation) -> String {
-    let on = match &c.gpu {
-        Some(g) => g.clone(),
-        None => "GPUs".to_string(),
+    let on = match (&c.gpu, c.gpus) {
+        (Some(g), Some(n)) => format!("{} × {g}", thousands(n as i64)),
+        (Some(g), None) => g.clone(),
+        (None, Some(n)) => format!("{} GPUs", thousands(n as i64)),
+        (None, None) => "each GPU".to_string(),
     };
-    let n = c.gpus.map(|n| format!("{} × ", thousands(n as i64))).unwrap_or_default();
     let mut out = format!("MFU {}", pct(Some(c.mfu)));
     if let Some(w) = c.mfu_without_attention
         && c.attention_flops_per_token.is_some()
@@ -39,7 +40,7 @@ pub fn calculation_table(c: &Calculation) -> String {
     if let (Some(h), Some(r)) = (c.hfu, c.recompute) {
         out.push_str(&format!(", HFU {} ({} recompute)", pct(Some(h)), recompute_name(r)));
     }
-    out.push_str(&format!(" on {n}{on} at {} {} dense\n\n", tflops(c.peak_tflops_per_gpu), c.dtype));
+    out.push_str(&format!(" on {on} at {} {} dense\n\n", tflops(c.peak_tflops_per_gpu), c.dtype));
 
     let mut t = new_table(width());
     let mut row = |k: &str, v: String| {

@@ -1,0 +1,127 @@
+//! `gpuaudit mfu` (the calculator), `gpuaudit peaks` (the peak table) and the
+//! declared-work flags a live command (scan) can flatten in.
+use crate::flops::{Mode, Recompute, count_arg, positive_arg, seconds_arg};
+use crate::hardware::Dtype;
+use clap::{ArgGroup, Args, ValueEnum};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableOrJson {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("peak").required(true).args(["gpu", "peak_tflops"])))]
+#[command(group(ArgGroup::new("work").required(true).args(["tokens_per_sec", "tokens_per_step", "achieved_tflops_per_gpu"])))]
+#[command(group(ArgGroup::new("model_flops").args(["flops_per_token", "params"])))]
+pub struct MfuArgs {
+    /// Number of GPUs (chips) the job runs on.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gpus: Option<u64>,
+
+    /// GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes
+    /// from the table (`gpuaudit peaks`).
+    #[arg(long, value_name = "NAME")]
+    pub gpu: Option<String>,
+
+    /// Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu.
+    #[arg(long, value_name = "TFLOPS", value_parser = positive_arg)]
+    pub peak_tflops: Option<f64>,
+
+    /// Number format the model runs in: picks the peak.
+    #[arg(long, value_enum, default_value = "bf16")]
+    pub dtype: Dtype,
+
+    /// Tokens per second of the whole job (e.g. 238.3K).
+    #[arg(long, value_name = "N", value_parser = count_arg, requires_all = ["gpus", "model_flops"])]
+    pub tokens_per_sec: Option<f64>,
+
+    /// Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time.
+    #[arg(long, value_name = "N", value_parser = count_arg, requires_all = ["step_time", "gpus", "model_flops"])]
+    pub tokens_per_step: Option<f64>,
+
+    /// Seconds per step (2.5, 2.5s, 850ms).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds_arg, requires = "tokens_per_step")]
+    pub step_time: Option<f64>,
+
+    /// Model FLOPs per token, when you know them.
+    #[arg(long, value_name = "FLOPS", value_parser = count_arg)]
+    pub flops_per_token: Option<f64>,
+
+    /// Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference.
+    #[arg(long, value_name = "N", value_parser = count_arg)]
+    pub params: Option<f64>,
+
+    /// train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T).
+    #[arg(long, value_enum, default_value = "train")]
+    pub mode: Mode,
+
+    /// Layers L: with --heads, --head-dim and --seq-len adds the attention term.
+    #[arg(long, value_name = "L", value_parser = clap::value_parser!(u64).range(1..), requires_all = ["heads", "head_dim", "seq_len", "params"])]
+    pub layers: Option<u64>,
+
+    /// Attention heads H.
+    #[arg(long, value_name = "H", value_parser = clap::value_parser!(u64).range(1..), requires = "layers")]
+    pub heads: Option<u64>,
+
+    /// Head dimension Q.
+    #[arg(long, value_name = "Q", value_parser = clap::value_parser!(u64).range(1..), requires = "layers")]
+    pub head_dim: Option<u64>,
+
+    /// Sequence length T.
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u64).range(1..), requires = "layers")]
+    pub seq_len: Option<u64>,
+
+    /// Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs).
+    #[arg(long, value_name = "TFLOPS", value_parser = positive_arg, conflicts_with_all = ["model_flops", "step_time", "layers"])]
+    pub achieved_tflops_per_gpu: Option<f64>,
+
+    /// Also give HFU: FLOPs of activation recomputation count too
+    /// (full: one more forward pass; selective: the attention core again).
+    #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, default_missing_value = "full")]
+    pub recompute: Option<Recompute>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: TableOrJson,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PeaksArgs {
+    /// Show one GPU (by its NVML name); an unknown name lists the closest known ones.
+    #[arg(value_name = "NAME")]
+    pub gpu: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: TableOrJson,
+}
+
+/// Declared work of a running job, for a live MFU (flatten into a command's args).
+#[derive(Debug, Clone, Args, Default)]
+#[command(group(ArgGroup::new("declared_model_flops").args(["flops_per_token", "params"])))]
+pub struct DeclaredWorkArgs {
+    /// Tokens per second the job on this node processes (e.g. 12.5K); needs --flops-per-token or --params.
+    #[arg(long, value_name = "N", value_parser = count_arg, requires = "declared_model_flops")]
+    pub tokens_per_sec: Option<f64>,
+
+    /// Model FLOPs per token.
+    #[arg(long, value_name = "FLOPS", value_parser = count_arg, requires = "tokens_per_sec")]
+    pub flops_per_token: Option<f64>,
+
+    /// Parameter count (70B, 7b, 540.35e9): 6N FLOPs per token training, 2N inference.
+    #[arg(long, value_name = "N", value_parser = count_arg, requires = "tokens_per_sec")]
+    pub params: Option<f64>,
+
+    /// train (6N) or inference (2N), for --params.
+    #[arg(long, value_enum, value_name = "MODE", requires = "params")]
+    pub mode: Option<Mode>,
+
+    /// Achieved model TFLOP/s of the job on this node, when known (instead of the above).
+    #[arg(long, value_name = "TFLOPS", value_parser = positive_arg, conflicts_with_all = ["tokens_per_sec", "declared_model_flops"])]
+    pub achieved_tflops: Option<f64>,
+
+    /// Number format the job runs in: picks each GPU's dense peak [default: bf16].
+    #[arg(long, value_enum, value_name = "DTYPE")]
+    pub dtype: Option<Dtype>,
+}

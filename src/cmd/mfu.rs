@@ -1,0 +1,101 @@
+//! `gpuaudit mfu`: the MFU calculator; and the jobs-file step of every
+//! command that reports (`--jobs`), plus the declared work of a live scan.
+use crate::audit::AuditConfig;
+use crate::audit::mfu::{JobMfu, job_mfu};
+use crate::audit::model::Report;
+use crate::cli::mfu::{DeclaredWorkArgs, MfuArgs, TableOrJson};
+use crate::flops::{Attention, CalcInput, CalcWork, Mode, ModelFlops, calculate, dense_flops_per_token};
+use crate::hardware;
+use crate::output::write_stdout;
+use crate::render;
+use crate::samples::SampleTable;
+use anyhow::{Context, Result};
+use std::path::Path;
+
+/// Turn the flags into the calculator's input (clap has already refused the
+/// contradictory combinations; what is left here is arithmetic).
+pub fn calc_input(args: &MfuArgs) -> Result<CalcInput> {
+    let (gpu, peak, source) = match (&args.gpu, args.peak_tflops) {
+        (_, Some(p)) => (None, p, "--peak-tflops".to_string()),
+        (Some(name), None) => {
+            let chip = hardware::find(name)?;
+            let p = hardware::peak_tflops(name, args.dtype)?;
+            (Some(chip.name.to_string()), p, chip.source.to_string())
+        }
+        (None, None) => anyhow::bail!("give --gpu NAME or --peak-tflops X"),
+    };
+    let tokens_per_sec = match (args.tokens_per_sec, args.tokens_per_step, args.step_time) {
+        (Some(t), _, _) => Some(t),
+        (None, Some(tokens), Some(secs)) => Some(tokens / secs),
+        _ => None,
+    };
+    let work = match (args.achieved_tflops_per_gpu, tokens_per_sec) {
+        (Some(a), _) => CalcWork::AchievedTflopsPerGpu(a),
+        (None, Some(tokens_per_sec)) => {
+            let flops = match (args.flops_per_token, args.params) {
+                (Some(f), _) => ModelFlops::PerToken(f),
+                (None, Some(n)) => {
+                    let attention = match (args.layers, args.heads, args.head_dim, args.seq_len) {
+                        (Some(l), Some(h), Some(q), Some(t)) => {
+                            Some(Attention { layers: l as f64, heads: h as f64, head_dim: q as f64, seq_len: t as f64 })
+                        }
+                        _ => None,
+                    };
+                    ModelFlops::Params { params: n, attention }
+                }
+                (None, None) => anyhow::bail!("give --flops-per-token or --params with the throughput"),
+            };
+            CalcWork::Tokens { tokens_per_sec, flops }
+        }
+        (None, None) => anyhow::bail!("give --tokens-per-sec, --tokens-per-step with --step-time, or --achieved-tflops-per-gpu"),
+    };
+    Ok(CalcInput {
+        gpu,
+        peak_tflops_per_gpu: peak,
+        peak_source: source,
+        dtype: args.dtype,
+        gpus: args.gpus,
+        mode: args.mode,
+        recompute: args.recompute,
+        work,
+    })
+}
+
+pub fn run(args: MfuArgs) -> Result<u8> {
+    let calc = calculate(&calc_input(&args)?)?;
+    let text = match args.format {
+        TableOrJson::Table => render::mfu::calculation_table(&calc),
+        TableOrJson::Json => render::mfu::json(&calc)?,
+    };
+    write_stdout(&text)?;
+    Ok(0)
+}
+
+/// `--jobs FILE`: read the declarations and put each job's MFU into the audit options.
+/// Returns what the report should say about them (see [`annotate`]).
+pub fn declare_jobs(file: Option<&Path>, table: &SampleTable, cfg: &mut AuditConfig) -> Result<Option<JobMfu>> {
+    let Some(path) = file else { return Ok(None) };
+    let decls = crate::jobs::read_jobs_file(path)?;
+    let r = job_mfu(table, cfg, &decls).with_context(|| format!("--jobs {}", path.display()))?;
+    cfg.job_mfu = Some(r.mfu.clone());
+    Ok(Some(r))
+}
+
+/// Add the jobs file's warnings and notes to the report's data-quality section.
+pub fn annotate(report: &mut Report, mfu: Option<JobMfu>) {
+    if let Some(m) = mfu {
+        report.data_quality.warnings.extend(m.warnings);
+        report.data_quality.notes.extend(m.notes);
+    }
+}
+
+/// The declared model FLOP/s of a live job (`scan`), or None when nothing was declared.
+pub fn declared_flops_per_sec(args: &DeclaredWorkArgs) -> Result<Option<f64>> {
+    Ok(match (args.achieved_tflops, args.tokens_per_sec, args.flops_per_token, args.params) {
+        (Some(a), ..) => Some(a * 1e12),
+        (None, Some(t), Some(f), _) => Some(f * t),
+        (None, Some(t), None, Some(n)) => Some(dense_flops_per_token(n, args.mode.unwrap_or(Mode::Train)) * t),
+        (None, Some(_), None, None) => anyhow::bail!("--tokens-per-sec needs --flops-per-token or --params"),
+        _ => None,
+    })
+}

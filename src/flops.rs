@@ -1,0 +1,295 @@
+//! Model FLOPs per token (PaLM's accounting) and the numbers people write for
+//! them: `540.35e9`, `405B`, `238.3K`.
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+/// Training counts forward and backward (6N); inference the forward pass (2N).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Train,
+    Inference,
+}
+
+/// How activations are recomputed in the backward pass (for HFU only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Recompute {
+    /// the whole forward pass again: + 2N + 4·L·H·Q·T per token
+    Full,
+    /// only the attention core again (Korthikanti et al.): + 4·L·H·Q·T per token
+    Selective,
+}
+
+/// The attention shape: layers, heads, head dimension, sequence length.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Attention {
+    pub layers: f64,
+    pub heads: f64,
+    pub head_dim: f64,
+    pub seq_len: f64,
+}
+
+impl Attention {
+    /// L·H·Q·T: one forward pass's attention matmuls are 4× this per token.
+    fn lhqt(&self) -> f64 {
+        self.layers * self.heads * self.head_dim * self.seq_len
+    }
+}
+
+/// The parameter term per token: 6N training, 2N inference.
+pub fn dense_flops_per_token(params: f64, mode: Mode) -> f64 {
+    match mode {
+        Mode::Train => 6.0 * params,
+        Mode::Inference => 2.0 * params,
+    }
+}
+
+/// The attention term per token: 12·L·H·Q·T training, 4·L·H·Q·T inference.
+pub fn attention_flops_per_token(a: &Attention, mode: Mode) -> f64 {
+    match mode {
+        Mode::Train => 12.0 * a.lhqt(),
+        Mode::Inference => 4.0 * a.lhqt(),
+    }
+}
+
+/// FLOPs the hardware executes per token beyond the model's, for recomputation.
+/// `None` when the attention shape is needed but unknown.
+pub fn recompute_flops_per_token(params: Option<f64>, attention: Option<&Attention>, model_flops_per_token: f64, r: Recompute) -> Option<f64> {
+    match r {
+        Recompute::Full => match params {
+            // one more forward pass: 2N + 4·L·H·Q·T
+            Some(n) => Some(2.0 * n + attention.map(|a| 4.0 * a.lhqt()).unwrap_or(0.0)),
+            // only the training total is known: a forward pass is a third of it
+            None => Some(model_flops_per_token / 3.0),
+        },
+        Recompute::Selective => attention.map(|a| 4.0 * a.lhqt()),
+    }
+}
+
+/// Where the model FLOPs per token come from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ModelFlops {
+    PerToken(f64),
+    Params { params: f64, attention: Option<Attention> },
+}
+
+/// What the calculator is given, already checked for consistency by the CLI.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalcInput {
+    pub gpu: Option<String>,
+    pub peak_tflops_per_gpu: f64,
+    pub peak_source: String,
+    pub dtype: crate::hardware::Dtype,
+    pub gpus: Option<u64>,
+    pub mode: Mode,
+    pub recompute: Option<Recompute>,
+    pub work: CalcWork,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CalcWork {
+    /// tokens per second of the whole job over `gpus` GPUs
+    Tokens { tokens_per_sec: f64, flops: ModelFlops },
+    AchievedTflopsPerGpu(f64),
+}
+
+/// The calculator's answer ("gpuaudit.mfu/1"); fractions, not percents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Calculation {
+    pub schema: &'static str,
+    pub gpu: Option<String>,
+    pub dtype: crate::hardware::Dtype,
+    pub peak_tflops_per_gpu: f64,
+    pub peak_source: String,
+    pub gpus: Option<u64>,
+    pub mode: Mode,
+    pub tokens_per_sec: Option<f64>,
+    pub params: Option<f64>,
+    /// the model FLOPs per token MFU uses (with the attention term when given)
+    pub flops_per_token: Option<f64>,
+    pub attention_flops_per_token: Option<f64>,
+    pub achieved_tflops_per_gpu: f64,
+    pub achieved_tflops_per_gpu_without_attention: Option<f64>,
+    pub mfu: f64,
+    /// 6N (or 2N) only; equal to mfu when no attention shape was given
+    pub mfu_without_attention: Option<f64>,
+    pub recompute: Option<Recompute>,
+    pub hardware_flops_per_token: Option<f64>,
+    pub hfu: Option<f64>,
+}
+
+/// MFU (and HFU) from throughput and model FLOPs, or from achieved TFLOP/s.
+pub fn calculate(input: &CalcInput) -> Result<Calculation> {
+    let peak = input.peak_tflops_per_gpu;
+    let mut c = Calculation {
+        schema: "gpuaudit.mfu/1",
+        gpu: input.gpu.clone(),
+        dtype: input.dtype,
+        peak_tflops_per_gpu: peak,
+        peak_source: input.peak_source.clone(),
+        gpus: input.gpus,
+        mode: input.mode,
+        tokens_per_sec: None,
+        params: None,
+        flops_per_token: None,
+        attention_flops_per_token: None,
+        achieved_tflops_per_gpu: 0.0,
+        achieved_tflops_per_gpu_without_attention: None,
+        mfu: 0.0,
+        mfu_without_attention: None,
+        recompute: input.recompute,
+        hardware_flops_per_token: None,
+        hfu: None,
+    };
+    if input.recompute.is_some() && input.mode == Mode::Inference {
+        bail!("--recompute applies to training: there is no backward pass in --mode inference");
+    }
+    match input.work {
+        CalcWork::AchievedTflopsPerGpu(a) => {
+            c.achieved_tflops_per_gpu = a;
+            c.mfu = a / peak;
+            if let Some(r) = input.recompute {
+                if r == Recompute::Selective {
+                    bail!("--recompute selective needs the attention shape (--params with --layers --heads --head-dim --seq-len), not --achieved-tflops-per-gpu");
+                }
+                // a full recompute adds a forward pass: a third of the training FLOPs
+                c.hfu = Some(c.mfu * 4.0 / 3.0);
+            }
+        }
+        CalcWork::Tokens { tokens_per_sec, flops } => {
+            let gpus = input.gpus.context("--gpus is needed with a token throughput")? as f64;
+            let per_gpu_tflops = |fpt: f64| fpt * tokens_per_sec / gpus / 1e12;
+            let (params, attention, fpt, dense) = match flops {
+                ModelFlops::PerToken(f) => (None, None, f, None),
+                ModelFlops::Params { params, attention } => {
+                    let dense = dense_flops_per_token(params, input.mode);
+                    let attn = attention.as_ref().map(|a| attention_flops_per_token(a, input.mode));
+                    (Some(params), attention, dense + attn.unwrap_or(0.0), Some(dense))
+                }
+            };
+            c.tokens_per_sec = Some(tokens_per_sec);
+            c.params = params;
+            c.flops_per_token = Some(fpt);
+            c.attention_flops_per_token = attention.as_ref().map(|a| attention_flops_per_token(a, input.mode));
+            c.achieved_tflops_per_gpu = per_gpu_tflops(fpt);
+            c.achieved_tflops_per_gpu_without_attention = dense.map(per_gpu_tflops);
+            c.mfu = c.achieved_tflops_per_gpu / peak;
+            c.mfu_without_attention = dense.map(|d| per_gpu_tflops(d) / peak);
+            if let Some(r) = input.recompute {
+                let extra = recompute_flops_per_token(params, attention.as_ref(), fpt, r).context(
+                    "--recompute selective needs the attention shape: --params with --layers --heads --head-dim --seq-len",
+                )?;
+                c.hardware_flops_per_token = Some(fpt + extra);
+                c.hfu = Some(per_gpu_tflops(fpt + extra) / peak);
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// A count: `540.35e9`, `405B`, `70b`, `1.5T`, `350M`, `238.3K`, `7000000000`.
+pub fn parse_count(text: &str) -> Result<f64> {
+    let t = text.trim().replace('_', "");
+    let (num, mult) = match t.chars().last() {
+        Some(c) if c.is_ascii_alphabetic() && !t.ends_with(['e', 'E']) => {
+            let m = match c.to_ascii_lowercase() {
+                'k' => 1e3,
+                'm' => 1e6,
+                'b' | 'g' => 1e9,
+                't' => 1e12,
+                'p' => 1e15,
+                _ => bail!("'{text}': unknown suffix '{c}' (expected K, M, B, T or a plain number like 540.35e9)"),
+            };
+            (&t[..t.len() - 1], m)
+        }
+        _ => (t.as_str(), 1.0),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not a number (expected e.g. 540.35e9, 405B, 238.3K)"))?;
+    let v = v * mult;
+    if !v.is_finite() || v <= 0.0 {
+        bail!("'{text}' must be a positive number");
+    }
+    Ok(v)
+}
+
+/// Seconds: `2.5`, `2.5s`, `850ms`, `1m`.
+pub fn parse_seconds(text: &str) -> Result<f64> {
+    let t = text.trim().to_ascii_lowercase();
+    let (num, mult) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix("min") {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        (t.as_str(), 1.0)
+    };
+    let v: f64 = num.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not a duration (expected seconds, e.g. 2.5, 2.5s, 850ms)"))?;
+    let v = v * mult;
+    if !v.is_finite() || v <= 0.0 {
+        bail!("'{text}' must be a positive duration");
+    }
+    Ok(v)
+}
+
+/// clap value parsers with the same messages.
+pub fn count_arg(text: &str) -> std::result::Result<f64, String> {
+    parse_count(text).map_err(|e| e.to_string())
+}
+pub fn seconds_arg(text: &str) -> std::result::Result<f64, String> {
+    parse_seconds(text).map_err(|e| e.to_string())
+}
+/// A positive finite number (TFLOP/s and the like).
+pub fn positive_arg(text: &str) -> std::result::Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{text}' is not a positive number")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() -> Result<()> {
+        assert_eq!(parse_count("540.35e9")?, 540.35e9);
+        assert_eq!(parse_count("405B")?, 405e9);
+        assert_eq!(parse_count("70B")?, 70e9);
+        assert_eq!(parse_count("7b")?, 7e9);
+        assert_eq!(parse_count("238.3K")?, 238_300.0);
+        assert_eq!(parse_count("1.5T")?, 1.5e12);
+        assert!(parse_count("7x").is_err());
+        assert!(parse_count("-5").is_err());
+        assert!(parse_count("B").is_err());
+        assert!(parse_count("0").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn seconds() -> Result<()> {
+        assert_eq!(parse_seconds("2.5")?, 2.5);
+        assert_eq!(parse_seconds("850ms")?, 0.85);
+        assert_eq!(parse_seconds("1m")?, 60.0);
+        assert!(parse_seconds("soon").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn palm_flops_per_token() {
+        let a = Attention { layers: 118.0, heads: 48.0, head_dim: 256.0, seq_len: 2048.0 };
+        let dense = dense_flops_per_token(540.35e9, Mode::Train);
+        let attn = attention_flops_per_token(&a, Mode::Train);
+        assert_eq!(dense, 3.2421e12);
+        assert_eq!(attn, 12.0 * 118.0 * 48.0 * 256.0 * 2048.0);
+        assert_eq!(attention_flops_per_token(&a, Mode::Inference) * 3.0, attn);
+        // full recompute adds a forward pass: a third of the training total
+        let extra = recompute_flops_per_token(Some(540.35e9), Some(&a), dense + attn, Recompute::Full).unwrap_or(0.0);
+        assert!((extra - (dense + attn) / 3.0).abs() < 1.0);
+    }
+}
