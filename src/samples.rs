@@ -378,6 +378,27 @@ pub fn normalize(raw: &DataFrame, resolved: &[Resolved], origin: &str) -> Result
             .clone();
         let what = |expected: &str| format!("{origin}: column '{}' ({name}): expected {expected}", r.source);
         let column = match kind {
+            // Fast paths: a column already in canonical form is shared, not copied
+            // (this is what keeps a 100M-row parquet scan cheap).
+            Kind::Time if src.dtype() == &dtype_of(Kind::Time) && src.null_count() == 0 => {
+                src.with_name((*name).into()).into_column()
+            }
+            Kind::Label if src.dtype() == &DataType::String && (*name != col::HOST || src.null_count() == 0) => {
+                if *name == col::GPU {
+                    for (i, v) in src.str()?.iter().enumerate() {
+                        if v.map(str::trim).unwrap_or("").is_empty() {
+                            keep[i] = false;
+                        }
+                    }
+                }
+                src.with_name((*name).into()).into_column()
+            }
+            Kind::Fraction | Kind::Watts
+                if src.dtype() == &DataType::Float64 && r.unit == Unit::AsIs && all_valid_f64(&src, *kind)? =>
+            {
+                src.with_name((*name).into()).into_column()
+            }
+            Kind::Bytes if src.dtype() == &DataType::UInt64 && r.unit == Unit::AsIs => src.with_name((*name).into()).into_column(),
             Kind::Time => {
                 let ms = to_time_ms(&src, origin, &r.source)?;
                 Series::new((*name).into(), ms)
@@ -429,6 +450,15 @@ pub fn normalize(raw: &DataFrame, resolved: &[Resolved], origin: &str) -> Result
         df = df.filter(&mask)?;
     }
     Ok((df, quality))
+}
+
+/// Whether every non-null value is usable as is (no NaN, in range).
+fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
+    let ca = src.f64()?;
+    Ok(ca.iter().flatten().all(|x| match kind {
+        Kind::Fraction => (0.0..=1.0).contains(&x),
+        _ => x.is_finite() && x >= 0.0,
+    }))
 }
 
 /// Timestamps of any shape into epoch ms. A value that does not parse is an

@@ -1,6 +1,7 @@
 //! Every rule of report-semantics.md on tiny hand-made frames with answers
 //! computed by hand.
 use super::*;
+use crate::timeparse::format_time;
 use crate::samples::Quality;
 use crate::source::from_frame;
 use polars::prelude::{Column, DataFrame};

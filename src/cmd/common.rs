@@ -14,17 +14,49 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         crate::cli::input::InputFormatArg::Parquet => InputFormat::Parquet,
         crate::cli::input::InputFormatArg::Csv => InputFormat::Csv,
         crate::cli::input::InputFormatArg::Ndjson => InputFormat::Ndjson,
+        crate::cli::input::InputFormatArg::Prom => InputFormat::PromText,
+        crate::cli::input::InputFormatArg::PromJson => InputFormat::PromJson,
+        crate::cli::input::InputFormatArg::NvidiaSmi => InputFormat::NvidiaSmiCsv,
+        crate::cli::input::InputFormatArg::NvidiaSmiDmon => InputFormat::NvidiaSmiDmon,
+        crate::cli::input::InputFormatArg::NvidiaSmiXml => InputFormat::NvidiaSmiXml,
     });
-    Ok(ReadOptions { format, maps, quiet })
+    let at = input.at.as_deref().map(|t| parse_cli_time(t, None)).transpose().context("--at")?;
+    let align_ms = match input.align.as_deref() {
+        Some(a) => {
+            let ms = parse_duration_ms(a).context("--align")?;
+            if ms < 0 {
+                bail!("--align must not be negative");
+            }
+            Some(ms)
+        }
+        None => None,
+    };
+    let columns = input.columns.as_ref().map(|c| c.iter().map(|s| s.trim().to_string()).collect());
+    Ok(ReadOptions {
+        format,
+        maps,
+        quiet,
+        at,
+        job_label: input.job_label.clone(),
+        team_label: input.team_label.clone(),
+        align_ms,
+        columns,
+    })
 }
 
 /// Build the audit options. Relative --since/--until count back from the end
 /// of the data, so a report on an old dump means the same thing every time.
 pub fn audit_config(args: &AuditArgs, table: &SampleTable) -> Result<AuditConfig> {
+    audit_config_with_end(args, &|| Ok(crate::audit::time_range(table)?.map(|(_, max)| max)))
+}
+
+/// The same, for a source that says its last sample time only when asked
+/// (a streamed dataset reads it from parquet statistics).
+pub fn audit_config_with_end(args: &AuditArgs, data_end: &dyn Fn() -> Result<Option<i64>>) -> Result<AuditConfig> {
     let prices = PriceBook::new(args.price, args.prices.as_deref(), !args.no_builtin_prices)?;
     let mut cfg = AuditConfig::new(prices);
     let needs_anchor = args.since.as_deref().is_some_and(is_relative) || args.until.as_deref().is_some_and(is_relative);
-    let anchor = if needs_anchor { crate::audit::time_range(table)?.map(|(_, max)| max) } else { None };
+    let anchor = if needs_anchor { data_end()? } else { None };
     if let Some(s) = &args.since {
         cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
     }

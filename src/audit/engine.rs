@@ -1,0 +1,820 @@
+//! The audit as an incremental engine over canonical chunks, so that a
+//! dataset larger than memory streams through in two passes:
+//! pass 1 learns each GPU's median step from its time differences (a
+//! histogram per GPU, exact); pass 2 weighs each sample once the next one is
+//! seen and folds it into the tallies. Memory grows with GPUs, jobs, groups and
+//! idle episodes, never with rows. Rows of one GPU must arrive in time order
+//! (any interleaving of GPUs is fine); [`OutOfOrder`] says when they do not.
+use super::model::*;
+use super::tally::{Basis, Present, Row, Tally};
+use super::{AuditConfig, GroupBy, HeldRule};
+use crate::samples::col;
+use crate::timeparse::{MS_PER_HOUR, format_time};
+use anyhow::Result;
+use polars::prelude::{BooleanChunked, DataFrame, DataType, Float64Chunked, Int64Chunked, StringChunked, UInt64Chunked};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+
+/// A GPU's samples went back in time between chunks: the input is not in
+/// time order, and the caller must sort it first.
+#[derive(Debug)]
+pub struct OutOfOrder {
+    pub host: String,
+    pub gpu: String,
+}
+
+impl fmt::Display for OutOfOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "samples of GPU {}/{} are not in time order", self.host, self.gpu)
+    }
+}
+
+impl std::error::Error for OutOfOrder {}
+
+/// Label strings, stored once.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(id) = self.ids.get(s) {
+            return *id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(s.to_string());
+        self.ids.insert(s.to_string(), id);
+        id
+    }
+    fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map(String::as_str).unwrap_or("")
+    }
+}
+
+/// A sample waiting for the next one to know its weight.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    t: i64,
+    held: bool,
+    idle: bool,
+    device_util: Option<f64>,
+    sm_active: Option<f64>,
+    sm_occupancy: Option<f64>,
+    tensor_active: Option<f64>,
+    price: Option<f64>,
+    model: Option<u32>,
+    job: Option<u32>,
+    user: Option<u32>,
+    team: Option<u32>,
+}
+
+struct OpenEpisode {
+    job: Option<u32>,
+    user: Option<u32>,
+    team: Option<u32>,
+    start_ms: i64,
+    end_ms: i64,
+    weight_ms: i64,
+    usd: Option<f64>,
+}
+
+struct EpisodeRec {
+    gpu: usize,
+    ep: OpenEpisode,
+}
+
+/// Everything known about one GPU (or MIG instance).
+struct GpuState {
+    host: String,
+    gpu: String,
+    host_id: u32,
+    // pass 1
+    last_t1: Option<i64>,
+    diffs: HashMap<i64, u64>,
+    step: Option<i64>,
+    max_gap: Option<i64>,
+    // pass 2
+    last_t2: Option<i64>,
+    pending: Option<Pending>,
+    open: Option<OpenEpisode>,
+    tally: Tally,
+    samples: u64,
+    jobs: Vec<u32>,
+    users: Vec<u32>,
+    model: Option<u32>,
+    /// the previous row's label strings, to skip the interner on repeats
+    label_cache: [Option<(String, u32)>; 4],
+    last_mem_used: Option<u64>,
+    last_mem_total: Option<u64>,
+    last_power: Option<f64>,
+    last_held: bool,
+}
+
+impl GpuState {
+    fn new(host: &str, gpu: &str, host_id: u32) -> Self {
+        GpuState {
+            host: host.to_string(),
+            gpu: gpu.to_string(),
+            host_id,
+            last_t1: None,
+            diffs: HashMap::new(),
+            step: None,
+            max_gap: None,
+            last_t2: None,
+            pending: None,
+            open: None,
+            tally: Tally::default(),
+            samples: 0,
+            jobs: Vec::new(),
+            users: Vec::new(),
+            model: None,
+            label_cache: [None, None, None, None],
+            last_mem_used: None,
+            last_mem_total: None,
+            last_power: None,
+            last_held: false,
+        }
+    }
+}
+
+/// Group key for showback: a label id, or none (split held / not held).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum GroupKey {
+    Label(u32),
+    Unlabelled,
+    Unallocated,
+}
+
+/// Column accessors for one chunk; absent columns are None.
+struct Cols {
+    time: Int64Chunked,
+    host: StringChunked,
+    gpu: StringChunked,
+    model: Option<StringChunked>,
+    held: Option<BooleanChunked>,
+    job: Option<StringChunked>,
+    user: Option<StringChunked>,
+    team: Option<StringChunked>,
+    device_util: Option<Float64Chunked>,
+    sm_active: Option<Float64Chunked>,
+    sm_occupancy: Option<Float64Chunked>,
+    tensor_active: Option<Float64Chunked>,
+    mem_used: Option<UInt64Chunked>,
+    mem_total: Option<UInt64Chunked>,
+    power: Option<Float64Chunked>,
+}
+
+fn opt_str(df: &DataFrame, name: &str) -> Result<Option<StringChunked>> {
+    match df.column(name) {
+        Ok(c) => Ok(Some(c.cast(&DataType::String)?.str()?.rechunk().into_owned())),
+        Err(_) => Ok(None),
+    }
+}
+fn opt_f64(df: &DataFrame, name: &str) -> Result<Option<Float64Chunked>> {
+    match df.column(name) {
+        Ok(c) => Ok(Some(c.cast(&DataType::Float64)?.f64()?.rechunk().into_owned())),
+        Err(_) => Ok(None),
+    }
+}
+fn opt_u64(df: &DataFrame, name: &str) -> Result<Option<UInt64Chunked>> {
+    match df.column(name) {
+        Ok(c) => Ok(Some(c.cast(&DataType::UInt64)?.u64()?.rechunk().into_owned())),
+        Err(_) => Ok(None),
+    }
+}
+
+impl Cols {
+    fn keys(df: &DataFrame) -> Result<(Int64Chunked, StringChunked, StringChunked)> {
+        let time = df.column(col::TIME)?.cast(&DataType::Int64)?.i64()?.rechunk().into_owned();
+        let host = df.column(col::HOST)?.cast(&DataType::String)?.str()?.rechunk().into_owned();
+        let gpu = df.column(col::GPU)?.cast(&DataType::String)?.str()?.rechunk().into_owned();
+        Ok((time, host, gpu))
+    }
+
+    fn new(df: &DataFrame) -> Result<Self> {
+        let (time, host, gpu) = Cols::keys(df)?;
+        let held = match df.column(col::HELD) {
+            Ok(c) => Some(c.cast(&DataType::Boolean)?.bool()?.rechunk().into_owned()),
+            Err(_) => None,
+        };
+        Ok(Cols {
+            time,
+            host,
+            gpu,
+            model: opt_str(df, col::MODEL)?,
+            held,
+            job: opt_str(df, col::JOB)?,
+            user: opt_str(df, col::USER)?,
+            team: opt_str(df, col::TEAM)?,
+            device_util: opt_f64(df, col::DEVICE_UTIL)?,
+            sm_active: opt_f64(df, col::SM_ACTIVE)?,
+            sm_occupancy: opt_f64(df, col::SM_OCCUPANCY)?,
+            tensor_active: opt_f64(df, col::TENSOR_ACTIVE)?,
+            mem_used: opt_u64(df, col::MEM_USED_BYTES)?,
+            mem_total: opt_u64(df, col::MEM_TOTAL_BYTES)?,
+            power: opt_f64(df, col::POWER_W)?,
+        })
+    }
+}
+
+fn get_str(c: &Option<StringChunked>, i: usize) -> Option<&str> {
+    c.as_ref().and_then(|c| c.get(i)).filter(|s| !s.is_empty())
+}
+fn get_f64(c: &Option<Float64Chunked>, i: usize) -> Option<f64> {
+    c.as_ref().and_then(|c| c.get(i))
+}
+
+/// Sums that span GPUs.
+#[derive(Default)]
+struct Fleet {
+    total: Tally,
+    groups: HashMap<GroupKey, Tally>,
+    jobs: HashMap<u32, (Tally, BTreeSet<usize>)>,
+    episodes: Vec<EpisodeRec>,
+    window_start: Option<i64>,
+    window_end: Option<i64>,
+    unobserved_ms: i64,
+}
+
+pub struct Engine<'a> {
+    cfg: &'a AuditConfig,
+    rule: HeldRule,
+    present: Present,
+    basis: Basis,
+    snapshot_ms: i64,
+    index: HashMap<(String, String), usize>,
+    gpus: Vec<GpuState>,
+    labels: Interner,
+    prices: HashMap<Option<u32>, Option<f64>>,
+    unpriced_models: BTreeSet<String>,
+    mfu_by_label: HashMap<u32, f64>,
+    fleet: Fleet,
+    duplicates: u64,
+    rows_in_window: u64,
+    rows_outside_window: u64,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(cfg: &'a AuditConfig, rule: HeldRule, present: Present) -> Self {
+        Engine {
+            cfg,
+            rule,
+            basis: present.basis(),
+            present,
+            snapshot_ms: cfg.interval_ms.unwrap_or(super::DEFAULT_SNAPSHOT_MS),
+            index: HashMap::new(),
+            gpus: Vec::new(),
+            labels: Interner::default(),
+            prices: HashMap::new(),
+            unpriced_models: BTreeSet::new(),
+            mfu_by_label: HashMap::new(),
+            fleet: Fleet::default(),
+            duplicates: 0,
+            rows_in_window: 0,
+            rows_outside_window: 0,
+        }
+    }
+
+    fn in_window(&self, t: i64) -> bool {
+        self.cfg.since.is_none_or(|s| t >= s) && self.cfg.until.is_none_or(|u| t < u)
+    }
+
+    fn gpu_index(&mut self, host: &str, gpu: &str, last: &mut Option<(usize, usize)>, row: usize, hosts: &StringChunked, gpus: &StringChunked) -> usize {
+        // Consecutive rows of the same GPU skip the hash lookup.
+        if let Some((prev_row, idx)) = *last
+            && hosts.get(prev_row) == Some(host)
+            && gpus.get(prev_row) == Some(gpu)
+        {
+            *last = Some((row, idx));
+            return idx;
+        }
+        let key = (host.to_string(), gpu.to_string());
+        let idx = match self.index.get(&key) {
+            Some(i) => *i,
+            None => {
+                let host_id = self.labels.intern(host);
+                self.gpus.push(GpuState::new(host, gpu, host_id));
+                let i = self.gpus.len() - 1;
+                self.index.insert(key, i);
+                i
+            }
+        };
+        *last = Some((row, idx));
+        idx
+    }
+
+    /// Pass 1: the time differences of each GPU.
+    pub fn observe_steps(&mut self, chunk: &DataFrame) -> Result<()> {
+        let (time, host, gpu) = Cols::keys(chunk)?;
+        let mut last = None;
+        for i in 0..chunk.height() {
+            let Some(t) = time.get(i) else { continue };
+            if !self.in_window(t) {
+                continue;
+            }
+            let idx = self.gpu_index(host.get(i).unwrap_or(""), gpu.get(i).unwrap_or(""), &mut last, i, &host, &gpu);
+            let g = &mut self.gpus[idx];
+            if let Some(prev) = g.last_t1 {
+                if t < prev {
+                    return Err(OutOfOrder { host: g.host.clone(), gpu: g.gpu.clone() }.into());
+                }
+                if t > prev {
+                    *g.diffs.entry(t - prev).or_default() += 1;
+                }
+            }
+            g.last_t1 = Some(t);
+        }
+        Ok(())
+    }
+
+    /// Between the passes: median step and max gap per GPU (report-semantics §2).
+    pub fn finish_steps(&mut self) {
+        for g in &mut self.gpus {
+            g.step = median_of_histogram(&g.diffs);
+            g.max_gap = self.cfg.max_gap_ms.or(g.step.map(|s| 3 * s));
+            g.diffs = HashMap::new();
+        }
+        if let Some(mfu) = &self.cfg.job_mfu {
+            for (job, m) in mfu {
+                let id = self.labels.intern(job);
+                self.mfu_by_label.insert(id, *m);
+            }
+        }
+    }
+
+    fn label(&mut self, g: usize, slot: usize, value: Option<&str>) -> Option<u32> {
+        let v = value?;
+        if let Some((s, id)) = &self.gpus[g].label_cache[slot]
+            && s == v
+        {
+            return Some(*id);
+        }
+        let id = self.labels.intern(v);
+        self.gpus[g].label_cache[slot] = Some((v.to_string(), id));
+        Some(id)
+    }
+
+    /// Pass 2: weigh and tally. Chunks must come in the same order as in pass 1.
+    pub fn add(&mut self, chunk: &DataFrame) -> Result<()> {
+        let c = Cols::new(chunk)?;
+        let mut last = None;
+        for i in 0..chunk.height() {
+            let Some(t) = c.time.get(i) else { continue };
+            if !self.in_window(t) {
+                self.rows_outside_window += 1;
+                continue;
+            }
+            let g = self.gpu_index(c.host.get(i).unwrap_or(""), c.gpu.get(i).unwrap_or(""), &mut last, i, &c.host, &c.gpu);
+            if let Some(prev) = self.gpus[g].last_t2 {
+                if t == prev {
+                    self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
+                    continue;
+                }
+                if t < prev {
+                    let s = &self.gpus[g];
+                    return Err(OutOfOrder { host: s.host.clone(), gpu: s.gpu.clone() }.into());
+                }
+            }
+            self.rows_in_window += 1;
+            let model = self.label(g, 0, get_str(&c.model, i));
+            let job = self.label(g, 1, get_str(&c.job, i));
+            let user = self.label(g, 2, get_str(&c.user, i));
+            let team = self.label(g, 3, get_str(&c.team, i));
+            let held = match self.rule {
+                HeldRule::HeldColumn => c.held.as_ref().and_then(|h| h.get(i)).unwrap_or(false),
+                HeldRule::JobColumn => job.is_some(),
+                HeldRule::Memory(limit) => c.mem_used.as_ref().and_then(|m| m.get(i)).is_some_and(|m| m > limit),
+                HeldRule::Assumed => true,
+            };
+            let device_util = get_f64(&c.device_util, i);
+            let price = match self.prices.get(&model) {
+                Some(p) => *p,
+                None => {
+                    let p = self.cfg.prices.price_of(model.map(|m| self.labels.name(m)));
+                    if p.is_none() {
+                        self.unpriced_models.insert(model.map(|m| self.labels.name(m)).unwrap_or("(no model)").to_string());
+                    }
+                    self.prices.insert(model, p);
+                    p
+                }
+            };
+            let p = Pending {
+                t,
+                held,
+                idle: held && device_util.is_some_and(|u| u < self.cfg.idle_below),
+                device_util,
+                sm_active: get_f64(&c.sm_active, i),
+                sm_occupancy: get_f64(&c.sm_occupancy, i),
+                tensor_active: get_f64(&c.tensor_active, i),
+                price,
+                model,
+                job,
+                user,
+                team,
+            };
+            let s = &mut self.gpus[g];
+            s.last_t2 = Some(t);
+            s.last_mem_used = c.mem_used.as_ref().and_then(|m| m.get(i));
+            s.last_mem_total = c.mem_total.as_ref().and_then(|m| m.get(i));
+            s.last_power = get_f64(&c.power, i);
+            if let Some(prev) = s.pending.replace(p) {
+                let gap = t - prev.t;
+                let max_gap = s.max_gap.unwrap_or(gap);
+                if gap > max_gap {
+                    self.fleet.unobserved_ms += gap - max_gap;
+                }
+                let w = self.cap_until(prev.t, gap.min(max_gap));
+                self.finalize(g, prev, w, gap > max_gap);
+            }
+        }
+        Ok(())
+    }
+
+    fn cap_until(&self, t: i64, w: i64) -> i64 {
+        match self.cfg.until {
+            Some(u) => w.min(u - t).max(0),
+            None => w,
+        }
+    }
+
+    /// Fold one weighed sample into every tally and the idle-episode state.
+    fn finalize(&mut self, g: usize, p: Pending, w_ms: i64, gap_after: bool) {
+        let w = w_ms as f64 / MS_PER_HOUR;
+        let mfu = p.job.and_then(|j| self.mfu_by_label.get(&j).copied());
+        let row = Row {
+            w,
+            w_ms,
+            held: p.held,
+            idle: p.idle,
+            device_util: p.device_util,
+            sm_active: p.sm_active,
+            sm_occupancy: p.sm_occupancy,
+            tensor_active: p.tensor_active,
+            mfu: if self.present.useful { mfu } else { None },
+            price: p.price,
+        };
+        let basis = self.basis;
+        let fleet = &mut self.fleet;
+        fleet.total.add(&row, basis);
+        fleet.window_start = Some(fleet.window_start.map_or(p.t, |s| s.min(p.t)));
+        fleet.window_end = Some(fleet.window_end.map_or(p.t + w_ms, |e| e.max(p.t + w_ms)));
+        let s = &mut self.gpus[g];
+        s.tally.add(&row, basis);
+        s.samples += 1;
+        if p.model.is_some() {
+            s.model = p.model;
+        }
+        if let Some(by) = self.cfg.by {
+            let label = match by {
+                GroupBy::Host => Some(s.host_id),
+                GroupBy::Model => p.model,
+                GroupBy::Job => p.job,
+                GroupBy::User => p.user,
+                GroupBy::Team => p.team,
+            };
+            let key = match label {
+                Some(id) => GroupKey::Label(id),
+                None if p.held => GroupKey::Unlabelled,
+                None => GroupKey::Unallocated,
+            };
+            fleet.groups.entry(key).or_default().add(&row, basis);
+        }
+        if p.held {
+            if let Some(j) = p.job {
+                let e = fleet.jobs.entry(j).or_default();
+                e.0.add(&row, basis);
+                e.1.insert(g);
+                if s.jobs.last() != Some(&j) {
+                    s.jobs.retain(|x| *x != j);
+                    s.jobs.push(j);
+                }
+            }
+            if let Some(u) = p.user
+                && s.users.last() != Some(&u)
+            {
+                s.users.retain(|x| *x != u);
+                s.users.push(u);
+            }
+        }
+        s.last_held = p.held;
+
+        // Idle episodes (§5): consecutive idle held samples of one GPU, same job, no gap.
+        if p.idle {
+            let continues = s.open.as_ref().is_some_and(|e| e.job == p.job);
+            if !continues {
+                if let Some(ep) = s.open.take() {
+                    fleet.episodes.push(EpisodeRec { gpu: g, ep });
+                }
+                s.open = Some(OpenEpisode {
+                    job: p.job,
+                    user: p.user,
+                    team: p.team,
+                    start_ms: p.t,
+                    end_ms: p.t,
+                    weight_ms: 0,
+                    usd: Some(0.0),
+                });
+            }
+            if let Some(e) = s.open.as_mut() {
+                e.end_ms = p.t + w_ms;
+                e.weight_ms += w_ms;
+                e.usd = match (e.usd, p.price) {
+                    (Some(a), Some(price)) => Some(a + w * price),
+                    _ => None,
+                };
+            }
+            if gap_after && let Some(ep) = s.open.take() {
+                fleet.episodes.push(EpisodeRec { gpu: g, ep });
+            }
+        } else if let Some(ep) = s.open.take() {
+            fleet.episodes.push(EpisodeRec { gpu: g, ep });
+        }
+    }
+
+    /// Weigh the last sample of every GPU and assemble the report.
+    pub fn finish(mut self, sources: Vec<String>, rows_read: u64, quality: &crate::samples::Quality) -> Result<Report> {
+        for g in 0..self.gpus.len() {
+            let Some(p) = self.gpus[g].pending.take() else { continue };
+            let s = &self.gpus[g];
+            let w = match (s.step, s.max_gap) {
+                (Some(step), Some(max_gap)) => step.min(max_gap),
+                _ => self.snapshot_ms,
+            };
+            let w = self.cap_until(p.t, w);
+            self.finalize(g, p, w, false);
+            if let Some(ep) = self.gpus[g].open.take() {
+                self.fleet.episodes.push(EpisodeRec { gpu: g, ep });
+            }
+        }
+        if self.rows_in_window == 0 {
+            if self.rows_outside_window == 0 {
+                anyhow::bail!("no usable samples in {}", sources.join(", "));
+            }
+            anyhow::bail!(
+                "no samples between --since and --until ({} samples lie outside the window)",
+                self.rows_outside_window
+            );
+        }
+        let cfg = self.cfg;
+        let present = self.present;
+        let labels = &self.labels;
+        let name = |id: Option<u32>| id.map(|i| labels.name(i).to_string());
+
+        let mut window_start = self.fleet.window_start.unwrap_or(0);
+        let mut window_end = self.fleet.window_end.unwrap_or(0);
+        if let Some(s) = cfg.since {
+            window_start = s;
+        }
+        if let Some(u) = cfg.until {
+            window_end = u;
+        }
+        let window_hours = (window_end - window_start).max(0) as f64 / MS_PER_HOUR;
+        let all_single = self.gpus.iter().all(|g| g.samples <= 1);
+        let monthly = |v: Option<f64>| v.and_then(|x| if window_hours > 0.0 { Some(x / window_hours * 730.0) } else { None });
+
+        let total = &self.fleet.total;
+        let layers = total.layers(&present);
+        let ratios = total.ratios(&present);
+        let cost = Cost {
+            currency: "USD".to_string(),
+            price_source: cfg.prices.source.describe(),
+            observed_usd: total.priced(total.observed_usd),
+            held_usd: total.priced(total.held_usd),
+            idle_held_usd: total.priced(total.idle_held_usd),
+            unallocated_usd: total.priced(total.unallocated_usd),
+            not_useful_usd: total.not_useful_usd(),
+            not_useful_basis: total.not_useful_usd().map(|_| self.basis.name().to_string()),
+            unpriced_gpu_hours: total.unpriced_h,
+            unpriced_models: self.unpriced_models.iter().cloned().collect(),
+            monthly_run_rate: MonthlyRunRate {
+                observed_usd: monthly(total.priced(total.observed_usd)),
+                held_usd: monthly(total.priced(total.held_usd)),
+                idle_held_usd: monthly(total.priced(total.idle_held_usd)),
+                unallocated_usd: monthly(total.priced(total.unallocated_usd)),
+                not_useful_usd: monthly(total.not_useful_usd()),
+            },
+        };
+
+        let pct = |v: Option<f64>, of: f64| v.and_then(|x| if of > 0.0 { Some(x / of) } else { None });
+        let held = layers.held_gpu_hours;
+        let observed = layers.observed_gpu_hours;
+        let step = |name: &str, v: Option<f64>| WaterfallStep {
+            layer: name.to_string(),
+            gpu_hours: v,
+            pct_of_held: pct(v, held),
+            pct_of_observed: pct(v, observed),
+        };
+        let waterfall = vec![
+            WaterfallStep { pct_of_held: None, ..step("observed", Some(observed)) },
+            step("held", Some(held)),
+            step("active", layers.active_gpu_hours),
+            step("sm_active", layers.sm_active_gpu_hours),
+            step("tensor_active", layers.tensor_active_gpu_hours),
+            step("useful", layers.useful_gpu_hours),
+            step("idle_held", layers.idle_held_gpu_hours),
+        ];
+
+        let mut episodes: Vec<IdleEpisode> = self
+            .fleet
+            .episodes
+            .iter()
+            .filter(|r| r.ep.end_ms > r.ep.start_ms && r.ep.weight_ms >= cfg.min_idle_ms)
+            .map(|r| IdleEpisode {
+                host: self.gpus[r.gpu].host.clone(),
+                gpu: self.gpus[r.gpu].gpu.clone(),
+                job: name(r.ep.job),
+                user: name(r.ep.user),
+                team: name(r.ep.team),
+                start: format_time(r.ep.start_ms),
+                end: format_time(r.ep.end_ms),
+                hours: r.ep.weight_ms as f64 / MS_PER_HOUR,
+                usd: r.ep.usd,
+            })
+            .collect();
+        episodes.sort_by(|a, b| {
+            b.hours
+                .total_cmp(&a.hours)
+                .then_with(|| a.start.cmp(&b.start))
+                .then_with(|| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)))
+        });
+        let idle_episodes_total = episodes.len();
+        if let Some(top) = cfg.top {
+            episodes.truncate(top);
+        }
+
+        let groups = cfg.by.map(|by| {
+            let mut rows: Vec<Group> = self
+                .fleet
+                .groups
+                .iter()
+                .map(|(key, t)| Group {
+                    by: by.column().to_string(),
+                    key: match key {
+                        GroupKey::Label(id) => labels.name(*id).to_string(),
+                        GroupKey::Unlabelled => "(unlabelled)".to_string(),
+                        GroupKey::Unallocated => "(unallocated)".to_string(),
+                    },
+                    layers: t.layers(&present),
+                    ratios: t.ratios(&present),
+                    cost: t.group_cost(),
+                })
+                .collect();
+            rows.sort_by(|a, b| b.layers.held_gpu_hours.total_cmp(&a.layers.held_gpu_hours).then_with(|| a.key.cmp(&b.key)));
+            rows
+        });
+
+        let jobs = cfg.job_mfu.as_ref().map(|mfu| {
+            let mut rows: Vec<JobSummary> = self
+                .fleet
+                .jobs
+                .iter()
+                .map(|(job, (t, gpu_set))| {
+                    let job = labels.name(*job).to_string();
+                    let r = t.ratios(&present);
+                    let m = mfu.get(&job).copied();
+                    JobSummary {
+                        gpus: gpu_set.len(),
+                        held_gpu_hours: t.held_h,
+                        device_util: r.active,
+                        sm_active: r.sm_active,
+                        tensor_active: r.tensor_active,
+                        mfu: m,
+                        useful_gpu_hours: m.map(|m| m * t.held_h),
+                        not_useful_usd: t.not_useful_usd(),
+                        job,
+                    }
+                })
+                .collect();
+            rows.sort_by(|a, b| b.held_gpu_hours.total_cmp(&a.held_gpu_hours).then_with(|| a.job.cmp(&b.job)));
+            rows
+        });
+
+        let mut gpus: Vec<GpuSummary> = self
+            .gpus
+            .iter()
+            .filter(|g| g.samples > 0)
+            .map(|g| {
+                let r = g.tally.ratios(&present);
+                let model = name(g.model);
+                GpuSummary {
+                    host: g.host.clone(),
+                    gpu: g.gpu.clone(),
+                    usd_per_hour: cfg.prices.price_of(model.as_deref()),
+                    model,
+                    samples: g.samples,
+                    jobs: g.jobs.iter().map(|j| labels.name(*j).to_string()).collect(),
+                    users: g.users.iter().map(|u| labels.name(*u).to_string()).collect(),
+                    observed_gpu_hours: g.tally.observed_h,
+                    held_gpu_hours: g.tally.held_h,
+                    idle_held_gpu_hours: present.device_util.then_some(g.tally.idle_held_h),
+                    device_util: r.active,
+                    sm_active: r.sm_active,
+                    tensor_active: r.tensor_active,
+                    last_mem_used_bytes: g.last_mem_used,
+                    last_mem_total_bytes: g.last_mem_total,
+                    last_power_w: g.last_power,
+                    last_held: g.last_held,
+                }
+            })
+            .collect();
+        gpus.sort_by(|a, b| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)));
+
+        let mut notes = quality.notes.clone();
+        if all_single {
+            notes.push(format!(
+                "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
+                crate::timeparse::format_duration_ms(self.snapshot_ms)
+            ));
+        }
+        if cost.not_useful_usd.is_some() && total.held_h > 0.0 {
+            let basis_known = match self.basis {
+                Basis::Useful => None,
+                Basis::TensorActive => Some(total.tensor_known_h),
+                Basis::SmActive => Some(total.sm_known_h),
+                Basis::Active => Some(total.active_known_h),
+            };
+            if let Some(known) = basis_known
+                && known < total.held_h
+            {
+                notes.push(format!(
+                    "not-useful dollars count {:.2} held GPU-hours without {} as not useful",
+                    total.held_h - known,
+                    self.basis.name()
+                ));
+            }
+        }
+        let data_quality = DataQuality {
+            duplicates: self.duplicates,
+            invalid: quality.invalid.clone(),
+            unobserved_gpu_hours: self.fleet.unobserved_ms as f64 / MS_PER_HOUR,
+            held_unknown_activity_gpu_hours: total.held_unknown_activity_h,
+            rows_outside_window: self.rows_outside_window,
+            rows_dropped: quality.rows_dropped,
+            notes,
+            warnings: quality.warnings.clone(),
+        };
+        Ok(Report {
+            schema: SCHEMA.to_string(),
+            window: Window {
+                start: format_time(window_start),
+                end: format_time(window_end),
+                hours: window_hours,
+                snapshot: all_single,
+            },
+            sources: Sources { files: sources, rows_read, rows_used: self.rows_in_window },
+            data_quality,
+            held_rule: self.rule.describe(),
+            layers,
+            ratios,
+            cost,
+            waterfall,
+            idle_episodes_total,
+            idle_episodes: episodes,
+            groups,
+            gpu_count: gpus.len(),
+            gpus,
+            jobs,
+        })
+    }
+}
+
+/// Median of positive differences from their histogram: the mean of the
+/// middle two for an even count, as `weights::median_step`.
+pub fn median_of_histogram(diffs: &HashMap<i64, u64>) -> Option<i64> {
+    let n: u64 = diffs.values().sum();
+    if n == 0 {
+        return None;
+    }
+    let mut sorted: Vec<(i64, u64)> = diffs.iter().map(|(d, c)| (*d, *c)).collect();
+    sorted.sort_unstable();
+    let nth = |k: u64| -> i64 {
+        let mut seen = 0;
+        for (d, c) in &sorted {
+            seen += c;
+            if seen > k {
+                return *d;
+            }
+        }
+        sorted.last().map(|x| x.0).unwrap_or(0)
+    };
+    Some(if n % 2 == 1 { nth(n / 2) } else { (nth(n / 2 - 1) + nth(n / 2)) / 2 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_median_matches_the_sorted_median() {
+        let mut h = HashMap::new();
+        for d in [10, 20, 30, 40] {
+            *h.entry(d).or_default() += 1;
+        }
+        assert_eq!(median_of_histogram(&h), super::super::weights::median_step(&[0, 10, 30, 60, 100]));
+        h.insert(60_000, 5);
+        assert_eq!(median_of_histogram(&h), Some(60_000));
+        assert_eq!(median_of_histogram(&HashMap::new()), None);
+    }
+}
