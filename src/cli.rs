@@ -7,6 +7,7 @@ pub mod check;
 pub mod demo;
 pub mod input;
 pub mod mfu;
+pub mod prometheus;
 pub mod report;
 pub mod scan;
 

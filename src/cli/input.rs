@@ -12,8 +12,11 @@ pub enum InputFormatArg {
 pub struct InputArgs {
     /// Metric dumps: files, globs or directories of parquet files (hive partitions).
     /// `-` reads CSV from standard input.
-    #[arg(value_name = "INPUT", required = true)]
+    #[arg(value_name = "INPUT", required_unless_present = "prometheus")]
     pub inputs: Vec<String>,
+
+    #[command(flatten)]
+    pub live: super::prometheus::PrometheusArgs,
 
     /// Read every input as this format instead of going by its extension.
     #[arg(long, value_enum, value_name = "FORMAT")]

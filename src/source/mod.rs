@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod files;
+pub mod prometheus_http;
+pub mod prometheus_live;
+pub mod prometheus_pushdown;
 pub mod nvml;
 pub mod procinfo;
 pub mod scan;

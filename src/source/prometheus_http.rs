@@ -1,0 +1,342 @@
+//! A blocking client for the Prometheus HTTP API (also Thanos, Mimir,
+//! VictoriaMetrics): auth, timeouts, retries with backoff, and errors that
+//! say what the server said. Credentials never appear in messages.
+use super::prometheus_json::{Response, parse_response};
+use anyhow::{Result, anyhow, bail};
+use serde::Deserialize;
+use std::io::Read;
+use std::time::Duration;
+
+/// How to authenticate.
+#[derive(Clone, Default)]
+pub enum Auth {
+    #[default]
+    None,
+    Bearer(String),
+    Basic { user: String, password: String },
+}
+
+impl Auth {
+    /// What was sent, for messages (never the secret itself).
+    fn describe(&self) -> &'static str {
+        match self {
+            Auth::None => "no credentials were sent",
+            Auth::Bearer(_) => "the bearer token (--prom-token / GPUAUDIT_PROM_TOKEN) was rejected",
+            Auth::Basic { .. } => "the basic-auth user and password (--prom-user / GPUAUDIT_PROM_PASSWORD) were rejected",
+        }
+    }
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Auth::None => "None",
+            Auth::Bearer(_) => "Bearer(***)",
+            Auth::Basic { .. } => "Basic(***)",
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    pub timeout: Duration,
+    pub retries: u32,
+    pub auth: Auth,
+}
+
+pub struct Client {
+    agent: ureq::Agent,
+    /// base URL without credentials or trailing slash
+    base: String,
+    auth: Auth,
+    retries: u32,
+    /// `warnings`/`infos` the server attached to answers (partial results), deduplicated
+    pub warnings: Vec<String>,
+    pub requests: u64,
+}
+
+/// The envelope fields the JSON parser does not keep.
+#[derive(Deserialize)]
+struct Extras {
+    #[serde(default)]
+    warnings: Vec<String>,
+    #[serde(default)]
+    infos: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    #[serde(default, rename = "errorType")]
+    error_type: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StringList {
+    status: String,
+    #[serde(default)]
+    data: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct SeriesList {
+    status: String,
+    #[serde(default)]
+    data: Vec<std::collections::BTreeMap<String, String>>,
+}
+
+/// Split `https://user:pass@host/` into the URL without credentials and the credentials.
+fn split_userinfo(url: &str) -> (String, Option<(String, String)>) {
+    let Some((scheme, rest)) = url.split_once("://") else { return (url.to_string(), None) };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let (u, p) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+            (format!("{scheme}://{host}{}", &rest[authority_end..]), Some((u.to_string(), p.to_string())))
+        }
+        None => (url.to_string(), None),
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+impl Client {
+    pub fn new(url: &str, opts: &ClientOptions) -> Result<Client> {
+        let url = url.trim();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            bail!("--prometheus '{}': expected an http:// or https:// URL", split_userinfo(url).0);
+        }
+        let (base, userinfo) = split_userinfo(url);
+        let base = base.trim_end_matches('/').to_string();
+        let auth = match (&opts.auth, userinfo) {
+            (Auth::None, Some((user, password))) => Auth::Basic { user, password },
+            (a, _) => a.clone(),
+        };
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(opts.timeout.min(Duration::from_secs(10)))
+            .timeout(opts.timeout)
+            .user_agent(concat!("gpuaudit/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Ok(Client { agent, base, auth, retries: opts.retries, warnings: Vec::new(), requests: 0 })
+    }
+
+    /// The server as messages show it (no credentials).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    fn authorize(&self, req: ureq::Request) -> ureq::Request {
+        match &self.auth {
+            Auth::None => req,
+            Auth::Bearer(t) => req.set("Authorization", &format!("Bearer {t}")),
+            Auth::Basic { user, password } => {
+                req.set("Authorization", &format!("Basic {}", base64_encode(format!("{user}:{password}").as_bytes())))
+            }
+        }
+    }
+
+    /// One API call with retries: a POST form (query endpoints) or a GET.
+    /// Returns the body of a 2xx answer; every failure is one clear line.
+    fn call(&mut self, path: &str, params: &[(&str, String)], post: bool, what: &str) -> Result<String> {
+        let url = format!("{}{path}", self.base);
+        let mut attempt = 0u32;
+        loop {
+            self.requests += 1;
+            let req = if post { self.agent.post(&url) } else { self.agent.get(&url) };
+            let mut req = self.authorize(req);
+            let result = if post {
+                let form: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                req.send_form(&form)
+            } else {
+                for (k, v) in params {
+                    req = req.query(k, v);
+                }
+                req.call()
+            };
+            let retryable = match &result {
+                Ok(_) => false,
+                Err(ureq::Error::Status(code, _)) => matches!(code, 429 | 502 | 503 | 504),
+                Err(ureq::Error::Transport(t)) => {
+                    !matches!(t.kind(), ureq::ErrorKind::InvalidUrl | ureq::ErrorKind::UnknownScheme | ureq::ErrorKind::InvalidProxyUrl)
+                }
+            };
+            if retryable && attempt < self.retries {
+                // 0.5 s, 1 s, 2 s, ... capped at 8 s
+                std::thread::sleep(Duration::from_millis((500u64 << attempt.min(4)).min(8_000)));
+                attempt += 1;
+                continue;
+            }
+            let tries = if attempt > 0 { format!(" (after {} tries)", attempt + 1) } else { String::new() };
+            return match result {
+                Ok(resp) => read_body(resp).map_err(|e| anyhow!("Prometheus at {}: reading the answer to {what}: {e}", self.base)),
+                Err(ureq::Error::Transport(t)) => {
+                    let detail = t.message().map(str::to_string).unwrap_or_else(|| t.kind().to_string());
+                    let cause = std::error::Error::source(&t).map(|s| format!(": {s}")).unwrap_or_default();
+                    Err(anyhow!("cannot reach Prometheus at {}: {detail}{cause}{tries}", self.base))
+                }
+                Err(ureq::Error::Status(code, resp)) => {
+                    let status = format!("{code} {}", resp.status_text());
+                    let body = read_body(resp).unwrap_or_default();
+                    Err(self.status_error(code, &status, &body, what, &tries))
+                }
+            };
+        }
+    }
+
+    fn status_error(&self, code: u16, status: &str, body: &str, what: &str, tries: &str) -> anyhow::Error {
+        if code == 401 || code == 403 {
+            let hint = match self.auth {
+                Auth::None => " (set a bearer token with GPUAUDIT_PROM_TOKEN or --prom-token, or basic auth with --prom-user and GPUAUDIT_PROM_PASSWORD)",
+                _ => "",
+            };
+            return anyhow!("Prometheus at {} answered {status}: {}{hint}", self.base, self.auth.describe());
+        }
+        match serde_json::from_str::<ErrorBody>(body) {
+            Ok(ErrorBody { error: Some(e), error_type }) => anyhow!(
+                "Prometheus at {} rejected {what} ({status}{}): {e}{tries}",
+                self.base,
+                error_type.map(|t| format!(", {t}")).unwrap_or_default()
+            ),
+            _ => {
+                let text = body.trim();
+                let text = if text.is_empty() { String::new() } else { format!(": {}", shorten(text, 300)) };
+                anyhow!("Prometheus at {} answered {status} to {what}{text}{tries}", self.base)
+            }
+        }
+    }
+
+    /// Keep the server's warnings (e.g. a partial answer from a store that was down).
+    fn note_extras(&mut self, body: &str) {
+        if let Ok(x) = serde_json::from_str::<Extras>(body) {
+            for w in x.warnings.into_iter().chain(x.infos) {
+                if !self.warnings.contains(&w) {
+                    self.warnings.push(w);
+                }
+            }
+        }
+    }
+
+    fn parse(&mut self, body: &str, what: &str) -> Result<Response> {
+        self.note_extras(body);
+        parse_response(body).map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not usable: {e:#}", self.base))
+    }
+
+    /// `/api/v1/query_range` (times in epoch ms; the server returns points at start + k*step <= end).
+    pub fn query_range(&mut self, query: &str, start_ms: i64, end_ms: i64, step_ms: i64) -> Result<Response> {
+        let what = format!("the query '{}'", shorten(query, 160));
+        let params = [("query", query.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms)), ("step", secs(step_ms))];
+        let body = self.call("/api/v1/query_range", &params, true, &what)?;
+        self.parse(&body, &what)
+    }
+
+    /// `/api/v1/query` at one instant.
+    pub fn query(&mut self, query: &str, time_ms: i64) -> Result<Response> {
+        let what = format!("the query '{}'", shorten(query, 160));
+        let params = [("query", query.to_string()), ("time", secs(time_ms))];
+        let body = self.call("/api/v1/query", &params, true, &what)?;
+        self.parse(&body, &what)
+    }
+
+    /// Values of one label on the series `matcher` selects in [start, end].
+    pub fn label_values(&mut self, label: &str, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<String>> {
+        let what = format!("the values of label '{label}'");
+        let params = [("match[]", matcher.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms))];
+        let body = self.call(&format!("/api/v1/label/{label}/values"), &params, false, &what)?;
+        self.note_extras(&body);
+        let list: StringList = serde_json::from_str(&body)
+            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not a list of strings: {e}", self.base))?;
+        if list.status != "success" {
+            bail!("Prometheus at {}: {what} failed (status '{}')", self.base, list.status);
+        }
+        Ok(list.data)
+    }
+
+    /// Label names on the series `matcher` selects in [start, end].
+    pub fn label_names(&mut self, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<String>> {
+        let what = "the label names".to_string();
+        let params = [("match[]", matcher.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms))];
+        let body = self.call("/api/v1/labels", &params, true, &what)?;
+        self.note_extras(&body);
+        let list: StringList = serde_json::from_str(&body)
+            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not a list of strings: {e}", self.base))?;
+        if list.status != "success" {
+            bail!("Prometheus at {}: {what} failed (status '{}')", self.base, list.status);
+        }
+        Ok(list.data)
+    }
+
+    /// The label sets of the series `matcher` selects in [start, end].
+    pub fn series(&mut self, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<std::collections::BTreeMap<String, String>>> {
+        let what = "the series list".to_string();
+        let params = [("match[]", matcher.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms))];
+        let body = self.call("/api/v1/series", &params, true, &what)?;
+        self.note_extras(&body);
+        let list: SeriesList = serde_json::from_str(&body)
+            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not a list of label sets: {e}", self.base))?;
+        if list.status != "success" {
+            bail!("Prometheus at {}: {what} failed (status '{}')", self.base, list.status);
+        }
+        Ok(list.data)
+    }
+}
+
+fn read_body(resp: ureq::Response) -> std::io::Result<String> {
+    let mut body = String::new();
+    resp.into_reader().read_to_string(&mut body)?;
+    Ok(body)
+}
+
+/// Epoch ms as the API's seconds ("1751760000.5").
+pub fn secs(ms: i64) -> String {
+    if ms % 1000 == 0 { format!("{}", ms / 1000) } else { format!("{}.{:03}", ms.div_euclid(1000), ms.rem_euclid(1000)) }
+}
+
+/// Standard base64 for the basic-auth header (too small a need for a crate).
+fn base64_encode(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_leave_the_url() {
+        let (u, c) = split_userinfo("https://me:s3cret@prom.example:9090/prom/");
+        assert_eq!(u, "https://prom.example:9090/prom/");
+        assert_eq!(c, Some(("me".to_string(), "s3cret".to_string())));
+        assert_eq!(split_userinfo("http://h:9090").1, None);
+    }
+
+    #[test]
+    fn basic_auth_encoding() {
+        assert_eq!(base64_encode(b"Aladdin:open sesame"), "QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+        assert_eq!(base64_encode(b"ab"), "YWI=");
+    }
+
+    #[test]
+    fn api_seconds() {
+        assert_eq!(secs(1_751_760_000_000), "1751760000");
+        assert_eq!(secs(1_751_760_000_500), "1751760000.500");
+    }
+}

@@ -1,0 +1,301 @@
+//! Pulled mode: fetch the DCGM series from a live Prometheus through
+//! `/api/v1/query_range`, in chunks of hosts and of time so memory stays
+//! bounded, and pivot them with the scrape reader's label rules into the
+//! canonical sample table the file audit runs on.
+use super::prometheus::{HOST_LABELS, LabelOptions, PromSample, pivot};
+use super::prometheus_http::Client;
+use super::prometheus_json::to_samples;
+use super::{ReadOptions, from_frame};
+use crate::samples::{Quality, SampleTable};
+use crate::timeparse::{format_duration_ms, format_time};
+use anyhow::{Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeSet;
+
+/// The DCGM series the audit uses (and their DCGM 4.6 names).
+pub const METRICS: &[&str] = &[
+    "DCGM_FI_DEV_GPU_UTIL",
+    "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+    "DCGM_FI_PROF_SM_ACTIVE",
+    "DCGM_FI_PROF_SM_OCCUPANCY",
+    "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+    "DCGM_FI_PROF_DRAM_ACTIVE",
+    "DCGM_FI_DEV_FB_USED",
+    "DCGM_FI_DEV_POWER_USAGE",
+    "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
+    "DCGM_FI_PROF_SM_UTIL_RATIO",
+    "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO",
+    "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
+    "DCGM_FI_PROF_DRAM_UTIL_RATIO",
+];
+
+/// Prometheus refuses a range query of more than 11,000 points per series.
+pub const MAX_POINTS_PER_SERIES: i64 = 10_000;
+/// Points of one metric fetched per request (GPUs x steps): bounds memory per chunk.
+const POINTS_PER_REQUEST: i64 = 40_000;
+/// GPUs per host assumed when sizing time chunks.
+const GPUS_PER_HOST: i64 = 8;
+
+/// The labels the pivot reads; every other label is dropped on arrival to save memory.
+const KEEP_LABELS: &[&str] = &[
+    "UUID", "uuid", "gpu_uuid", "gpu", "GPU_I_ID", "modelName", "model", "job", "instance", "exported_pod",
+    "exported_namespace", "exported_container", "pod", "namespace", "container", "hpc_job",
+];
+
+/// What to fetch: the server, the window [since, until) and how finely.
+#[derive(Debug, Clone)]
+pub struct LiveQuery {
+    pub since_ms: i64,
+    pub until_ms: i64,
+    pub step_ms: i64,
+    /// label matchers without braces (`cluster="a"`), may be empty
+    pub matchers: String,
+    pub hosts_per_query: usize,
+}
+
+impl LiveQuery {
+    /// Evaluation times are multiples of the step from the epoch (as Grafana
+    /// aligns them), so two runs over the same window see the same points.
+    pub fn new(since_ms: i64, until_ms: i64, step_ms: i64, selector: Option<&str>, hosts_per_query: usize) -> Result<Self> {
+        if step_ms <= 0 {
+            bail!("--step must be positive");
+        }
+        let since_ms = since_ms.div_euclid(step_ms) * step_ms + if since_ms.rem_euclid(step_ms) > 0 { step_ms } else { 0 };
+        if since_ms >= until_ms {
+            bail!("--since must be before --until (at least one --step apart)");
+        }
+        let matchers = parse_selector(selector.unwrap_or(""))?;
+        Ok(LiveQuery { since_ms, until_ms, step_ms, matchers, hosts_per_query: hosts_per_query.max(1) })
+    }
+
+    /// The last evaluation time: the last step multiple before `until`.
+    pub fn last_point_ms(&self) -> i64 {
+        self.since_ms + (self.until_ms - 1 - self.since_ms).div_euclid(self.step_ms) * self.step_ms
+    }
+
+    pub fn points(&self) -> i64 {
+        (self.last_point_ms() - self.since_ms) / self.step_ms + 1
+    }
+
+    /// A selector for `metrics` plus the user's matchers and any `extra` ones.
+    pub fn selector(&self, metrics: &[&str], extra: &[String]) -> String {
+        let mut parts = vec![if metrics.len() == 1 {
+            format!("__name__=\"{}\"", metrics[0])
+        } else {
+            format!("__name__=~\"{}\"", metrics.join("|"))
+        }];
+        if !self.matchers.is_empty() {
+            parts.push(self.matchers.clone());
+        }
+        parts.extend(extra.iter().cloned());
+        format!("{{{}}}", parts.join(", "))
+    }
+
+    pub fn describe(&self, base: &str) -> String {
+        format!(
+            "{base} from {} to {} every {}",
+            format_time(self.since_ms),
+            format_time(self.until_ms),
+            format_duration_ms(self.step_ms)
+        )
+    }
+}
+
+/// `{cluster="a", env=~"p.*"}` or `cluster="a"` -> the matchers inside the braces.
+pub fn parse_selector(text: &str) -> Result<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(String::new());
+    }
+    let inner = match (t.starts_with('{'), t.ends_with('}')) {
+        (true, true) => &t[1..t.len() - 1],
+        (false, false) if !t.contains(['{', '}']) => t,
+        _ => bail!("--selector '{text}': expected label matchers such as '{{cluster=\"a\"}}' (no metric name)"),
+    };
+    if inner.contains(['{', '}']) || !inner.trim().is_empty() && !inner.contains(['=', '~']) {
+        bail!("--selector '{text}': expected label matchers such as '{{cluster=\"a\"}}' (no metric name)");
+    }
+    Ok(inner.trim().trim_end_matches(',').trim().to_string())
+}
+
+/// A regex matching exactly these values (RE2 metacharacters escaped, then quoted for PromQL).
+pub fn exact_regex(values: &[String]) -> String {
+    let escaped: Vec<String> = values
+        .iter()
+        .map(|v| {
+            let mut out = String::new();
+            for c in v.chars() {
+                if "\\.+*?()|[]{}^$".contains(c) {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            out
+        })
+        .collect();
+    let re = escaped.join("|");
+    // PromQL double-quoted string: escape backslashes and quotes once more.
+    re.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The first host label the fleet's series carry, and its values (the chunking unit).
+pub fn hosts(client: &mut Client, q: &LiveQuery) -> Result<Option<(String, Vec<String>)>> {
+    let all = q.selector(METRICS, &[]);
+    let names = client.label_names(&all, q.since_ms, q.last_point_ms())?;
+    let Some(label) = HOST_LABELS.iter().find(|l| names.iter().any(|n| n == *l)) else { return Ok(None) };
+    let mut values = client.label_values(label, &all, q.since_ms, q.last_point_ms())?;
+    values.sort();
+    values.dedup();
+    Ok(Some((label.to_string(), values)))
+}
+
+fn progress(quiet: bool, len: u64) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden())
+    } else {
+        // indicatif hides itself when stderr is not a terminal.
+        ProgressBar::new(len)
+    };
+    let style = ProgressStyle::with_template("{spinner} querying {pos}/{len} {bar:30} {wide_msg} [{elapsed}, eta {eta}]")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// Fetch the window, chunk by chunk, into one canonical table.
+pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<SampleTable> {
+    let label_opts = LabelOptions { job_label: opts.job_label.clone(), team_label: opts.team_label.clone(), align_ms: opts.align_ms };
+    let mut keep: BTreeSet<String> = KEEP_LABELS.iter().chain(HOST_LABELS).map(|s| s.to_string()).collect();
+    keep.extend(opts.job_label.iter().cloned());
+    keep.extend(opts.team_label.iter().cloned());
+
+    let batches: Vec<Vec<String>> = match hosts(client, q)? {
+        Some((label, values)) => values
+            .chunks(q.hosts_per_query)
+            .map(|c| vec![format!("{label}=~\"{}\"", exact_regex(c))])
+            .collect(),
+        None => vec![Vec::new()],
+    };
+    let hosts_per_batch = q.hosts_per_query as i64;
+    let steps_per_chunk = (POINTS_PER_REQUEST / (hosts_per_batch * GPUS_PER_HOST)).clamp(1, MAX_POINTS_PER_SERIES);
+    let mut chunks = Vec::new();
+    let mut t = q.since_ms;
+    let last = q.last_point_ms();
+    while t <= last {
+        let end = (t + (steps_per_chunk - 1) * q.step_ms).min(last);
+        chunks.push((t, end));
+        t = end + q.step_ms;
+    }
+
+    let bar = progress(opts.quiet, (batches.len() * chunks.len()) as u64);
+    let mut tables = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut quality = Quality::default();
+    let mut points = 0u64;
+    for (i, extra) in batches.iter().enumerate() {
+        bar.set_message(format!("host batch {}/{}", i + 1, batches.len()));
+        for (start, end) in &chunks {
+            let query = q.selector(METRICS, extra);
+            let response = client.query_range(&query, *start, *end, q.step_ms)?;
+            let (mut samples, _) = to_samples(response, "unnamed");
+            for s in samples.iter_mut() {
+                s.labels.retain(|k, _| keep.contains(k));
+            }
+            points += samples.len() as u64;
+            bar.inc(1);
+            if let Some(t) = chunk_table(samples, &label_opts, opts, &mut notes, &mut quality)? {
+                tables.push(t);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    if tables.is_empty() {
+        bail!(
+            "Prometheus at {} has no DCGM series matching {} between {} and {} (expected e.g. DCGM_FI_DEV_GPU_UTIL with a UUID or gpu label; check --selector and the time range)",
+            client.base(),
+            q.selector(&["DCGM_FI_DEV_GPU_UTIL"], &[]),
+            format_time(q.since_ms),
+            format_time(q.until_ms)
+        );
+    }
+    let mut table = SampleTable::concat(tables)?;
+    table.quality.notes = notes;
+    table.quality.warnings.extend(quality.warnings);
+    table.quality.notes.push(format!(
+        "pulled {points} points in {} requests from {}; Prometheus returns at each step the latest sample within its lookback (5m by default), so a series that stops is repeated up to that long",
+        client.requests,
+        q.describe(client.base())
+    ));
+    for w in &client.warnings {
+        table.quality.warnings.push(format!("Prometheus warned (the answer may be partial): {w}"));
+    }
+    table.sources = vec![client.base().to_string()];
+    Ok(table)
+}
+
+/// Pivot one chunk; notes are kept once (chunks repeat them).
+fn chunk_table(
+    samples: Vec<PromSample>,
+    label_opts: &LabelOptions,
+    opts: &ReadOptions,
+    notes: &mut Vec<String>,
+    quality: &mut Quality,
+) -> Result<Option<SampleTable>> {
+    if samples.is_empty() {
+        return Ok(None);
+    }
+    let (frame, mut q) = pivot(samples, label_opts)?;
+    if frame.height() == 0 {
+        for w in q.warnings.drain(..) {
+            if !quality.warnings.contains(&w) {
+                quality.warnings.push(w);
+            }
+        }
+        return Ok(None);
+    }
+    for n in q.notes.drain(..) {
+        // "job from ...: a, b, c" differs per chunk in its examples: one per kind.
+        let kind = n.split(':').next().unwrap_or(&n).to_string();
+        if !notes.iter().any(|m| m.split(':').next() == Some(kind.as_str())) {
+            notes.push(n);
+        }
+    }
+    for w in q.warnings.drain(..) {
+        if !quality.warnings.contains(&w) {
+            quality.warnings.push(w);
+        }
+    }
+    let mut t = from_frame("prometheus", frame, &opts.maps, Quality::default())?;
+    t.quality.notes.clear();
+    Ok(Some(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors() -> Result<()> {
+        assert_eq!(parse_selector("{cluster=\"a\"}")?, "cluster=\"a\"");
+        assert_eq!(parse_selector(" cluster=~\"a|b\", env!=\"dev\" ")?, "cluster=~\"a|b\", env!=\"dev\"");
+        assert_eq!(parse_selector("")?, "");
+        assert!(parse_selector("DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}").is_err());
+        assert!(parse_selector("cluster").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn windows_align_to_the_step() -> Result<()> {
+        let q = LiveQuery::new(61_000, 600_000, 60_000, None, 8)?;
+        assert_eq!(q.since_ms, 120_000);
+        assert_eq!(q.last_point_ms(), 540_000);
+        assert_eq!(q.points(), 8);
+        assert_eq!(q.selector(&["A", "B"], &["Hostname=~\"h1\"".into()]), "{__name__=~\"A|B\", Hostname=~\"h1\"}");
+        Ok(())
+    }
+
+    #[test]
+    fn host_regex_is_exact() {
+        assert_eq!(exact_regex(&["node-1.x".into(), "a|b".into()]), "node-1\\\\.x|a\\\\|b");
+    }
+}

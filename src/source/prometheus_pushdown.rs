@@ -1,0 +1,468 @@
+//! `--pushdown`: the layers computed inside Prometheus with PromQL, for fleets
+//! too large to pull. Each layer is `sum_over_time` over a subquery that
+//! evaluates a per-GPU expression at every step of the window (the same
+//! evaluation times as pulled mode); only the sums per group come back.
+//!
+//! Where the answer can differ from the pulled one (also printed in the
+//! report's notes, see [`CAVEAT`]):
+//! - weights: every evaluation point weighs exactly one step. Pulled mode
+//!   weighs a sample by the time to the next one, up to max-gap (3 steps), so
+//!   around a gap longer than the lookback a GPU counts up to 2 steps more
+//!   there; `--max-gap` has no effect here.
+//! - lookback: both modes see a series up to the lookback (5m by default)
+//!   after its last sample; when an owner label changes, the old and the new
+//!   series can both answer for up to that long and count twice here (pulled
+//!   mode keeps one row per GPU and time).
+//! - observed time is where DCGM_FI_DEV_GPU_UTIL has a point (pulled mode:
+//!   any of the metrics); held comes from the owner label alone (pulled mode
+//!   also skips an exporter's own pod named in `exported_pod`).
+//! - step alignment: evaluation times are multiples of --step, as in pulled mode.
+use super::prometheus::{GPU_LABELS, HOST_LABELS};
+use super::prometheus_http::Client;
+use super::prometheus_live::{LiveQuery, METRICS};
+use crate::audit::model::*;
+use crate::audit::tally::{Basis, Present, Tally};
+use crate::audit::{AuditConfig, GroupBy};
+use crate::timeparse::{MS_PER_HOUR, format_time};
+use anyhow::{Result, bail};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const CAVEAT: &str = "--pushdown: layers computed inside Prometheus (sum_over_time over subqueries, one step per point); they can differ from a pulled report: around gaps (pulled weighs the sample before a gap up to --max-gap, 3 steps; here every point weighs one step, --max-gap is ignored), where an owner label changes within the lookback (old and new series both count), and observed time counts DCGM_FI_DEV_GPU_UTIL points only; no idle episodes or per-GPU rows";
+
+const UTIL: &str = "DCGM_FI_DEV_GPU_UTIL";
+const FB: &str = "DCGM_FI_DEV_FB_USED";
+/// Evaluation points (GPUs x steps) one subquery may touch: under Prometheus's
+/// default --query.max-samples (50M) with room to spare.
+const POINTS_PER_QUERY: i64 = 20_000_000;
+
+/// How a GPU is decided held, in PromQL terms.
+#[derive(Debug, Clone, PartialEq)]
+enum Held {
+    Label(String),
+    Memory(u64),
+    Assumed,
+}
+
+/// Sums over the evaluation points of one (group key, model).
+#[derive(Debug, Clone, Default)]
+struct Agg {
+    observed: f64,
+    held: f64,
+    active: f64,
+    idle: f64,
+    sm: f64,
+    sm_known: f64,
+    occ: f64,
+    occ_known: f64,
+    tensor: f64,
+    tensor_known: f64,
+}
+
+fn first_present<'a>(names: &[String], candidates: &[&'a str]) -> Option<&'a str> {
+    candidates.iter().copied().find(|c| names.iter().any(|n| n == c))
+}
+
+struct Plan {
+    matchers: String,
+    gpu_keys: Vec<String>,
+    by_label: Option<String>,
+    model_label: Option<String>,
+    held: Held,
+    /// metric names per layer (None when the fleet does not export it)
+    sm: Option<&'static str>,
+    occ: Option<&'static str>,
+    tensor: Option<&'static str>,
+}
+
+impl Plan {
+    fn sel(&self, metric: &str, extra: &str) -> String {
+        let parts: Vec<&str> = [self.matchers.as_str(), extra].into_iter().filter(|s| !s.is_empty()).collect();
+        format!("{metric}{{{}}}", parts.join(", "))
+    }
+
+    /// The series of `metric` at the points where its GPU is held.
+    fn held(&self, metric: &str) -> String {
+        match &self.held {
+            Held::Label(l) => {
+                let exporter = if l == "pod" { ", pod!~\"(?i).*dcgm[-_]exporter.*\"" } else { "" };
+                self.sel(metric, &format!("{l}!=\"\"{exporter}"))
+            }
+            Held::Memory(mib) => {
+                format!("({} and on ({}) ({} > {mib}))", self.sel(metric, ""), self.gpu_keys.join(", "), self.sel(FB, ""))
+            }
+            Held::Assumed => self.sel(metric, ""),
+        }
+    }
+
+    fn inner_keys(&self) -> String {
+        let mut k = self.gpu_keys.clone();
+        k.extend(self.by_label.iter().cloned());
+        k.extend(self.model_label.iter().cloned());
+        k.join(", ")
+    }
+
+    fn outer_keys(&self) -> String {
+        let k: Vec<String> = self.by_label.iter().chain(self.model_label.iter()).cloned().collect();
+        k.join(", ")
+    }
+
+    /// Per-point expressions, by layer name.
+    fn expressions(&self, idle_below: f64) -> Vec<(&'static str, String)> {
+        let k = self.inner_keys();
+        let mut v = vec![
+            ("observed", format!("group by ({k}) ({})", self.sel(UTIL, ""))),
+            ("held", format!("group by ({k}) ({})", self.held(UTIL))),
+            ("active", format!("max by ({k}) ({}) / 100", self.held(UTIL))),
+            ("idle", format!("group by ({k}) ({} < {})", self.held(UTIL), idle_below * 100.0)),
+        ];
+        for (metric, sum, known) in [(self.sm, "sm", "sm_known"), (self.occ, "occ", "occ_known"), (self.tensor, "tensor", "tensor_known")] {
+            if let Some(m) = metric {
+                v.push((sum, format!("max by ({k}) ({})", self.held(m))));
+                v.push((known, format!("group by ({k}) ({})", self.held(m))));
+            }
+        }
+        v
+    }
+}
+
+/// Compute the report inside Prometheus.
+pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: Option<&str>, team_label: Option<&str>) -> Result<Report> {
+    let last = q.last_point_ms();
+    let present_metrics = client.label_values("__name__", &q.selector(METRICS, &[]), q.since_ms, last)?;
+    let has = |m: &str| present_metrics.iter().any(|p| p == m);
+    if !has(UTIL) {
+        bail!(
+            "Prometheus at {} has no {UTIL} series matching {} between {} and {} (--pushdown measures time on it; check --selector and the time range)",
+            client.base(),
+            q.selector(&[UTIL], &[]),
+            format_time(q.since_ms),
+            format_time(q.until_ms)
+        );
+    }
+    let pick = |names: [&'static str; 2]| names.into_iter().find(|n| has(n));
+    let util_sel = q.selector(&[UTIL], &[]);
+    let labels = client.label_names(&util_sel, q.since_ms, last)?;
+    let mut gpu_keys: Vec<String> = Vec::new();
+    gpu_keys.extend(first_present(&labels, HOST_LABELS).map(str::to_string));
+    let gpu_label = first_present(&labels, GPU_LABELS).map(str::to_string);
+    gpu_keys.extend(gpu_label.clone());
+    if labels.iter().any(|l| l == "GPU_I_ID") {
+        gpu_keys.push("GPU_I_ID".to_string());
+    }
+    if gpu_label.is_none() {
+        bail!("Prometheus at {}: the {UTIL} series have no GPU label (expected UUID or gpu)", client.base());
+    }
+    let job = match job_label {
+        Some(l) => Some(l.to_string()),
+        None => first_present(&labels, &["exported_pod", "pod", "hpc_job"]).map(str::to_string),
+    };
+    let held = match (&job, has(FB)) {
+        (Some(j), _) => Held::Label(j.clone()),
+        (None, true) => Held::Memory(cfg.held_mem_bytes / (1024 * 1024)),
+        (None, false) if cfg.assume_held => Held::Assumed,
+        (None, false) => bail!(
+            "Prometheus at {}: cannot tell which GPUs are held: the series have no owner label (exported_pod, pod, hpc_job; or --job-label) and there is no {FB}; pass --assume-held",
+            client.base()
+        ),
+    };
+    let team = team_label.map(str::to_string).or_else(|| match job.as_deref() {
+        Some("exported_pod") => Some("exported_namespace".to_string()),
+        _ => first_present(&labels, &["exported_namespace", "namespace"]).map(str::to_string),
+    });
+    let model_label = first_present(&labels, &["modelName", "model"]).map(str::to_string);
+    let by_label = match cfg.by {
+        None => None,
+        Some(GroupBy::Host) => gpu_keys.first().cloned().filter(|h| HOST_LABELS.contains(&h.as_str())),
+        Some(GroupBy::Model) => model_label.clone(),
+        Some(GroupBy::Job) => job.clone(),
+        Some(GroupBy::Team) => team.clone(),
+        Some(GroupBy::User) => bail!("--by user is not available with --pushdown (DCGM series carry no user label)"),
+    };
+    let plan = Plan {
+        matchers: q.matchers.clone(),
+        gpu_keys: gpu_keys.clone(),
+        by_label: by_label.filter(|b| Some(b) != model_label.as_ref()),
+        model_label: model_label.clone(),
+        held: held.clone(),
+        sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
+        occ: pick(["DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO"]),
+        tensor: pick(["DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO"]),
+    };
+
+    // GPUs in the window (also sizes the time chunks).
+    let series = client.series(&util_sel, q.since_ms, last)?;
+    let gpus: BTreeSet<Vec<String>> =
+        series.iter().map(|s| gpu_keys.iter().map(|k| s.get(k).cloned().unwrap_or_default()).collect()).collect();
+    let steps_per_chunk = (POINTS_PER_QUERY / (gpus.len().max(1) as i64)).clamp(1, q.points());
+
+    // (group key, model) -> sums of points
+    let mut aggs: BTreeMap<(String, String), Agg> = BTreeMap::new();
+    let outer = plan.outer_keys();
+    let mut start = q.since_ms;
+    while start < q.until_ms {
+        let end = (start + steps_per_chunk * q.step_ms).min(q.until_ms);
+        for (name, inner) in plan.expressions(cfg.idle_below) {
+            // (end - 1ms - range, end - 1ms] holds exactly the step multiples in [start, end).
+            let query = format!("sum by ({outer}) (sum_over_time(({inner})[{}ms:{}ms]))", end - start, q.step_ms);
+            let response = client.query(&query, end - 1)?;
+            for s in response.series {
+                let key = plan.by_label.as_ref().and_then(|b| s.labels.get(b)).cloned().unwrap_or_default();
+                let model = model_label.as_ref().and_then(|m| s.labels.get(m)).cloned().unwrap_or_default();
+                let v: f64 = s.points.iter().map(|p| p.1).filter(|v| v.is_finite()).sum();
+                let a = aggs.entry((key, model)).or_default();
+                let slot = match name {
+                    "observed" => &mut a.observed,
+                    "held" => &mut a.held,
+                    "active" => &mut a.active,
+                    "idle" => &mut a.idle,
+                    "sm" => &mut a.sm,
+                    "sm_known" => &mut a.sm_known,
+                    "occ" => &mut a.occ,
+                    "occ_known" => &mut a.occ_known,
+                    "tensor" => &mut a.tensor,
+                    _ => &mut a.tensor_known,
+                };
+                *slot += v;
+            }
+        }
+        start = end;
+    }
+    if aggs.values().all(|a| a.observed == 0.0) {
+        bail!(
+            "Prometheus at {} has no {UTIL} points matching {} between {} and {}",
+            client.base(),
+            util_sel,
+            format_time(q.since_ms),
+            format_time(q.until_ms)
+        );
+    }
+    let present = Present {
+        device_util: true,
+        sm_active: plan.sm.is_some(),
+        sm_occupancy: plan.occ.is_some(),
+        tensor_active: plan.tensor.is_some(),
+        useful: false,
+    };
+    let held_rule = match &held {
+        Held::Label(l) => format!("owner label '{l}' set (PromQL, --pushdown)"),
+        Held::Memory(mib) => format!("{FB} > {mib} MiB (PromQL, --pushdown)"),
+        Held::Assumed => "--assume-held: every sample held".to_string(),
+    };
+    let mut notes = vec![
+        CAVEAT.to_string(),
+        format!("queried {}; {} requests", q.describe(client.base()), client.requests),
+    ];
+    if let Some(b) = &plan.by_label {
+        notes.push(format!("groups from label '{b}'"));
+    }
+    let warnings = client.warnings.iter().map(|w| format!("Prometheus warned (the answer may be partial): {w}")).collect();
+    Ok(assemble(&aggs, &present, cfg, q, gpus.len(), held_rule, notes, warnings, client.base()))
+}
+
+/// The tally of one (group, model) sum: each point weighs one step.
+fn tally_of(a: &Agg, step_ms: i64, price: Option<f64>, basis: Basis) -> Tally {
+    let h = |n: f64| n * step_ms as f64 / MS_PER_HOUR;
+    let ms = |n: f64| (n * step_ms as f64).round() as i64;
+    let p = price.unwrap_or(0.0);
+    let (observed_h, held_h) = (h(a.observed), h(a.held));
+    let fraction_h = match basis {
+        Basis::TensorActive => h(a.tensor),
+        Basis::SmActive => h(a.sm),
+        Basis::Active | Basis::Useful => h(a.active),
+    };
+    Tally {
+        observed_ms: ms(a.observed),
+        held_ms: ms(a.held),
+        idle_held_ms: ms(a.idle),
+        unpriced_ms: if price.is_none() { ms(a.observed) } else { 0 },
+        observed_h,
+        held_h,
+        active_h: h(a.active),
+        active_known_h: held_h,
+        sm_h: h(a.sm),
+        sm_known_h: h(a.sm_known),
+        occ_h: h(a.occ),
+        occ_known_h: h(a.occ_known),
+        tensor_h: h(a.tensor),
+        tensor_known_h: h(a.tensor_known),
+        idle_held_h: h(a.idle),
+        observed_usd: observed_h * p,
+        held_usd: held_h * p,
+        idle_held_usd: h(a.idle) * p,
+        unallocated_usd: (observed_h - held_h) * p,
+        basis_usd: fraction_h * p,
+        unpriced_h: if price.is_none() { observed_h } else { 0.0 },
+        priced_rows: u64::from(price.is_some()),
+        ..Tally::default()
+    }
+}
+
+fn merge(into: &mut Tally, t: &Tally) {
+    into.observed_ms += t.observed_ms;
+    into.held_ms += t.held_ms;
+    into.idle_held_ms += t.idle_held_ms;
+    into.unpriced_ms += t.unpriced_ms;
+    into.observed_h += t.observed_h;
+    into.held_h += t.held_h;
+    into.active_h += t.active_h;
+    into.active_known_h += t.active_known_h;
+    into.sm_h += t.sm_h;
+    into.sm_known_h += t.sm_known_h;
+    into.occ_h += t.occ_h;
+    into.occ_known_h += t.occ_known_h;
+    into.tensor_h += t.tensor_h;
+    into.tensor_known_h += t.tensor_known_h;
+    into.idle_held_h += t.idle_held_h;
+    into.observed_usd += t.observed_usd;
+    into.held_usd += t.held_usd;
+    into.idle_held_usd += t.idle_held_usd;
+    into.unallocated_usd += t.unallocated_usd;
+    into.basis_usd += t.basis_usd;
+    into.unpriced_h += t.unpriced_h;
+    into.priced_rows += t.priced_rows;
+}
+
+/// The report model from the sums: the same layers, ratios and dollars as
+/// the audit computes from rows (report-semantics.md §4, §6).
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    aggs: &BTreeMap<(String, String), Agg>,
+    present: &Present,
+    cfg: &AuditConfig,
+    q: &LiveQuery,
+    gpu_count: usize,
+    held_rule: String,
+    notes: Vec<String>,
+    warnings: Vec<String>,
+    source: &str,
+) -> Report {
+    let basis = present.basis();
+    let mut total = Tally::default();
+    let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut unpriced_models = BTreeSet::new();
+    for ((key, model), a) in aggs {
+        let m = (!model.is_empty()).then_some(model.as_str());
+        let price = cfg.prices.price_of(m);
+        if price.is_none() {
+            unpriced_models.insert(m.unwrap_or("(no model)").to_string());
+        }
+        let t = tally_of(a, q.step_ms, price, basis);
+        merge(&mut total, &t);
+        if cfg.by.is_some() {
+            if key.is_empty() {
+                // No owner label: the held part is unlabelled, the rest unallocated.
+                let held = Agg { observed: a.held, ..a.clone() };
+                let rest = Agg { observed: a.observed - a.held, ..Agg::default() };
+                merge(groups.entry("(unlabelled)".into()).or_default(), &tally_of(&held, q.step_ms, price, basis));
+                merge(groups.entry("(unallocated)".into()).or_default(), &tally_of(&rest, q.step_ms, price, basis));
+            } else {
+                merge(groups.entry(key.clone()).or_default(), &t);
+            }
+        }
+    }
+    groups.retain(|_, t| t.observed_ms > 0);
+    let window_hours = (q.until_ms - q.since_ms) as f64 / MS_PER_HOUR;
+    let monthly = |v: Option<f64>| v.map(|x| x / window_hours * 730.0);
+    let layers = total.layers(present);
+    let ratios = total.ratios(present);
+    let cost = Cost {
+        currency: "USD".to_string(),
+        price_source: cfg.prices.source.describe(),
+        observed_usd: total.priced(total.observed_usd),
+        held_usd: total.priced(total.held_usd),
+        idle_held_usd: total.priced(total.idle_held_usd),
+        unallocated_usd: total.priced(total.unallocated_usd),
+        not_useful_usd: total.not_useful_usd(),
+        not_useful_basis: total.not_useful_usd().map(|_| basis.name().to_string()),
+        unpriced_gpu_hours: total.unpriced_h,
+        unpriced_models: unpriced_models.into_iter().collect(),
+        monthly_run_rate: MonthlyRunRate {
+            observed_usd: monthly(total.priced(total.observed_usd)),
+            held_usd: monthly(total.priced(total.held_usd)),
+            idle_held_usd: monthly(total.priced(total.idle_held_usd)),
+            unallocated_usd: monthly(total.priced(total.unallocated_usd)),
+            not_useful_usd: monthly(total.not_useful_usd()),
+        },
+    };
+    let pct = |v: Option<f64>, of: f64| v.and_then(|x| if of > 0.0 { Some(x / of) } else { None });
+    let (held, observed) = (layers.held_gpu_hours, layers.observed_gpu_hours);
+    let step = |name: &str, v: Option<f64>| WaterfallStep {
+        layer: name.to_string(),
+        gpu_hours: v,
+        pct_of_held: pct(v, held),
+        pct_of_observed: pct(v, observed),
+    };
+    let waterfall = vec![
+        WaterfallStep { pct_of_held: None, ..step("observed", Some(observed)) },
+        step("held", Some(held)),
+        step("active", layers.active_gpu_hours),
+        step("sm_active", layers.sm_active_gpu_hours),
+        step("tensor_active", layers.tensor_active_gpu_hours),
+        step("useful", layers.useful_gpu_hours),
+        step("idle_held", layers.idle_held_gpu_hours),
+    ];
+    let groups = cfg.by.map(|by| {
+        let mut rows: Vec<Group> = groups
+            .iter()
+            .map(|(key, t)| Group {
+                by: by.column().to_string(),
+                key: key.clone(),
+                layers: t.layers(present),
+                ratios: t.ratios(present),
+                cost: t.group_cost(),
+            })
+            .collect();
+        rows.sort_by(|a, b| b.layers.held_gpu_hours.total_cmp(&a.layers.held_gpu_hours).then_with(|| a.key.cmp(&b.key)));
+        rows
+    });
+    Report {
+        schema: SCHEMA.to_string(),
+        window: Window { start: format_time(q.since_ms), end: format_time(q.until_ms), hours: window_hours, snapshot: false },
+        sources: Sources { files: vec![source.to_string()], rows_read: 0, rows_used: 0 },
+        data_quality: DataQuality { notes, warnings, ..DataQuality::default() },
+        held_rule,
+        layers,
+        ratios,
+        cost,
+        waterfall,
+        idle_episodes: Vec::new(),
+        idle_episodes_total: 0,
+        groups,
+        gpus: Vec::new(),
+        jobs: None,
+        gpu_count,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(held: Held) -> Plan {
+        Plan {
+            matchers: "cluster=\"a\"".into(),
+            gpu_keys: vec!["Hostname".into(), "UUID".into()],
+            by_label: Some("exported_namespace".into()),
+            model_label: Some("modelName".into()),
+            held,
+            sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
+            occ: None,
+            tensor: None,
+        }
+    }
+
+    #[test]
+    fn promql_per_layer() {
+        let p = plan(Held::Label("exported_pod".into()));
+        let e: BTreeMap<&str, String> = p.expressions(0.01).into_iter().collect();
+        assert_eq!(e["held"], "group by (Hostname, UUID, exported_namespace, modelName) (DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"})");
+        assert_eq!(e["idle"], "group by (Hostname, UUID, exported_namespace, modelName) (DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"} < 1)");
+        assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (DCGM_FI_PROF_SM_ACTIVE{"));
+        assert!(!e.contains_key("tensor"));
+        let m = plan(Held::Memory(1024));
+        assert_eq!(
+            m.held(UTIL),
+            "(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"} and on (Hostname, UUID) (DCGM_FI_DEV_FB_USED{cluster=\"a\"} > 1024))"
+        );
+    }
+}

@@ -1,0 +1,478 @@
+//! `gpuaudit report --prometheus` against a REAL Prometheus server: a demo
+//! fleet is written as OpenMetrics with DCGM names and labels, backfilled with
+//! `promtool tsdb create-blocks-from openmetrics`, served on 127.0.0.1, and the
+//! pulled and pushdown reports are compared with the report on the same data
+//! from a file. Error paths run against a tiny canned HTTP server on 127.0.0.1.
+//! Without a `prometheus` binary the server tests skip with a message, except
+//! under CI (env CI set), where they fail.
+use anyhow::{Context, Result, bail, ensure};
+use assert_cmd::Command;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+fn gpuaudit() -> Result<Command> {
+    let mut c = Command::cargo_bin("gpuaudit")?;
+    c.env("NO_COLOR", "1")
+        .env_remove("GPUAUDIT_PROM_TOKEN")
+        .env_remove("GPUAUDIT_PROM_USER")
+        .env_remove("GPUAUDIT_PROM_PASSWORD");
+    Ok(c)
+}
+
+fn report(args: &[&str]) -> Result<Value> {
+    let out = gpuaudit()?.arg("report").args(args).args(["--format", "json", "--quiet"]).output()?;
+    ensure!(out.status.success(), "report {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+/// Run a report that must fail with exit 2; its stderr.
+fn report_fails(args: &[&str], env: &[(&str, &str)]) -> Result<String> {
+    let mut c = gpuaudit()?;
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.arg("report").args(args).args(["--format", "json", "--quiet"]).output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    ensure!(out.status.code() == Some(2), "expected exit 2 for {args:?}, got {:?}: {stderr}", out.status.code());
+    ensure!(out.stdout.is_empty(), "a failed report printed to stdout");
+    ensure!(stderr.lines().count() == 1, "expected one error line, got: {stderr}");
+    Ok(stderr)
+}
+
+fn num(v: &Value, path: &str) -> f64 {
+    v.pointer(path).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+fn close(got: f64, want: f64, tol: f64, what: &str) {
+    assert!((got - want).abs() <= tol * want.abs().max(1.0), "{what}: got {got}, want {want}");
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// The server binaries, or None (skip) when absent and not under CI.
+fn binaries() -> Option<(PathBuf, PathBuf)> {
+    match (on_path("prometheus"), on_path("promtool")) {
+        (Some(p), Some(t)) => Some((p, t)),
+        _ => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but prometheus/promtool are not on PATH (.ci/run installs Debian's prometheus package)"
+            );
+            eprintln!("SKIPPED: no prometheus/promtool binary on PATH (apt-get install prometheus to run this test)");
+            None
+        }
+    }
+}
+
+/// A Prometheus server on a temporary data dir; killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Backfill `openmetrics` and serve it. The lookback is 30 s, under the 1-minute
+/// sample step, so each evaluation at a sample time sees exactly that sample and
+/// a missing sample stays missing (the default 5m would repeat the one before).
+fn start_server(prometheus: &Path, promtool: &Path, openmetrics: &Path) -> Result<Server> {
+    let dir = tempfile::tempdir()?;
+    let data = dir.path().join("data");
+    let out = std::process::Command::new(promtool)
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(openmetrics)
+        .arg(&data)
+        .output()?;
+    ensure!(out.status.success(), "promtool backfill failed: {}", String::from_utf8_lossy(&out.stderr));
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(&config, "global:\n  scrape_interval: 1m\n")?;
+    let port = free_port()?;
+    let child = std::process::Command::new(prometheus)
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!("--storage.tsdb.path={}", data.display()))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .args(["--storage.tsdb.retention.time=100y", "--query.lookback-delta=30s", "--log.level=warn"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting prometheus")?;
+    let server = Server { child, url: format!("http://127.0.0.1:{port}"), _dir: dir };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(r) = ureq::get(&format!("{}/-/ready", server.url)).call()
+            && r.status() == 200
+        {
+            return Ok(server);
+        }
+        if Instant::now() > deadline {
+            bail!("prometheus did not become ready within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// One canonical row of the demo CSV.
+struct Row {
+    t_s: i64,
+    host: String,
+    gpu: String,
+    model: String,
+    job: String,
+    team: String,
+    /// device_util, sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, power_w
+    values: Vec<Option<f64>>,
+}
+
+const CSV_METRICS: &[(&str, &str, f64)] = &[
+    ("device_util", "DCGM_FI_DEV_GPU_UTIL", 100.0),
+    ("sm_active", "DCGM_FI_PROF_SM_ACTIVE", 1.0),
+    ("sm_occupancy", "DCGM_FI_PROF_SM_OCCUPANCY", 1.0),
+    ("tensor_active", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", 1.0),
+    ("dram_active", "DCGM_FI_PROF_DRAM_ACTIVE", 1.0),
+    ("mem_used_bytes", "DCGM_FI_DEV_FB_USED", 1.0 / 1_048_576.0),
+    ("power_w", "DCGM_FI_DEV_POWER_USAGE", 1.0),
+];
+
+fn read_demo_csv(path: &Path) -> Result<(Vec<String>, Vec<Row>)> {
+    let text = std::fs::read_to_string(path)?;
+    let mut lines = text.lines();
+    let header: Vec<String> = lines.next().context("empty csv")?.split(',').map(str::to_string).collect();
+    let idx = |name: &str| header.iter().position(|h| h == name).with_context(|| format!("no column {name}"));
+    let (ti, hi, gi, mi, ji, tei) = (idx("time")?, idx("host")?, idx("gpu")?, idx("model")?, idx("job")?, idx("team")?);
+    let vi: Vec<usize> = CSV_METRICS.iter().map(|(c, _, _)| idx(c)).collect::<Result<_>>()?;
+    let mut rows = Vec::new();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let t = chrono::NaiveDateTime::parse_from_str(f[ti], "%Y-%m-%dT%H:%M:%S%.f")?.and_utc().timestamp();
+        rows.push(Row {
+            t_s: t,
+            host: f[hi].into(),
+            gpu: f[gi].into(),
+            model: f[mi].into(),
+            job: f[ji].into(),
+            team: f[tei].into(),
+            values: vi.iter().map(|&i| f[i].parse::<f64>().ok()).collect(),
+        });
+    }
+    Ok((header, rows))
+}
+
+/// The rows as dcgm-exporter series scraped by Prometheus: DCGM names and
+/// units, Hostname/UUID/gpu/modelName, the workload as exported_pod and
+/// exported_namespace, and the scrape target's own job/instance labels.
+fn write_openmetrics(rows: &[Row], path: &Path) -> Result<()> {
+    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for r in rows {
+        let n = index.keys().filter(|(h, _)| *h == r.host).count();
+        index.entry((r.host.clone(), r.gpu.clone())).or_insert(n);
+    }
+    let mut out = String::new();
+    for (m, (_, name, scale)) in CSV_METRICS.iter().enumerate() {
+        out.push_str(&format!("# TYPE {name} gauge\n"));
+        let mut series: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in rows {
+            let Some(v) = r.values[m] else { continue };
+            let mut labels = format!(
+                "gpu=\"{}\",UUID=\"{}\",Hostname=\"{}\",modelName=\"{}\",job=\"dcgm-exporter\",instance=\"{}:9400\"",
+                index[&(r.host.clone(), r.gpu.clone())],
+                r.gpu,
+                r.host,
+                r.model,
+                r.host
+            );
+            if !r.job.is_empty() {
+                labels.push_str(&format!(",exported_pod=\"{}\",exported_namespace=\"{}\"", r.job, r.team));
+            }
+            series.entry(labels).or_default().push(format!("{} {}", v * scale, r.t_s));
+        }
+        for (labels, points) in series {
+            for p in points {
+                out.push_str(&format!("{name}{{{labels}}} {p}\n"));
+            }
+        }
+    }
+    out.push_str("# EOF\n");
+    std::fs::write(path, out)?;
+    Ok(())
+}
+
+fn write_csv(header: &[String], rows: &[Row], source: &Path, path: &Path, keep: &dyn Fn(&Row) -> bool) -> Result<()> {
+    let text = std::fs::read_to_string(source)?;
+    let mut out = header.join(",") + "\n";
+    for (line, r) in text.lines().skip(1).zip(rows) {
+        if keep(r) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    std::fs::write(path, out)?;
+    Ok(())
+}
+
+fn iso(t_s: i64) -> Result<String> {
+    Ok(chrono::DateTime::from_timestamp(t_s, 0).context("time")?.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+const LAYERS: &[&str] = &[
+    "/layers/observed_gpu_hours",
+    "/layers/held_gpu_hours",
+    "/layers/active_gpu_hours",
+    "/layers/sm_active_gpu_hours",
+    "/layers/tensor_active_gpu_hours",
+    "/layers/idle_held_gpu_hours",
+    "/layers/unallocated_gpu_hours",
+    "/ratios/active",
+    "/ratios/sm_active",
+    "/ratios/sm_occupancy",
+    "/ratios/tensor_active",
+    "/ratios/idle_held",
+    "/cost/observed_usd",
+    "/cost/held_usd",
+    "/cost/idle_held_usd",
+    "/cost/not_useful_usd",
+    "/data_quality/unobserved_gpu_hours",
+    "/window/hours",
+    "/gpu_count",
+    "/idle_episodes_total",
+];
+
+#[test]
+fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
+    let Some((prometheus, promtool)) = binaries() else { return Ok(()) };
+    let dir = tempfile::tempdir()?;
+    let demo = dir.path().join("demo.csv");
+    let out = gpuaudit()?
+        .args(["demo", "--gpus", "40", "--days", "0.5", "--interval", "1m", "--out"])
+        .arg(&demo)
+        .output()?;
+    ensure!(out.status.success(), "demo failed: {}", String::from_utf8_lossy(&out.stderr));
+    let (header, rows) = read_demo_csv(&demo)?;
+    // A 4-minute hole in one GPU's series (3 samples missing): over the lookback,
+    // so both modes see a gap, and the modes weigh it differently (documented).
+    let hole_gpu = rows[0].gpu.clone();
+    let t0 = rows.iter().map(|r| r.t_s).min().context("rows")?;
+    let t_end = rows.iter().map(|r| r.t_s).max().context("rows")? + 60;
+    let in_hole = |r: &Row| r.gpu == hole_gpu && (t0 + 600..t0 + 780).contains(&r.t_s);
+    let keep = |r: &Row| !in_hole(r);
+    let fleet_csv = dir.path().join("fleet.csv");
+    write_csv(&header, &rows, &demo, &fleet_csv, &keep)?;
+    let kept: Vec<Row> = rows.into_iter().filter(|r| !in_hole(r)).collect();
+    let om = dir.path().join("fleet.om");
+    write_openmetrics(&kept, &om)?;
+    let server = start_server(&prometheus, &promtool, &om)?;
+    let (since, until) = (iso(t0)?, iso(t_end)?);
+    let live = ["--prometheus", server.url.as_str(), "--since", since.as_str(), "--until", until.as_str(), "--step", "1m"];
+
+    // Pulled: exactly the file's numbers.
+    let file = report(&[fleet_csv.to_str().context("path")?])?;
+    let pulled = report(&live)?;
+    for p in LAYERS {
+        close(num(&pulled, p), num(&file, p), 1e-9, p);
+    }
+    assert_eq!(pulled["held_rule"], file["held_rule"]);
+    assert_eq!(pulled["window"]["start"], file["window"]["start"]);
+    assert_eq!(pulled["window"]["end"], file["window"]["end"]);
+    assert_eq!(pulled["sources"]["files"][0], server.url.as_str());
+    let episodes = |v: &Value| -> Vec<(String, String, String, String)> {
+        v["idle_episodes"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|e| (e["gpu"].to_string(), e["job"].to_string(), e["start"].to_string(), e["end"].to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(episodes(&pulled), episodes(&file));
+    assert!(num(&file, "/layers/held_gpu_hours") > 0.0 && num(&file, "/layers/idle_held_gpu_hours") > 0.0);
+    // The hole: 1 minute unobserved (4 min gap - 3 min max gap) in both.
+    close(num(&pulled, "/data_quality/unobserved_gpu_hours"), 1.0 / 60.0, 1e-9, "unobserved");
+
+    // Per job, too (the workload's exported_pod, never the scrape job "dcgm-exporter").
+    let file_by = report(&[fleet_csv.to_str().context("path")?, "--by", "job"])?;
+    let pulled_by = report(&[&live[..], &["--by", "job"]].concat())?;
+    let groups = |v: &Value| -> BTreeMap<String, f64> {
+        v["groups"]
+            .as_array()
+            .map(|a| a.iter().map(|g| (g["key"].as_str().unwrap_or("").to_string(), num(g, "/layers/held_gpu_hours"))).collect())
+            .unwrap_or_default()
+    };
+    let (fg, pg) = (groups(&file_by), groups(&pulled_by));
+    assert_eq!(fg.keys().collect::<Vec<_>>(), pg.keys().collect::<Vec<_>>());
+    for (k, v) in &fg {
+        close(pg[k], *v, 1e-9, k);
+    }
+    assert!(!pg.contains_key("dcgm-exporter"));
+
+    // Pushdown: each evaluation point weighs one step, so it equals the sample
+    // counts exactly; the pulled report weighs the sample before the hole
+    // 3 min (its max gap) where pushdown counts 1: exactly 2 min more there.
+    let push = report(&[&live[..], &["--pushdown"]].concat())?;
+    let n = kept.len() as f64;
+    let held: Vec<&Row> = kept.iter().filter(|r| !r.job.is_empty()).collect();
+    let util = |r: &Row| r.values[0].unwrap_or(f64::NAN);
+    close(num(&push, "/layers/observed_gpu_hours"), n / 60.0, 1e-9, "pushdown observed");
+    close(num(&push, "/layers/held_gpu_hours"), held.len() as f64 / 60.0, 1e-9, "pushdown held");
+    close(num(&push, "/layers/active_gpu_hours"), held.iter().map(|r| util(r)).sum::<f64>() / 60.0, 1e-9, "pushdown active");
+    let idle = held.iter().filter(|r| util(r) < 0.01).count() as f64;
+    close(num(&push, "/layers/idle_held_gpu_hours"), idle / 60.0, 1e-9, "pushdown idle");
+    let hole_held = !kept.iter().any(|r| r.gpu == hole_gpu && r.t_s == t0 + 540 && r.job.is_empty());
+    close(
+        num(&pulled, "/layers/observed_gpu_hours") - num(&push, "/layers/observed_gpu_hours"),
+        2.0 / 60.0,
+        1e-9,
+        "pulled - pushdown observed",
+    );
+    if hole_held {
+        close(num(&pulled, "/layers/held_gpu_hours") - num(&push, "/layers/held_gpu_hours"), 2.0 / 60.0, 1e-9, "held diff");
+    }
+    // The documented tolerance: within 2 steps per gap, here well under 0.1 %.
+    for p in ["/layers/sm_active_gpu_hours", "/layers/tensor_active_gpu_hours", "/ratios/active", "/ratios/sm_active", "/ratios/tensor_active", "/cost/held_usd"] {
+        close(num(&push, p), num(&pulled, p), 1e-3, p);
+    }
+    assert_eq!(num(&push, "/gpu_count"), 40.0);
+    let notes = push["data_quality"]["notes"].to_string();
+    assert!(notes.contains("--pushdown") && notes.contains("--max-gap"), "caveat missing: {notes}");
+    let push_by = report(&[&live[..], &["--pushdown", "--by", "job"]].concat())?;
+    for (k, v) in groups(&push_by) {
+        assert!(fg.contains_key(&k), "pushdown group {k} not in the file's groups");
+        close(v, fg[&k], 2e-3, &k);
+    }
+
+    // --selector narrows: one host only.
+    let host = kept[0].host.clone();
+    let one = report(&[&live[..], &["--selector", &format!("{{Hostname=\"{host}\"}}")]].concat())?;
+    assert_eq!(num(&one, "/gpu_count"), 8.0);
+
+    // A selector that matches nothing: no data, exit 2 (never an empty success).
+    let e = report_fails(&[&live[..], &["--selector", "{cluster=\"nope\"}"]].concat(), &[])?;
+    assert!(e.contains("no DCGM series") && e.contains("cluster=\"nope\""), "{e}");
+    let e = report_fails(&[&live[..], &["--selector", "{cluster=\"nope\"}", "--pushdown"]].concat(), &[])?;
+    assert!(e.contains("no DCGM_FI_DEV_GPU_UTIL"), "{e}");
+    // A PromQL error: Prometheus's own text comes through.
+    let e = report_fails(&[&live[..], &["--selector", "{cluster=~\"(\"}"]].concat(), &[])?;
+    assert!(e.contains("bad_data") && e.contains("error parsing regexp"), "{e}");
+    Ok(())
+}
+
+/// A canned HTTP server on 127.0.0.1: `answer(request line)` gives the status
+/// line and JSON body of every reply; returns its URL and the requests it saw.
+fn canned(answer: fn(&str) -> (&'static str, &'static str)) -> Result<(String, std::sync::mpsc::Receiver<String>)> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://127.0.0.1:{}", listener.local_addr()?.port());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let request = String::from_utf8_lossy(&buf).to_string();
+            let (status, body) = answer(request.lines().next().unwrap_or(""));
+            let reply = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = tx.send(request);
+            let _ = s.write_all(reply.as_bytes());
+        }
+    });
+    Ok((url, rx))
+}
+
+fn unauthorized(_: &str) -> (&'static str, &'static str) {
+    ("401 Unauthorized", "Unauthorized\n")
+}
+
+fn bad_query(_: &str) -> (&'static str, &'static str) {
+    ("400 Bad Request", r#"{"status":"error","errorType":"bad_data","error":"1:2: parse error: unexpected <op:=>"}"#)
+}
+
+/// Label lists are empty, queries return no series (with a partial-answer warning).
+fn empty(request: &str) -> (&'static str, &'static str) {
+    if request.contains("/query") {
+        ("200 OK", r#"{"status":"success","data":{"resultType":"matrix","result":[]},"warnings":["store b unreachable"]}"#)
+    } else {
+        ("200 OK", r#"{"status":"success","data":[]}"#)
+    }
+}
+
+const WINDOW: &[&str] = &["--since", "2026-07-06T00:00:00Z", "--until", "2026-07-06T01:00:00Z", "--step", "1m"];
+
+#[test]
+fn connection_refused_is_one_clear_line() -> Result<()> {
+    let port = free_port()?;
+    let url = format!("http://127.0.0.1:{port}");
+    let e = report_fails(&[&["--prometheus", url.as_str(), "--prom-retries", "1"], WINDOW].concat(), &[])?;
+    assert!(e.contains(&format!("cannot reach Prometheus at {url}")) && e.contains("after 2 tries"), "{e}");
+    assert!(e.to_lowercase().contains("refused"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn unauthorized_without_and_with_a_wrong_token() -> Result<()> {
+    let (url, seen) = canned(unauthorized)?;
+    let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[])?;
+    assert!(e.contains("401 Unauthorized") && e.contains("no credentials were sent") && e.contains("GPUAUDIT_PROM_TOKEN"), "{e}");
+    let secret = "s3cret-token-value";
+    let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[("GPUAUDIT_PROM_TOKEN", secret)])?;
+    assert!(e.contains("401 Unauthorized") && e.contains("bearer token") && e.contains("rejected"), "{e}");
+    assert!(!e.contains(secret), "the token leaked: {e}");
+    let requests: Vec<String> = seen.try_iter().collect();
+    assert!(requests.iter().any(|r| r.contains(&format!("Bearer {secret}"))), "the token was not sent");
+    // Basic auth from the URL: sent, never shown.
+    let with_user = url.replace("http://", "http://me:pw-secret@");
+    let e = report_fails(&[&["--prometheus", with_user.as_str()], WINDOW].concat(), &[])?;
+    assert!(e.contains("basic-auth") && !e.contains("pw-secret") && e.contains(&url), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_promql_error_shows_prometheus_text() -> Result<()> {
+    let (url, _) = canned(bad_query)?;
+    let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[])?;
+    assert!(e.contains("400 Bad Request, bad_data") && e.contains("1:2: parse error: unexpected <op:=>"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn an_empty_answer_is_no_data_not_an_empty_report() -> Result<()> {
+    let (url, _) = canned(empty)?;
+    let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[])?;
+    assert!(e.contains("has no DCGM series"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn flags_are_checked_before_any_request() -> Result<()> {
+    let e = report_fails(&[&["--prometheus", "prom:9090"], WINDOW].concat(), &[])?;
+    assert!(e.contains("expected an http:// or https:// URL"), "{e}");
+    let e = report_fails(&[&["--prometheus", "http://127.0.0.1:9"], WINDOW, &["--selector", "DCGM_FI_DEV_GPU_UTIL{a=\"b\"}"]].concat(), &[])?;
+    assert!(e.contains("--selector"), "{e}");
+    let out = gpuaudit()?.args(["report", "--format", "json"]).output()?;
+    assert_eq!(out.status.code(), Some(2), "no input and no --prometheus must be a usage error");
+    Ok(())
+}
