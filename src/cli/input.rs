@@ -6,6 +6,16 @@ pub enum InputFormatArg {
     Parquet,
     Csv,
     Ndjson,
+    /// Prometheus text exposition or OpenMetrics (a dcgm-exporter /metrics scrape)
+    Prom,
+    /// Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)
+    PromJson,
+    /// nvidia-smi --query-gpu or --query-compute-apps CSV log
+    NvidiaSmi,
+    /// nvidia-smi dmon log
+    NvidiaSmiDmon,
+    /// nvidia-smi -q -x snapshots
+    NvidiaSmiXml,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -26,4 +36,30 @@ pub struct InputArgs {
     /// Repeatable. Example: --map gpu_busy=device_util:percent
     #[arg(long = "map", value_name = "SOURCE=CANONICAL[:UNIT]")]
     pub maps: Vec<String>,
+
+    /// Time for samples without a timestamp (a scrape without timestamps, an
+    /// nvidia-smi snapshot). Default: the file's modification time.
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+
+    /// Scrape / Prometheus label that names the job. Default: the workload's
+    /// pod (exported_pod, or pod when it is not the exporter's own), else hpc_job.
+    /// Prometheus' own job and instance labels name the scrape target, never a workload.
+    #[arg(long, value_name = "LABEL")]
+    pub job_label: Option<String>,
+
+    /// Scrape / Prometheus label that names the team. Default: the workload's namespace.
+    #[arg(long, value_name = "LABEL")]
+    pub team_label: Option<String>,
+
+    /// Samples of different metrics of one GPU stamped this close form one
+    /// sample (instant queries run one after another). Default: half the
+    /// series' step, else 5s.
+    #[arg(long, value_name = "DURATION")]
+    pub align: Option<String>,
+
+    /// Column names of an nvidia-smi log written with `noheader`, in order,
+    /// e.g. timestamp,index,uuid,utilization.gpu,memory.used
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub columns: Option<Vec<String>>,
 }

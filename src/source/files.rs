@@ -51,6 +51,8 @@ fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsRe
             .with_try_parse_dates(false)
             .finish(),
         InputFormat::Ndjson => LazyJsonLineReader::new(pl_path).with_infer_schema_length(std::num::NonZeroUsize::new(10_000)).finish(),
+        // scrapes and nvidia-smi logs have their own readers
+        other => Err(polars::prelude::PolarsError::ComputeError(format!("{} is not a tabular format", other.name()).into())),
     }
 }
 
@@ -61,6 +63,7 @@ pub fn read_tabular(name: &str, path: &Path, format: InputFormat, maps: &[UserMa
         InputFormat::Parquet => "a parquet file (or a directory of them)",
         InputFormat::Csv => "a CSV file with a header row",
         InputFormat::Ndjson => "newline-delimited JSON objects",
+        _ => "a tabular file",
     };
     let mut lf = scan(path, format, Some(10_000)).map_err(anyhow::Error::from).with_context(|| format!("{name}: not {expected}"))?;
     let schema = lf.collect_schema().map_err(|e| anyhow::anyhow!("{name}: not {expected}: {e}"))?;

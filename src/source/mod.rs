@@ -8,6 +8,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod files;
+mod filetime;
+pub mod nvidia_smi;
+pub mod nvidia_smi_xml;
+pub mod prometheus;
+pub mod prometheus_json;
+pub mod prometheus_text;
 pub mod prometheus_http;
 pub mod prometheus_live;
 pub mod prometheus_pushdown;
@@ -22,6 +28,16 @@ pub enum InputFormat {
     Parquet,
     Csv,
     Ndjson,
+    /// Prometheus text exposition / OpenMetrics (a dcgm-exporter scrape)
+    PromText,
+    /// Prometheus HTTP API response (/api/v1/query, /api/v1/query_range)
+    PromJson,
+    /// nvidia-smi --query-gpu / --query-compute-apps CSV log
+    NvidiaSmiCsv,
+    /// nvidia-smi dmon log
+    NvidiaSmiDmon,
+    /// nvidia-smi -q -x snapshots
+    NvidiaSmiXml,
 }
 
 impl InputFormat {
@@ -30,6 +46,11 @@ impl InputFormat {
             InputFormat::Parquet => "parquet",
             InputFormat::Csv => "csv",
             InputFormat::Ndjson => "ndjson",
+            InputFormat::PromText => "prometheus text",
+            InputFormat::PromJson => "prometheus api json",
+            InputFormat::NvidiaSmiCsv => "nvidia-smi csv",
+            InputFormat::NvidiaSmiDmon => "nvidia-smi dmon",
+            InputFormat::NvidiaSmiXml => "nvidia-smi xml",
         }
     }
 
@@ -40,6 +61,8 @@ impl InputFormat {
             "parquet" | "pq" => Some(InputFormat::Parquet),
             "csv" | "tsv" => Some(InputFormat::Csv),
             "ndjson" | "jsonl" => Some(InputFormat::Ndjson),
+            "prom" | "metrics" | "om" => Some(InputFormat::PromText),
+            "xml" => Some(InputFormat::NvidiaSmiXml),
             _ => None,
         }
     }
@@ -50,7 +73,22 @@ impl InputFormat {
             return Some(InputFormat::Parquet);
         }
         let text = String::from_utf8_lossy(head);
+        if nvidia_smi_xml::looks_like_xml(&text) {
+            return Some(InputFormat::NvidiaSmiXml);
+        }
+        if prometheus_json::looks_like_response(&text) {
+            return Some(InputFormat::PromJson);
+        }
         let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
+        if nvidia_smi::looks_like_dmon(first) {
+            return Some(InputFormat::NvidiaSmiDmon);
+        }
+        if prometheus_text::looks_like_exposition(first) {
+            return Some(InputFormat::PromText);
+        }
+        if nvidia_smi::looks_like_query_csv(first) {
+            return Some(InputFormat::NvidiaSmiCsv);
+        }
         if first.starts_with('{') {
             return Some(InputFormat::Ndjson);
         }
@@ -67,6 +105,16 @@ pub struct ReadOptions {
     pub format: Option<InputFormat>,
     pub maps: Vec<UserMap>,
     pub quiet: bool,
+    /// time for scrape samples and snapshots without timestamps (else the file's mtime)
+    pub at: Option<i64>,
+    /// label naming the job in scrapes and API responses (default: the workload's pod, else hpc_job)
+    pub job_label: Option<String>,
+    /// label naming the team (default: the workload's namespace)
+    pub team_label: Option<String>,
+    /// how far apart samples of different metrics of one GPU may be stamped and still form one row
+    pub align_ms: Option<i64>,
+    /// column names of a noheader nvidia-smi log
+    pub columns: Option<Vec<String>>,
 }
 
 /// One input as the user named it, resolved to what will be read.
@@ -119,12 +167,19 @@ pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat
         return Ok(f);
     }
     if let Some(f) = InputFormat::from_extension(path) {
+        // nvidia-smi logs are .csv too: their header (or timestamp) tells.
+        if f == InputFormat::Csv {
+            let head = files::read_head(path, 4096)?;
+            if InputFormat::sniff(&head) == Some(InputFormat::NvidiaSmiCsv) {
+                return Ok(InputFormat::NvidiaSmiCsv);
+            }
+        }
         return Ok(f);
     }
     let head = files::read_head(path, 4096)?;
     InputFormat::sniff(&head).with_context(|| {
         format!(
-            "{}: cannot tell the format from the extension or the content (expected parquet, csv or ndjson; use --input-format)",
+            "{}: cannot tell the format from the extension or the content (expected parquet, csv, ndjson, a Prometheus scrape or API response, or an nvidia-smi log; use --input-format)",
             path.display()
         )
     })
@@ -149,10 +204,29 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
     let inputs = resolve_inputs(specs)?;
     let bar = progress(opts.quiet, inputs.len());
     let mut tables = Vec::with_capacity(inputs.len());
+    // Scrapes and API responses join across files (one metric per file), and
+    // compute-apps logs join the query-gpu log they belong to: read them together.
+    let mut prom = Vec::new();
+    let mut smi_csv = Vec::new();
     for (name, input) in &inputs {
         bar.set_message(name.clone());
-        tables.push(read_input(name, input, opts)?);
+        if let Input::File(path) = input {
+            let format = format_of(path, opts.format)?;
+            match format {
+                InputFormat::PromText | InputFormat::PromJson => prom.push((name.clone(), path.clone(), format)),
+                InputFormat::NvidiaSmiCsv => smi_csv.push((name.clone(), path.clone(), format)),
+                _ => tables.push(read_input(name, input, opts)?),
+            }
+        } else {
+            tables.push(read_input(name, input, opts)?);
+        }
         bar.inc(1);
+    }
+    if !prom.is_empty() {
+        tables.push(prometheus::read_files(&prom, opts)?);
+    }
+    if !smi_csv.is_empty() {
+        tables.extend(nvidia_smi::read_csv_files(&smi_csv, opts)?);
     }
     bar.finish_and_clear();
     SampleTable::concat(tables)
@@ -172,6 +246,15 @@ pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<Sampl
                 InputFormat::Parquet | InputFormat::Csv | InputFormat::Ndjson => {
                     files::read_tabular(name, path, format, &opts.maps)
                 }
+                InputFormat::PromText | InputFormat::PromJson => {
+                    prometheus::read_files(&[(name.to_string(), path.clone(), format)], opts)
+                }
+                InputFormat::NvidiaSmiCsv => {
+                    let mut tables = nvidia_smi::read_csv_files(&[(name.to_string(), path.clone(), format)], opts)?;
+                    tables.pop().with_context(|| format!("{name}: no samples"))
+                }
+                InputFormat::NvidiaSmiDmon => nvidia_smi::read_dmon(name, path, opts),
+                InputFormat::NvidiaSmiXml => nvidia_smi_xml::read_xml(name, path, opts),
             }
         }
     }

@@ -1,0 +1,510 @@
+//! nvidia-smi logs: `--query-gpu=... --format=csv[,noheader][,nounits]`,
+//! `--query-compute-apps=... --format=csv` (which GPUs a process holds) and
+//! `nvidia-smi dmon` output.
+use super::filetime::fallback_time;
+use super::{InputFormat, ReadOptions, from_frame};
+use crate::samples::{Quality, SampleTable, col, is_missing_marker, parse_number_text, resolve_columns};
+use crate::timeparse::{EpochMs, parse_timestamp_str};
+use anyhow::{Context, Result, anyhow, bail};
+use chrono::{NaiveDateTime, TimeZone, Utc};
+use polars::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const DEFAULT_ALIGN_MS: i64 = 5_000;
+const MIB: f64 = 1_048_576.0;
+
+/// A CSV log split into header and rows (1-based line numbers kept for errors).
+struct CsvLog {
+    header: Vec<String>,
+    rows: Vec<(usize, Vec<String>)>,
+}
+
+impl CsvLog {
+    fn index(&self, names: &[&str]) -> Option<usize> {
+        names
+            .iter()
+            .find_map(|n| self.header.iter().position(|h| bare(h).eq_ignore_ascii_case(n)))
+    }
+    fn is_compute_apps(&self) -> bool {
+        self.index(&["pid"]).is_some()
+    }
+}
+
+/// A header name without its unit: `utilization.gpu [%]` -> `utilization.gpu`.
+fn bare(h: &str) -> &str {
+    h.split(" [").next().unwrap_or(h).trim()
+}
+
+fn split_fields(line: &str) -> Vec<String> {
+    line.split(',').map(|f| f.trim().to_string()).collect()
+}
+
+/// A first line that is data, not a header: nvidia-smi's timestamp, or values with units.
+fn looks_like_data(fields: &[String]) -> bool {
+    fields
+        .iter()
+        .any(|f| parse_timestamp_str(f).is_some() || f.ends_with(" %") || f.ends_with(" MiB") || f.ends_with(" W"))
+}
+
+fn parse_csv(name: &str, text: &str, columns: Option<&[String]>) -> Result<CsvLog> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((first_no, first)) = lines.next() else {
+        bail!("{name}: empty file (expected an nvidia-smi --query-gpu CSV log)");
+    };
+    let first_fields = split_fields(first);
+    let mut rows = Vec::new();
+    let header = match columns {
+        Some(cols) => {
+            let same = first_fields.len() == cols.len()
+                && first_fields
+                    .iter()
+                    .zip(cols)
+                    .all(|(a, b)| bare(a).eq_ignore_ascii_case(bare(b)));
+            if !same {
+                rows.push((first_no, first_fields));
+            }
+            cols.to_vec()
+        }
+        None => {
+            if looks_like_data(&first_fields) {
+                bail!(
+                    "{name}:{first_no}: no header row (a noheader log): name its columns with --columns, e.g. --columns timestamp,index,uuid,utilization.gpu,memory.used"
+                );
+            }
+            first_fields
+        }
+    };
+    for (no, line) in lines {
+        let fields = split_fields(line);
+        // Logs appended run after run repeat the header.
+        if fields.len() == header.len() && fields.iter().zip(&header).all(|(a, b)| a.eq_ignore_ascii_case(b)) {
+            continue;
+        }
+        if fields.len() != header.len() {
+            bail!(
+                "{name}:{no}: {} fields, expected {} as in the header ({}) (truncated line?)",
+                fields.len(),
+                header.len(),
+                header.iter().take(4).cloned().collect::<Vec<_>>().join(", ")
+                    + if header.len() > 4 { ", …" } else { "" }
+            );
+        }
+        rows.push((no, fields));
+    }
+    Ok(CsvLog { header, rows })
+}
+
+fn parse_time(name: &str, line: usize, text: &str) -> Result<EpochMs> {
+    parse_timestamp_str(text).ok_or_else(|| {
+        anyhow!("{name}:{line}: '{text}' is not a timestamp (expected nvidia-smi's 2026/07/14 08:12:53.353)")
+    })
+}
+
+/// One process seen on a GPU.
+struct App {
+    time: Option<EpochMs>,
+    uuid: String,
+    process: String,
+}
+
+fn read_apps(name: &str, log: &CsvLog) -> Result<Vec<App>> {
+    let uuid = log.index(&["gpu_uuid", "uuid"]).with_context(|| {
+        format!("{name}: a compute-apps log needs the gpu_uuid column to tell which GPU a process holds")
+    })?;
+    let time = log.index(&["timestamp"]);
+    let pname = log.index(&["process_name", "name"]);
+    let pid = log.index(&["pid"]);
+    let mut out = Vec::new();
+    for (no, f) in &log.rows {
+        let t = match time {
+            Some(i) => Some(parse_time(name, *no, &f[i])?),
+            None => None,
+        };
+        let process = pname
+            .map(|i| f[i].rsplit('/').next().unwrap_or(&f[i]).to_string())
+            .or_else(|| pid.map(|i| format!("pid {}", f[i])))
+            .unwrap_or_default();
+        out.push(App {
+            time: t,
+            uuid: f[uuid].clone(),
+            process,
+        });
+    }
+    Ok(out)
+}
+
+fn median_step(times: &mut [EpochMs]) -> Option<i64> {
+    times.sort_unstable();
+    let mut d: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).filter(|x| *x > 0).collect();
+    d.sort_unstable();
+    d.get(d.len() / 2).copied()
+}
+
+/// Read query-gpu logs (joined with any compute-apps logs given alongside).
+pub fn read_csv_files(files: &[(String, PathBuf, InputFormat)], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
+    let mut gpu_logs = Vec::new();
+    let mut apps = Vec::new();
+    let mut app_names = Vec::new();
+    for (name, path, _) in files {
+        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+        let log = parse_csv(name, &text, opts.columns.as_deref())?;
+        if log.is_compute_apps() {
+            apps.extend(read_apps(name, &log)?);
+            app_names.push(name.clone());
+        } else {
+            gpu_logs.push((name.clone(), path.clone(), log));
+        }
+    }
+    if gpu_logs.is_empty() {
+        bail!(
+            "{}: a --query-compute-apps log holds no GPU samples; give it together with the --query-gpu log it belongs to",
+            app_names.join(", ")
+        );
+    }
+    let with_apps = (!app_names.is_empty()).then_some((apps.as_slice(), app_names.as_slice()));
+    gpu_logs
+        .iter()
+        .map(|(name, path, log)| gpu_table(name, path, log, with_apps, opts))
+        .collect()
+}
+
+fn gpu_table(
+    name: &str,
+    path: &Path,
+    log: &CsvLog,
+    apps: Option<(&[App], &[String])>,
+    opts: &ReadOptions,
+) -> Result<SampleTable> {
+    let mut quality = Quality::default();
+    let n = log.rows.len();
+    if n == 0 {
+        bail!("{name}: no rows under the header (expected nvidia-smi --query-gpu samples)");
+    }
+    // Every cell as text, missing markers as null; the canonical aliases
+    // (`utilization.gpu [%]`, `memory.used [MiB]`, `uuid`, `name`, ...) do the rest.
+    let mut cols: Vec<Column> = log
+        .header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let v: Vec<Option<&str>> = log
+                .rows
+                .iter()
+                .map(|(_, f)| Some(f[i].as_str()).filter(|s| !is_missing_marker(s)))
+                .collect();
+            Column::new(h.as_str().into(), v)
+        })
+        .collect();
+    let resolved = resolve_columns(&log.header, &opts.maps);
+    let has = |c: &str| resolved.iter().any(|r| r.canonical == c);
+
+    let times: Option<Vec<EpochMs>> = match resolved.iter().find(|r| r.canonical == col::TIME) {
+        Some(r) => {
+            let i = log
+                .header
+                .iter()
+                .position(|h| *h == r.source)
+                .context("time column vanished")?;
+            Some(
+                log.rows
+                    .iter()
+                    .map(|(no, f)| parse_time(name, *no, &f[i]))
+                    .collect::<Result<Vec<_>>>()?,
+            )
+        }
+        None => None,
+    };
+    let gpu_index = if has(col::GPU) {
+        resolved
+            .iter()
+            .find(|r| r.canonical == col::GPU)
+            .and_then(|r| log.header.iter().position(|h| *h == r.source))
+    } else {
+        log.index(&["pci.bus_id"])
+    };
+    let gpu_of = |row: usize| gpu_index.map_or_else(|| "0".to_string(), |i| log.rows[row].1[i].clone());
+    if gpu_index.is_none() {
+        // One GPU, unless rows repeat a timestamp or name different products.
+        let mut seen = BTreeSet::new();
+        let repeated = times.as_ref().and_then(|t| t.iter().position(|x| !seen.insert(*x)));
+        let model = log.index(&["name", "gpu_name"]);
+        let models: BTreeSet<&str> = model
+            .map(|i| log.rows.iter().map(|(_, f)| f[i].as_str()).collect())
+            .unwrap_or_default();
+        if let Some(r) = repeated {
+            bail!(
+                "{name}:{}: rows of several GPUs are interleaved (the timestamp repeats) but there is no GPU id column to tell them apart: add index or uuid to --query-gpu",
+                log.rows[r].0
+            );
+        }
+        if models.len() > 1 {
+            bail!(
+                "{name}: rows name {} different GPU products but there is no GPU id column to tell them apart: add index or uuid to --query-gpu",
+                models.len()
+            );
+        }
+        quality
+            .notes
+            .push(format!("{name}: no GPU id column (index, uuid): read as one GPU, '0'"));
+        cols.push(Column::new(col::GPU.into(), vec!["0"; n]));
+    } else if !has(col::GPU) {
+        cols.push(Column::new(col::GPU.into(), (0..n).map(gpu_of).collect::<Vec<_>>()));
+    }
+    let times = match times {
+        Some(t) => t,
+        None => {
+            let per_gpu: BTreeMap<String, usize> = (0..n).fold(BTreeMap::new(), |mut m, r| {
+                *m.entry(gpu_of(r)).or_default() += 1;
+                m
+            });
+            if per_gpu.values().any(|c| *c > 1) {
+                bail!(
+                    "{name}: several rows per GPU but no timestamp column: add timestamp to --query-gpu (a log without one cannot be placed in time)"
+                );
+            }
+            let (t, note) = fallback_time(name, path, opts.at, "samples")?;
+            quality.notes.push(note);
+            cols.push(Column::new(col::TIME.into(), vec![t; n]));
+            vec![t; n]
+        }
+    };
+    if let Some((apps, app_names)) = apps {
+        let (held, jobs) = join_apps(name, log, &times, apps, opts.align_ms)?;
+        quality
+            .notes
+            .push(format!("{name}: held from the processes in {}", app_names.join(", ")));
+        cols.retain(|c| !matches!(c.name().as_str(), "held" | "job"));
+        cols.push(Column::new(col::HELD.into(), held));
+        cols.push(Column::new(col::JOB.into(), jobs));
+    }
+    let frame = DataFrame::new_infer_height(cols)?;
+    from_frame(name, frame, &opts.maps, quality)
+}
+
+/// Held when a compute process was on the GPU (same uuid) at the sample's time.
+fn join_apps(
+    name: &str,
+    log: &CsvLog,
+    times: &[EpochMs],
+    apps: &[App],
+    align: Option<i64>,
+) -> Result<(Vec<bool>, Vec<Option<String>>)> {
+    let uuid = log
+        .index(&["uuid", "gpu_uuid"])
+        .with_context(|| format!("{name}: compute-apps logs name GPUs by uuid: add uuid to --query-gpu"))?;
+    let mut by_gpu: BTreeMap<&str, Vec<EpochMs>> = BTreeMap::new();
+    for (r, (_, f)) in log.rows.iter().enumerate() {
+        by_gpu.entry(f[uuid].as_str()).or_default().push(times[r]);
+    }
+    let step = by_gpu.values_mut().filter_map(|t| median_step(t)).min();
+    let tolerance = align.unwrap_or_else(|| step.map_or(DEFAULT_ALIGN_MS, |s| (s / 2).max(1)));
+    let mut held = Vec::with_capacity(times.len());
+    let mut jobs = Vec::with_capacity(times.len());
+    for (r, (_, f)) in log.rows.iter().enumerate() {
+        let procs: BTreeSet<&str> = apps
+            .iter()
+            .filter(|a| a.uuid == f[uuid] && a.time.is_none_or(|t| (t - times[r]).abs() <= tolerance))
+            .map(|a| a.process.as_str())
+            .collect();
+        held.push(!procs.is_empty());
+        jobs.push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
+    }
+    Ok((held, jobs))
+}
+
+/// Read an `nvidia-smi dmon` log: sm -> device activity, pwr -> power, fb -> memory used.
+pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+    let mut header: Option<Vec<String>> = None;
+    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(h) = line.strip_prefix('#') {
+            let names: Vec<String> = h.split_whitespace().map(|s| s.to_ascii_lowercase()).collect();
+            if names.iter().any(|n| n == "gpu") {
+                header = Some(names); // the units line (# Idx W C ...) has no "gpu"
+            }
+            continue;
+        }
+        let Some(h) = header.as_ref() else {
+            bail!(
+                "{name}:{}: data before the '# gpu ...' header line (expected nvidia-smi dmon output)",
+                i + 1
+            );
+        };
+        let fields: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        if fields.len() != h.len() {
+            bail!(
+                "{name}:{}: {} fields, expected {} as in the header '# {}' (truncated line?)",
+                i + 1,
+                fields.len(),
+                h.len(),
+                h.join(" ")
+            );
+        }
+        rows.push((i + 1, fields));
+    }
+    let Some(h) = header else {
+        bail!("{name}: no '# gpu ...' header line (expected nvidia-smi dmon output)");
+    };
+    if rows.is_empty() {
+        bail!("{name}: no samples under the dmon header");
+    }
+    let at = |n: &str| h.iter().position(|x| x == n);
+    let gpu = at("gpu").context("dmon header without gpu")?;
+    let number = |row: &[String], n: &str, scale: f64| -> Option<f64> {
+        at(n).and_then(|i| {
+            let v = &row[i];
+            // Not a number: infinite, so normalisation counts it invalid.
+            if is_missing_marker(v) {
+                None
+            } else {
+                parse_number_text(v).map(|x| x * scale).or(Some(f64::INFINITY))
+            }
+        })
+    };
+    let mut quality = Quality::default();
+    let times: Vec<EpochMs> = match (at("date"), at("time")) {
+        (Some(d), Some(t)) => rows
+            .iter()
+            .map(|(no, f)| {
+                let text = format!("{} {}", f[d], f[t]);
+                NaiveDateTime::parse_from_str(&text, "%Y%m%d %H:%M:%S")
+                    .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis())
+                    .map_err(|_| {
+                        anyhow!("{name}:{no}: '{text}' is not a dmon date and time (expected YYYYMMDD HH:MM:SS)")
+                    })
+            })
+            .collect::<Result<_>>()?,
+        _ => {
+            // No -o DT: samples 1 s apart (dmon's default delay), the last at the fallback time.
+            let (end, note) = fallback_time(name, path, opts.at, "dmon samples")?;
+            quality
+                .notes
+                .push(format!("{note}; taken 1 s apart (dmon's default -d 1)"));
+            let mut count: BTreeMap<&str, i64> = BTreeMap::new();
+            for (_, f) in &rows {
+                *count.entry(f[gpu].as_str()).or_default() += 1;
+            }
+            let mut seen: BTreeMap<&str, i64> = BTreeMap::new();
+            rows.iter()
+                .map(|(_, f)| {
+                    let k = seen.entry(f[gpu].as_str()).or_default();
+                    let total = count.get(f[gpu].as_str()).copied().unwrap_or(1);
+                    let t = end - (total - 1 - *k) * 1000;
+                    *k += 1;
+                    t
+                })
+                .collect()
+        }
+    };
+    let mut cols = vec![
+        Column::new(col::TIME.into(), times),
+        Column::new(
+            col::GPU.into(),
+            rows.iter().map(|(_, f)| f[gpu].clone()).collect::<Vec<_>>(),
+        ),
+    ];
+    for (source, canonical, scale) in [
+        ("sm", col::DEVICE_UTIL, 0.01),
+        ("pwr", col::POWER_W, 1.0),
+        ("fb", col::MEM_USED_BYTES, MIB),
+    ] {
+        if at(source).is_some() {
+            let v: Vec<Option<f64>> = rows.iter().map(|(_, f)| number(f, source, scale)).collect();
+            cols.push(Column::new(canonical.into(), v));
+        }
+    }
+    let frame = DataFrame::new_infer_height(cols)?;
+    from_frame(name, frame, &opts.maps, quality)
+}
+
+/// Whether a first line is a dmon header.
+pub fn looks_like_dmon(first_line: &str) -> bool {
+    let l = first_line.trim_start();
+    l.starts_with('#') && {
+        let names: Vec<String> = l
+            .trim_start_matches('#')
+            .split_whitespace()
+            .map(|s| s.to_ascii_lowercase())
+            .collect();
+        names.iter().any(|n| n == "gpu") && names.iter().any(|n| n == "sm" || n == "pwr" || n == "fb")
+    }
+}
+
+/// Whether a first line is an nvidia-smi query CSV (header or noheader data).
+pub fn looks_like_query_csv(first_line: &str) -> bool {
+    let fields = split_fields(first_line);
+    let names = [
+        "utilization.gpu",
+        "memory.used",
+        "memory.total",
+        "power.draw",
+        "pci.bus_id",
+        "temperature.gpu",
+        "used_gpu_memory",
+        "gpu_uuid",
+    ];
+    fields
+        .iter()
+        .any(|f| names.iter().any(|n| bare(f).eq_ignore_ascii_case(n)))
+        || fields
+            .first()
+            .is_some_and(|f| f.len() >= 19 && f.as_bytes().get(4) == Some(&b'/') && parse_timestamp_str(f).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_units_and_row_checks() -> Result<()> {
+        let log = parse_csv(
+            "f.csv",
+            "timestamp, index, utilization.gpu [%]\n2026/07/14 08:12:53.353, 0, 45 %\n",
+            None,
+        )?;
+        assert_eq!(log.rows.len(), 1);
+        assert_eq!(log.index(&["utilization.gpu"]), Some(2));
+        let short = parse_csv(
+            "f.csv",
+            "timestamp, index, utilization.gpu [%]\n2026/07/14 08:12:53.353, 0\n",
+            None,
+        );
+        assert!(
+            short
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+                .starts_with("f.csv:2: 2 fields, expected 3")
+        );
+        let noheader = parse_csv("f.csv", "2026/07/14 08:12:53.353, 0, 45 %\n", None);
+        assert!(
+            noheader
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+                .contains("--columns")
+        );
+        let cols = vec!["timestamp".to_string(), "index".into(), "utilization.gpu".into()];
+        let log = parse_csv("f.csv", "2026/07/14 08:12:53.353, 0, 45\n", Some(&cols))?;
+        assert_eq!(log.rows.len(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn sniffing() {
+        assert!(looks_like_dmon("# gpu    pwr  gtemp  mtemp     sm    mem"));
+        assert!(looks_like_query_csv("timestamp, name, utilization.gpu [%]"));
+        assert!(looks_like_query_csv("2026/07/14 08:12:53.353, NVIDIA H100, 100 %"));
+        assert!(!looks_like_query_csv("time,gpu,device_util"));
+    }
+}

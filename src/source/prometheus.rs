@@ -1,0 +1,488 @@
+//! What scrapes and Prometheus API responses have in common: labelled
+//! samples of one metric each, pivoted from long to wide on (host, gpu, time)
+//! with the workload's labels (never the scrape target's) as job and team.
+use super::filetime::fallback_time;
+use super::{InputFormat, ReadOptions, from_frame};
+use crate::samples::{Quality, SampleTable, col};
+use crate::timeparse::format_duration_ms;
+use anyhow::{Context, Result, anyhow, bail};
+use polars::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// One sample of one metric as an exporter or Prometheus gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromSample {
+    pub metric: String,
+    /// labels without `__name__`
+    pub labels: BTreeMap<String, String>,
+    /// NaN = no value (Prometheus' missing and stale markers)
+    pub value: f64,
+    pub time_ms: Option<i64>,
+}
+
+/// How labels become owners and how far apart metrics may be stamped.
+#[derive(Debug, Clone, Default)]
+pub struct LabelOptions {
+    /// label that names the job (default: the workload's pod, else hpc_job)
+    pub job_label: Option<String>,
+    /// label that names the team (default: the workload's namespace)
+    pub team_label: Option<String>,
+    /// samples of different metrics of one GPU this close form one row
+    pub align_ms: Option<i64>,
+}
+
+const DEFAULT_ALIGN_MS: i64 = 5_000;
+pub const HOST_LABELS: &[&str] = &["Hostname", "hostname", "host", "node", "kubernetes_node", "instance"];
+pub const GPU_LABELS: &[&str] = &["UUID", "uuid", "gpu_uuid", "gpu"];
+pub const MODEL_LABELS: &[&str] = &["modelName", "model"];
+
+fn first<'a>(labels: &'a BTreeMap<String, String>, names: &[&str]) -> Option<&'a str> {
+    names
+        .iter()
+        .find_map(|n| labels.get(*n).map(|v| v.trim()).filter(|v| !v.is_empty()))
+}
+
+/// Prometheus adds `job`/`instance` for the scrape target: such a series went through a scrape.
+fn target_of(labels: &BTreeMap<String, String>) -> Option<(String, String)> {
+    let job = labels.get("job");
+    let instance = labels.get("instance");
+    if job.is_none() && instance.is_none() {
+        return None;
+    }
+    Some((job.cloned().unwrap_or_default(), instance.cloned().unwrap_or_default()))
+}
+
+/// The dcgm-exporter's own pod (on Kubernetes the target's pod labels sit on
+/// every series unless the workload's won or were renamed `exported_*`).
+fn is_exporter_pod(pod: &str, container: Option<&str>) -> bool {
+    let looks = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        s.contains("dcgm-exporter") || s.contains("dcgm_exporter")
+    };
+    looks(pod) || container.is_some_and(looks)
+}
+
+/// Where a series' owner came from, for the report's notes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum OwnerSource {
+    Label,
+    ExportedPod,
+    Pod,
+    HpcJob,
+    ExporterPodIgnored,
+}
+
+struct Owner {
+    job: Option<String>,
+    team: Option<String>,
+    source: Option<OwnerSource>,
+}
+
+/// The owner of a series: `--job-label` / `--team-label` when given, else
+/// the workload's pod and namespace (else hpc_job).
+fn owner(
+    labels: &BTreeMap<String, String>,
+    opts: &LabelOptions,
+    renamed_targets: &BTreeSet<(String, String)>,
+) -> Owner {
+    let get = |n: &str| labels.get(n).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let mut who = workload(labels, renamed_targets);
+    if let Some(l) = opts.job_label.as_deref() {
+        who.job = get(l).filter(|v| !(matches!(l, "pod" | "exported_pod") && is_exporter_pod(v, None)));
+        who.source = who.job.as_ref().map(|_| OwnerSource::Label);
+    }
+    if let Some(l) = opts.team_label.as_deref() {
+        who.team = get(l);
+    }
+    who
+}
+
+fn workload(labels: &BTreeMap<String, String>, renamed_targets: &BTreeSet<(String, String)>) -> Owner {
+    let get = |n: &str| labels.get(n).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    if let Some(p) = get("exported_pod")
+        && !is_exporter_pod(&p, get("exported_container").as_deref())
+    {
+        return Owner {
+            job: Some(p),
+            team: get("exported_namespace"),
+            source: Some(OwnerSource::ExportedPod),
+        };
+    }
+    let mut ignored = false;
+    if let Some(p) = get("pod") {
+        let target = target_of(labels);
+        let renamed = target.as_ref().is_some_and(|t| renamed_targets.contains(t));
+        if renamed || is_exporter_pod(&p, get("container").as_deref()) {
+            ignored = true;
+        } else {
+            return Owner {
+                job: Some(p),
+                team: get("namespace"),
+                source: Some(OwnerSource::Pod),
+            };
+        }
+    }
+    if let Some(j) = get("hpc_job") {
+        return Owner {
+            job: Some(j),
+            team: None,
+            source: Some(OwnerSource::HpcJob),
+        };
+    }
+    Owner {
+        job: None,
+        team: None,
+        source: ignored.then_some(OwnerSource::ExporterPodIgnored),
+    }
+}
+
+/// One GPU's samples waiting to be grouped into rows.
+struct Pending {
+    time: i64,
+    metric: usize,
+    value: Option<f64>,
+    model: Option<String>,
+    job: Option<String>,
+    team: Option<String>,
+}
+
+/// One wide row being filled: per metric, Some(value or None for NaN) once seen.
+struct Row {
+    start: i64,
+    last: i64,
+    values: Vec<Option<Option<f64>>>,
+    model: Option<String>,
+    job: Option<String>,
+    team: Option<String>,
+}
+
+/// The typical spacing of a series, the smallest over all series.
+fn smallest_step(samples: &[PromSample]) -> Option<i64> {
+    let mut by_series: BTreeMap<(&str, &BTreeMap<String, String>), Vec<i64>> = BTreeMap::new();
+    for s in samples {
+        if let Some(t) = s.time_ms {
+            by_series.entry((s.metric.as_str(), &s.labels)).or_default().push(t);
+        }
+    }
+    let mut best: Option<i64> = None;
+    for times in by_series.values_mut() {
+        times.sort_unstable();
+        let mut diffs: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0).collect();
+        if diffs.is_empty() {
+            continue;
+        }
+        diffs.sort_unstable();
+        let median = diffs[diffs.len() / 2];
+        best = Some(best.map_or(median, |b| b.min(median)));
+    }
+    best
+}
+
+/// Pivot long samples (every one timed) into a wide frame: time, host, gpu,
+/// model, job, team (only when some series names a workload) and one column
+/// per metric, named as the metric so the canonical aliases and `--map` apply.
+pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame, Quality)> {
+    let mut quality = Quality::default();
+    let align = match opts.align_ms {
+        Some(a) => a,
+        None => smallest_step(&samples).map_or(DEFAULT_ALIGN_MS, |s| (s / 2).max(1)),
+    };
+    let renamed_targets: BTreeSet<(String, String)> = samples
+        .iter()
+        .filter(|s| {
+            ["exported_pod", "exported_namespace", "exported_container"]
+                .iter()
+                .any(|l| s.labels.contains_key(*l))
+        })
+        .filter_map(|s| target_of(&s.labels))
+        .collect();
+
+    let mut metrics: Vec<String> = Vec::new();
+    let mut metric_index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut gpus: BTreeMap<(String, String), Vec<Pending>> = BTreeMap::new();
+    let mut without_gpu: BTreeMap<String, u64> = BTreeMap::new();
+    let mut owner_sources: BTreeMap<OwnerSource, BTreeSet<String>> = BTreeMap::new();
+    let reserved = [col::TIME, col::HOST, col::GPU, col::MODEL, col::JOB, col::TEAM];
+    for s in samples {
+        let Some(gpu_base) = first(&s.labels, GPU_LABELS) else {
+            *without_gpu.entry(s.metric).or_default() += 1;
+            continue;
+        };
+        if reserved.iter().any(|r| r.eq_ignore_ascii_case(&s.metric)) {
+            continue;
+        }
+        // A MIG instance is its own device: <gpu>/<gpu instance id>.
+        let gpu = match first(&s.labels, &["GPU_I_ID"]) {
+            Some(gi) => format!("{gpu_base}/{gi}"),
+            None => gpu_base.to_string(),
+        };
+        let host = first(&s.labels, HOST_LABELS).unwrap_or("").to_string();
+        let who = owner(&s.labels, opts, &renamed_targets);
+        if let Some(src) = who.source {
+            let shown = match src {
+                OwnerSource::ExporterPodIgnored => s.labels.get("pod").cloned().unwrap_or_default(),
+                _ => who.job.clone().unwrap_or_default(),
+            };
+            owner_sources.entry(src).or_default().insert(shown);
+        }
+        let idx = *metric_index.entry(s.metric.clone()).or_insert_with(|| {
+            metrics.push(s.metric.clone());
+            metrics.len() - 1
+        });
+        let value = if s.value.is_nan() { None } else { Some(s.value) };
+        gpus.entry((host, gpu)).or_default().push(Pending {
+            time: s.time_ms.unwrap_or_default(),
+            metric: idx,
+            value,
+            model: first(&s.labels, MODEL_LABELS).map(str::to_string),
+            job: who.job,
+            team: who.team,
+        });
+    }
+    if !without_gpu.is_empty() {
+        let n: u64 = without_gpu.values().sum();
+        let names: Vec<&str> = without_gpu.keys().take(5).map(String::as_str).collect();
+        quality.warnings.push(format!(
+            "{n} samples without a GPU label (UUID or gpu) skipped: {}{}",
+            names.join(", "),
+            if without_gpu.len() > 5 { ", …" } else { "" }
+        ));
+    }
+    owner_notes(&owner_sources, opts, &mut quality);
+
+    let mut times = Vec::new();
+    let mut hosts = Vec::new();
+    let mut gpu_ids = Vec::new();
+    let mut models: Vec<Option<String>> = Vec::new();
+    let mut jobs: Vec<Option<String>> = Vec::new();
+    let mut teams: Vec<Option<String>> = Vec::new();
+    let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
+    let mut widest_merge: i64 = 0;
+    for ((host, gpu), mut pending) in gpus {
+        pending.sort_by_key(|p| p.time);
+        let mut row: Option<Row> = None;
+        let mut flush = |r: Row| {
+            widest_merge = widest_merge.max(r.last - r.start);
+            times.push(r.start);
+            hosts.push(host.clone());
+            gpu_ids.push(gpu.clone());
+            models.push(r.model);
+            jobs.push(r.job);
+            teams.push(r.team);
+            for (i, v) in r.values.into_iter().enumerate() {
+                values[i].push(v.flatten());
+            }
+        };
+        for p in pending {
+            // A metric seen twice, or a stamp past the tolerance, starts the next sample.
+            let joins = row
+                .as_ref()
+                .is_some_and(|r| p.time - r.start <= align && r.values[p.metric].is_none());
+            if !joins {
+                if let Some(r) = row.take() {
+                    flush(r);
+                }
+                row = Some(Row {
+                    start: p.time,
+                    last: p.time,
+                    values: vec![None; metrics.len()],
+                    model: None,
+                    job: None,
+                    team: None,
+                });
+            }
+            if let Some(r) = row.as_mut() {
+                r.last = p.time;
+                r.values[p.metric] = Some(p.value);
+                r.model = r.model.take().or(p.model);
+                r.job = r.job.take().or(p.job);
+                r.team = r.team.take().or(p.team);
+            }
+        }
+        if let Some(r) = row.take() {
+            flush(r);
+        }
+    }
+    if widest_merge > 0 {
+        quality.notes.push(format!(
+            "metrics of one GPU stamped up to {} apart were aligned into one sample (--align {})",
+            format_duration_ms(widest_merge),
+            format_duration_ms(align)
+        ));
+    }
+
+    let mut cols: Vec<Column> = vec![
+        Column::new(col::TIME.into(), times),
+        Column::new(col::HOST.into(), hosts),
+        Column::new(col::GPU.into(), gpu_ids),
+    ];
+    if models.iter().any(Option::is_some) {
+        cols.push(Column::new(col::MODEL.into(), models));
+    }
+    // No workload labels at all: leave job out so the memory rule decides held.
+    if jobs.iter().any(Option::is_some) {
+        cols.push(Column::new(col::JOB.into(), jobs));
+    }
+    if teams.iter().any(Option::is_some) {
+        cols.push(Column::new(col::TEAM.into(), teams));
+    }
+    for (name, vals) in metrics.iter().zip(values) {
+        cols.push(Column::new(name.as_str().into(), vals));
+    }
+    let frame = DataFrame::new_infer_height(cols)?;
+    Ok((frame, quality))
+}
+
+fn owner_notes(sources: &BTreeMap<OwnerSource, BTreeSet<String>>, opts: &LabelOptions, quality: &mut Quality) {
+    let list = |set: &BTreeSet<String>| {
+        let v: Vec<&str> = set.iter().take(3).map(String::as_str).collect();
+        format!("{}{}", v.join(", "), if set.len() > 3 { ", …" } else { "" })
+    };
+    for (src, names) in sources {
+        let text = match src {
+            OwnerSource::Label => format!(
+                "job from label '{}': {}",
+                opts.job_label.as_deref().unwrap_or_default(),
+                list(names)
+            ),
+            OwnerSource::ExportedPod => format!("job from the workload's pod (label exported_pod): {}", list(names)),
+            OwnerSource::Pod => format!("job from the workload's pod (label pod): {}", list(names)),
+            OwnerSource::HpcJob => format!("job from label hpc_job: {}", list(names)),
+            OwnerSource::ExporterPodIgnored => format!(
+                "pod labels naming the scrape target (the exporter's own pod: {}) were not taken as a workload",
+                list(names)
+            ),
+        };
+        quality.notes.push(text);
+    }
+}
+
+/// Read scrapes and API responses together: series of one GPU from several
+/// files (one metric per file, or one scrape per file) join into rows.
+pub fn read_files(files: &[(String, PathBuf, InputFormat)], opts: &ReadOptions) -> Result<SampleTable> {
+    let mut all = Vec::new();
+    let mut notes = Vec::new();
+    for (name, path, format) in files {
+        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+        match format {
+            InputFormat::PromJson => {
+                let response = super::prometheus_json::parse_response(&text)
+                    .map_err(|e| anyhow!("{name}:{}: {}", e.line, e.message))?;
+                let stem = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_else(|| name.clone());
+                let (samples, unnamed) = super::prometheus_json::to_samples(response, &stem);
+                if unnamed > 0 {
+                    notes.push(format!(
+                        "{name}: {unnamed} series without a metric name (a function dropped __name__) are named '{stem}' (map it with --map {stem}=CANONICAL)"
+                    ));
+                }
+                all.extend(samples);
+            }
+            _ => {
+                let mut samples = super::prometheus_text::parse_exposition(&text, name)?;
+                let untimed = samples.iter().filter(|s| s.time_ms.is_none()).count();
+                if untimed > 0 {
+                    let (t, note) = fallback_time(name, path, opts.at, &format!("{untimed} samples"))?;
+                    for s in samples.iter_mut().filter(|s| s.time_ms.is_none()) {
+                        s.time_ms = Some(t);
+                    }
+                    notes.push(note);
+                }
+                all.extend(samples);
+            }
+        }
+    }
+    let label_opts = LabelOptions {
+        job_label: opts.job_label.clone(),
+        team_label: opts.team_label.clone(),
+        align_ms: opts.align_ms,
+    };
+    let (frame, mut quality) = pivot(all, &label_opts)?;
+    let names: Vec<String> = files.iter().map(|(n, _, _)| n.clone()).collect();
+    if frame.height() == 0 {
+        bail!(
+            "{}: no GPU samples (expected series with a UUID or gpu label, e.g. DCGM_FI_DEV_GPU_UTIL)",
+            names.join(", ")
+        );
+    }
+    notes.append(&mut quality.notes);
+    quality.notes = notes;
+    let mut table = from_frame(&names.join(", "), frame, &opts.maps, quality)?;
+    table.sources = names;
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(metric: &str, labels: &[(&str, &str)], value: f64, t: i64) -> PromSample {
+        PromSample {
+            metric: metric.into(),
+            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            value,
+            time_ms: Some(t),
+        }
+    }
+
+    #[test]
+    fn instant_queries_a_second_apart_form_one_row() -> Result<()> {
+        let l = [("UUID", "GPU-1"), ("Hostname", "h")];
+        let s = vec![
+            sample("A", &l, 1.0, 1000),
+            sample("B", &l, 2.0, 1900),
+            sample("A", &l, 3.0, 60_000),
+        ];
+        let (df, q) = pivot(s, &LabelOptions::default())?;
+        assert_eq!(df.height(), 2);
+        assert_eq!(df.column("B")?.f64()?.get(0), Some(2.0));
+        assert_eq!(df.column("B")?.f64()?.get(1), None);
+        assert!(q.notes.iter().any(|n| n.contains("aligned")));
+        Ok(())
+    }
+
+    #[test]
+    fn the_exporters_own_pod_is_not_a_workload() -> Result<()> {
+        let exporter = [
+            ("gpu", "0"),
+            ("pod", "nvidia-dcgm-exporter-x"),
+            ("container", "nvidia-dcgm-exporter"),
+            ("job", "j"),
+        ];
+        let renamed = [
+            ("gpu", "1"),
+            ("pod", "p"),
+            ("exported_pod", "vllm"),
+            ("exported_namespace", "ml"),
+            ("job", "j"),
+        ];
+        let plain_pod_same_target = [("gpu", "2"), ("pod", "p"), ("job", "j")];
+        let s = vec![
+            sample("A", &exporter, 0.0, 0),
+            sample("A", &renamed, 0.0, 0),
+            sample("A", &plain_pod_same_target, 0.0, 0),
+        ];
+        let (df, _) = pivot(s, &LabelOptions::default())?;
+        let jobs: Vec<Option<&str>> = df.column("job")?.str()?.iter().collect();
+        assert_eq!(jobs, vec![None, Some("vllm"), None]);
+        let teams: Vec<Option<&str>> = df.column("team")?.str()?.iter().collect();
+        assert_eq!(teams, vec![None, Some("ml"), None]);
+        Ok(())
+    }
+
+    #[test]
+    fn no_workload_labels_means_no_job_column() -> Result<()> {
+        let s = vec![sample(
+            "DCGM_FI_DEV_FB_USED",
+            &[("gpu", "0"), ("instance", "x:9400")],
+            5.0,
+            0,
+        )];
+        let (df, _) = pivot(s, &LabelOptions::default())?;
+        assert!(df.column("job").is_err());
+        Ok(())
+    }
+}
