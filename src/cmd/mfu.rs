@@ -99,3 +99,36 @@ pub fn declared_flops_per_sec(args: &DeclaredWorkArgs) -> Result<Option<f64>> {
         _ => None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// How a live command flattens the declared-work flags.
+    #[derive(Debug, Parser)]
+    struct Live {
+        #[command(flatten)]
+        work: DeclaredWorkArgs,
+    }
+
+    fn flops(args: &[&str]) -> Result<Option<f64>> {
+        let live = Live::try_parse_from(std::iter::once("scan").chain(args.iter().copied()))?;
+        declared_flops_per_sec(&live.work)
+    }
+
+    #[test]
+    fn declared_work_of_a_live_job() -> Result<()> {
+        assert_eq!(flops(&[])?, None);
+        assert_eq!(flops(&["--achieved-tflops", "400"])?, Some(400e12));
+        assert_eq!(flops(&["--tokens-per-sec", "1k", "--flops-per-token", "4.2e10"])?, Some(4.2e13));
+        assert_eq!(flops(&["--tokens-per-sec", "1k", "--params", "7b"])?, Some(4.2e13));
+        assert_eq!(flops(&["--tokens-per-sec", "1k", "--params", "7b", "--mode", "inference"])?, Some(1.4e13));
+        // contradictory or incomplete: clap refuses them (a usage error, exit 2)
+        assert!(flops(&["--tokens-per-sec", "1k"]).is_err());
+        assert!(flops(&["--params", "7b"]).is_err());
+        assert!(flops(&["--achieved-tflops", "4", "--tokens-per-sec", "1k", "--params", "7b"]).is_err());
+        assert!(flops(&["--tokens-per-sec", "1k", "--params", "7b", "--flops-per-token", "1e9"]).is_err());
+        Ok(())
+    }
+}
