@@ -29,14 +29,28 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
-            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'gpuaudit;report' {
+            [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Narrow the series with label matchers, e.g. ''{cluster="a"}''')
+            [CompletionResult]::new('--prom-token', '--prom-token', [CompletionResultType]::ParameterName, 'Bearer token for the server (never printed)')
+            [CompletionResult]::new('--prom-user', '--prom-user', [CompletionResultType]::ParameterName, 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)')
+            [CompletionResult]::new('--prom-password', '--prom-password', [CompletionResultType]::ParameterName, 'Basic-auth password (never printed; prefer the environment variable)')
+            [CompletionResult]::new('--prom-timeout', '--prom-timeout', [CompletionResultType]::ParameterName, 'Give up on one request after this long')
+            [CompletionResult]::new('--prom-retries', '--prom-retries', [CompletionResultType]::ParameterName, 'Retries of a request that failed to connect or got 429/5xx (with backoff)')
+            [CompletionResult]::new('--hosts-per-query', '--hosts-per-query', [CompletionResultType]::ParameterName, 'Hosts per query: smaller keeps memory lower, larger makes fewer requests')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of going by its extension')
             [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time')
+            [CompletionResult]::new('--job-label', '--job-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload')
+            [CompletionResult]::new('--team-label', '--team-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the team. Default: the workload''s namespace')
+            [CompletionResult]::new('--align', '--align', [CompletionResultType]::ParameterName, 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series'' step, else 5s')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)')
             [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]')
@@ -50,12 +64,13 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--pushdown', '--pushdown', [CompletionResultType]::ParameterName, 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
             [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -106,6 +121,55 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpuaudit;check' {
+            [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Narrow the series with label matchers, e.g. ''{cluster="a"}''')
+            [CompletionResult]::new('--prom-token', '--prom-token', [CompletionResultType]::ParameterName, 'Bearer token for the server (never printed)')
+            [CompletionResult]::new('--prom-user', '--prom-user', [CompletionResultType]::ParameterName, 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)')
+            [CompletionResult]::new('--prom-password', '--prom-password', [CompletionResultType]::ParameterName, 'Basic-auth password (never printed; prefer the environment variable)')
+            [CompletionResult]::new('--prom-timeout', '--prom-timeout', [CompletionResultType]::ParameterName, 'Give up on one request after this long')
+            [CompletionResult]::new('--prom-retries', '--prom-retries', [CompletionResultType]::ParameterName, 'Retries of a request that failed to connect or got 429/5xx (with backoff)')
+            [CompletionResult]::new('--hosts-per-query', '--hosts-per-query', [CompletionResultType]::ParameterName, 'Hosts per query: smaller keeps memory lower, larger makes fewer requests')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of going by its extension')
+            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time')
+            [CompletionResult]::new('--job-label', '--job-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload')
+            [CompletionResult]::new('--team-label', '--team-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the team. Default: the workload''s namespace')
+            [CompletionResult]::new('--align', '--align', [CompletionResultType]::ParameterName, 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series'' step, else 5s')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise')
+            [CompletionResult]::new('--min', '--min', [CompletionResultType]::ParameterName, 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable')
+            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'A ceiling on CURRENT: METRIC=VALUE. Repeatable')
+            [CompletionResult]::new('--max-drop', '--max-drop', [CompletionResultType]::ParameterName, 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit')
+            [CompletionResult]::new('--max-rise', '--max-rise', [CompletionResultType]::ParameterName, 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)')
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)')
+            [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]')
+            [CompletionResult]::new('--idle-below', '--idle-below', [CompletionResultType]::ParameterName, 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)')
+            [CompletionResult]::new('--min-idle', '--min-idle', [CompletionResultType]::ParameterName, 'List idle episodes at least this long; shorter ones still count in idle hours')
+            [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)')
+            [CompletionResult]::new('--price', '--price', [CompletionResultType]::ParameterName, 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--pushdown', '--pushdown', [CompletionResultType]::ParameterName, 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)')
+            [CompletionResult]::new('--allow-missing', '--allow-missing', [CompletionResultType]::ParameterName, 'A rule whose metric is null (not measured) is skipped instead of an error')
+            [CompletionResult]::new('--list-metrics', '--list-metrics', [CompletionResultType]::ParameterName, 'Print the metrics a rule can name and exit')
+            [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
+            [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpuaudit;scan' {
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m)')
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between samples (at least 100ms)')
@@ -135,47 +199,13 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
-        'gpuaudit;check' {
-            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of going by its extension')
-            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent')
-            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise')
-            [CompletionResult]::new('--min', '--min', [CompletionResultType]::ParameterName, 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable')
-            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'A ceiling on CURRENT: METRIC=VALUE. Repeatable')
-            [CompletionResult]::new('--max-drop', '--max-drop', [CompletionResultType]::ParameterName, 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit')
-            [CompletionResult]::new('--max-rise', '--max-rise', [CompletionResultType]::ParameterName, 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)')
-            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)')
-            [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]')
-            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]')
-            [CompletionResult]::new('--idle-below', '--idle-below', [CompletionResultType]::ParameterName, 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)')
-            [CompletionResult]::new('--min-idle', '--min-idle', [CompletionResultType]::ParameterName, 'List idle episodes at least this long; shorter ones still count in idle hours')
-            [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)')
-            [CompletionResult]::new('--price', '--price', [CompletionResultType]::ParameterName, 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)')
-            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
-            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
-            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
-            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--allow-missing', '--allow-missing', [CompletionResultType]::ParameterName, 'A rule whose metric is null (not measured) is skipped instead of an error')
-            [CompletionResult]::new('--list-metrics', '--list-metrics', [CompletionResultType]::ParameterName, 'Print the metrics a rule can name and exit')
-            [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
-            [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            break
-        }
         'gpuaudit;help' {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
-            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -191,10 +221,10 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
         'gpuaudit;help;peaks' {
             break
         }
-        'gpuaudit;help;scan' {
+        'gpuaudit;help;check' {
             break
         }
-        'gpuaudit;help;check' {
+        'gpuaudit;help;scan' {
             break
         }
         'gpuaudit;help;help' {

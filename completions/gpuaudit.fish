@@ -30,13 +30,32 @@ complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Repor
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-token -d 'Bearer token for the server (never printed)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-timeout -d 'Give up on one request after this long' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
-ndjson\t''"
+ndjson\t''
+prom\t'Prometheus text exposition or OpenMetrics (a dcgm-exporter /metrics scrape)'
+prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
+nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
+nvidia-smi-dmon\t'nvidia-smi dmon log'
+nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l align -d 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series\' step, else 5s' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
@@ -57,10 +76,11 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d '
 json\t''
 csv\t''
 markdown\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l pushdown -d 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s q -l quiet -d 'No progress bar'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l out -d 'Where to write the synthetic fleet (.parquet, .csv or .ndjson); a path without extension with --partition-by-day becomes a hive-partitioned directory' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l gpus -d 'Number of GPUs (rounded up to whole 8-GPU nodes)' -r
@@ -103,6 +123,63 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -l format -d 'O
 json\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-token -d 'Bearer token for the server (never printed)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-timeout -d 'Give up on one request after this long' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
+csv\t''
+ndjson\t''
+prom\t'Prometheus text exposition or OpenMetrics (a dcgm-exporter /metrics scrape)'
+prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
+nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
+nvidia-smi-dmon\t'nvidia-smi dmon log'
+nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l align -d 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series\' step, else 5s' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l baseline -d 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min -d 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max -d 'A ceiling on CURRENT: METRIC=VALUE. Repeatable' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-drop -d 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric\'s unit' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-rise -d 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l rules -d 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min-idle -d 'List idle episodes at least this long; shorter ones still count in idle hours' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l held-mem -d 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l price -d 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prices -d 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l by -d 'Showback: group layers and cost by this label' -r -f -a "team\t''
+user\t''
+job\t''
+host\t''
+model\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l format -d 'Output format' -r -f -a "table\t''
+json\t''
+markdown\t''
+junit\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l pushdown -d 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report\'s notes)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l allow-missing -d 'A rule whose metric is null (not measured) is skipped instead of an error'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l list-metrics -d 'Print the metrics a rule can name and exit'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d 'How long to sample (e.g. 5s, 1m)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
@@ -131,47 +208,10 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
-csv\t''
-ndjson\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l baseline -d 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min -d 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max -d 'A ceiling on CURRENT: METRIC=VALUE. Repeatable' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-drop -d 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric\'s unit' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-rise -d 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l rules -d 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit' -r -F
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min-idle -d 'List idle episodes at least this long; shorter ones still count in idle hours' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l held-mem -d 'Without a held or job column, a GPU using more memory than this is held (e.g. 1GiB, 512MiB)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l price -d 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prices -d 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)' -r -F
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l by -d 'Showback: group layers and cost by this label' -r -f -a "team\t''
-user\t''
-job\t''
-host\t''
-model\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l format -d 'Output format' -r -f -a "table\t''
-json\t''
-markdown\t''
-junit\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l allow-missing -d 'A rule whose metric is null (not measured) is skipped instead of an error'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l list-metrics -d 'Print the metrics a rule can name and exit'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
