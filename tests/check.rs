@@ -16,7 +16,9 @@ use std::process::Output;
 
 fn gpuaudit() -> anyhow::Result<Command> {
     let mut c = Command::cargo_bin("gpuaudit")?;
-    c.current_dir(env!("CARGO_MANIFEST_DIR")).env("NO_COLOR", "1").env_remove("COLUMNS");
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS");
     Ok(c)
 }
 
@@ -35,7 +37,11 @@ fn text(b: &[u8]) -> String {
 
 /// Run a check with --format json; the exit code and the parsed document.
 fn check_json(args: &[&str]) -> anyhow::Result<(i32, Value)> {
-    let out = gpuaudit()?.arg("check").args(args).args(["--format", "json"]).output()?;
+    let out = gpuaudit()?
+        .arg("check")
+        .args(args)
+        .args(["--format", "json"])
+        .output()?;
     let code = out.status.code().unwrap_or(-1);
     let doc = serde_json::from_slice(&out.stdout)
         .map_err(|e| anyhow::anyhow!("no JSON (exit {code}, {e}): {}", text(&out.stderr)))?;
@@ -47,7 +53,10 @@ fn num(v: &Value, path: &str) -> f64 {
 }
 
 fn assert_close(got: f64, want: f64, what: &str) {
-    assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "{what}: got {got}, want {want}");
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{what}: got {got}, want {want}"
+    );
 }
 
 fn rules(doc: &Value) -> Vec<Value> {
@@ -55,7 +64,10 @@ fn rules(doc: &Value) -> Vec<Value> {
 }
 
 fn verdicts(doc: &Value) -> Vec<String> {
-    rules(doc).iter().map(|r| r["verdict"].as_str().unwrap_or("?").to_string()).collect()
+    rules(doc)
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap_or("?").to_string())
+        .collect()
 }
 
 #[test]
@@ -83,7 +95,11 @@ fn passes_when_every_rule_holds() -> anyhow::Result<()> {
     assert_close(num(&r[0], "/baseline"), 0.55, "active before");
     assert_close(num(&r[0], "/limit"), 0.45, "floor");
     assert_close(num(&r[1], "/delta"), -0.075, "active delta");
-    assert_close(num(&r[1], "/delta_relative"), -0.075 / 0.55, "active relative delta");
+    assert_close(
+        num(&r[1], "/delta_relative"),
+        -0.075 / 0.55,
+        "active relative delta",
+    );
     assert_close(num(&r[1], "/measured"), 7.5, "active drop in pp");
     assert_close(num(&r[2], "/measured"), 0.5, "idle usd rise");
     assert_close(num(&r[2], "/current"), 1.5, "idle usd now");
@@ -93,16 +109,39 @@ fn passes_when_every_rule_holds() -> anyhow::Result<()> {
 
 #[test]
 fn a_failing_rule_exits_1_and_is_named() -> anyhow::Result<()> {
-    let out = check(&[CUR_JSON, "--baseline", BASE_JSON, "--max-drop", "active=2pp", "--min", "sm_active=0.25"])?;
+    let out = check(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-drop",
+        "active=2pp",
+        "--min",
+        "sm_active=0.25",
+    ])?;
     assert_eq!(out.status.code(), Some(1));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(stderr.contains("--max-drop active=2pp"), "stderr: {stderr}");
     assert!(stderr.contains("7.5 pp"), "stderr: {stderr}");
-    assert!(!stderr.contains("sm_active=0.25"), "a passing rule is not listed as failed: {stderr}");
+    assert!(
+        !stderr.contains("sm_active=0.25"),
+        "a passing rule is not listed as failed: {stderr}"
+    );
     assert!(stdout.contains("1 of 2 rules failed"), "{stdout}");
-    let active = stdout.lines().find(|l| l.contains("drop ≤ 2 pp")).unwrap_or_default();
-    assert!(active.contains("55%") && active.contains("47.5%") && active.contains("-7.5 pp") && active.contains("FAIL"), "{stdout}");
-    let sm = stdout.lines().find(|l| l.contains("≥ 25%")).unwrap_or_default();
+    let active = stdout
+        .lines()
+        .find(|l| l.contains("drop ≤ 2 pp"))
+        .unwrap_or_default();
+    assert!(
+        active.contains("55%")
+            && active.contains("47.5%")
+            && active.contains("-7.5 pp")
+            && active.contains("FAIL"),
+        "{stdout}"
+    );
+    let sm = stdout
+        .lines()
+        .find(|l| l.contains("≥ 25%"))
+        .unwrap_or_default();
     assert!(sm.contains("28.75%") && sm.contains("pass"), "{stdout}");
     Ok(())
 }
@@ -129,28 +168,66 @@ fn each_unit_pp_percent_and_absolute() -> anyhow::Result<()> {
         "idle_held_usd=49%", // +50%: fail
     ])?;
     assert_eq!(code, 1);
-    assert_eq!(verdicts(&doc), ["fail", "pass", "fail", "pass", "fail", "pass", "fail"]);
+    assert_eq!(
+        verdicts(&doc),
+        ["fail", "pass", "fail", "pass", "fail", "pass", "fail"]
+    );
     let r = rules(&doc);
-    let units: Vec<&str> = r.iter().map(|x| x["limit_unit"].as_str().unwrap_or("?")).collect();
-    assert_eq!(units, ["pp", "pp", "percent", "percent", "gpu_hours", "gpu_hours", "percent"]);
+    let units: Vec<&str> = r
+        .iter()
+        .map(|x| x["limit_unit"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(
+        units,
+        [
+            "pp",
+            "pp",
+            "percent",
+            "percent",
+            "gpu_hours",
+            "gpu_hours",
+            "percent"
+        ]
+    );
     assert_close(num(&r[0], "/measured"), 7.5, "pp");
     assert_close(num(&r[2], "/measured"), 0.0375 / 0.325 * 100.0, "percent");
     assert_close(num(&r[4], "/measured"), 0.25, "GPU-hours");
     assert_close(num(&r[6], "/measured"), 50.0, "usd percent");
     assert_eq!(doc["summary"]["failed"], 4);
-    assert!(r[0]["reason"].as_str().unwrap_or_default().contains("dropped 7.5 pp"));
+    assert!(
+        r[0]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("dropped 7.5 pp")
+    );
     Ok(())
 }
 
 #[test]
 fn a_missing_metric_is_an_error_unless_allowed() -> anyhow::Result<()> {
-    let out = check(&[CUR_JSON, "--min", "tensor_active=0.1", "--min", "active=0.4"])?;
+    let out = check(&[
+        CUR_JSON,
+        "--min",
+        "tensor_active=0.1",
+        "--min",
+        "active=0.4",
+    ])?;
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("--min tensor_active=0.1") && stderr.contains("--allow-missing"), "{stderr}");
+    assert!(
+        stderr.contains("--min tensor_active=0.1") && stderr.contains("--allow-missing"),
+        "{stderr}"
+    );
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
 
-    let (code, doc) = check_json(&[CUR_JSON, "--min", "tensor_active=0.1", "--min", "active=0.4", "--allow-missing"])?;
+    let (code, doc) = check_json(&[
+        CUR_JSON,
+        "--min",
+        "tensor_active=0.1",
+        "--min",
+        "active=0.4",
+        "--allow-missing",
+    ])?;
     assert_eq!(code, 0);
     assert_eq!(verdicts(&doc), ["skipped", "pass"]);
     assert_eq!(rules(&doc)[0]["missing_in"], serde_json::json!(["current"]));
@@ -165,7 +242,16 @@ fn a_missing_metric_is_an_error_unless_allowed() -> anyhow::Result<()> {
 
 #[test]
 fn raw_samples_in_place_of_json_reports() -> anyhow::Result<()> {
-    let rule_args = ["--max-drop", "active=2pp", "--max-drop", "sm_active=5%", "--max-rise", "idle_held_usd=1", "--min", "held_usd=4"];
+    let rule_args = [
+        "--max-drop",
+        "active=2pp",
+        "--max-drop",
+        "sm_active=5%",
+        "--max-rise",
+        "idle_held_usd=1",
+        "--min",
+        "held_usd=4",
+    ];
     let mut from_json = vec![CUR_JSON, "--baseline", BASE_JSON];
     from_json.extend(rule_args);
     let mut from_csv = vec![CUR_CSV, "--baseline", BASE_CSV, "--price", "2"];
@@ -190,7 +276,11 @@ fn raw_samples_in_place_of_json_reports() -> anyhow::Result<()> {
 
     // Without --price the same samples go by the built-in price profile.
     let (_, doc) = check_json(&[CUR_CSV, "--min", "active=0.4", "--quiet"])?;
-    assert_close(num(&rules(&doc)[0], "/current"), 0.475, "active from samples");
+    assert_close(
+        num(&rules(&doc)[0], "/current"),
+        0.475,
+        "active from samples",
+    );
     Ok(())
 }
 
@@ -198,9 +288,16 @@ fn raw_samples_in_place_of_json_reports() -> anyhow::Result<()> {
 fn parquet_samples_from_demo() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let fleet = dir.path().join("fleet.parquet");
-    gpuaudit()?.args(["demo", "--out"]).arg(&fleet).args(["--gpus", "8", "--days", "1"]).assert().success();
+    gpuaudit()?
+        .args(["demo", "--out"])
+        .arg(&fleet)
+        .args(["--gpus", "8", "--days", "1"])
+        .assert()
+        .success();
     let fleet = fleet.display().to_string();
-    let report = gpuaudit()?.args(["report", &fleet, "--format", "json"]).output()?;
+    let report = gpuaudit()?
+        .args(["report", &fleet, "--format", "json"])
+        .output()?;
     assert!(report.status.success());
     let report_path = dir.path().join("fleet.json");
     std::fs::write(&report_path, &report.stdout)?;
@@ -219,8 +316,16 @@ fn parquet_samples_from_demo() -> anyhow::Result<()> {
     ])?;
     assert_eq!(code, 0);
     let r = rules(&doc);
-    assert_close(num(&r[0], "/current"), num(&report, "/ratios/active"), "active");
-    assert_close(num(&r[1], "/current"), num(&report, "/layers/idle_held_gpu_hours"), "idle");
+    assert_close(
+        num(&r[0], "/current"),
+        num(&report, "/ratios/active"),
+        "active",
+    );
+    assert_close(
+        num(&r[1], "/current"),
+        num(&report, "/layers/idle_held_gpu_hours"),
+        "idle",
+    );
     for rule in &r {
         assert_close(num(rule, "/delta"), 0.0, "delta");
     }
@@ -229,13 +334,39 @@ fn parquet_samples_from_demo() -> anyhow::Result<()> {
 
 #[test]
 fn markdown_for_a_pr_comment() -> anyhow::Result<()> {
-    let out = check(&[CUR_JSON, "--baseline", BASE_JSON, "--max-drop", "active=2pp", "--max", "idle_held_usd=2", "--format", "markdown"])?;
+    let out = check(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-drop",
+        "active=2pp",
+        "--max",
+        "idle_held_usd=2",
+        "--format",
+        "markdown",
+    ])?;
     assert_eq!(out.status.code(), Some(1));
     let md = text(&out.stdout);
-    assert!(md.starts_with("## ❌ gpuaudit check: 1 of 2 rules failed"), "{md}");
-    assert!(md.contains("| metric | baseline | current | delta | limit | verdict |"), "{md}");
-    assert!(md.contains("| `--max-drop active=2pp` | 55% | 47.5% | -7.5 pp (-13.64%) | drop ≤ 2 pp | ❌ FAIL |"), "{md}");
-    assert!(md.contains("| `--max idle_held_usd=2` | $1.00 | $1.50 | +$0.50 (+50%) | ≤ $2.00 | ✅ pass |"), "{md}");
+    assert!(
+        md.starts_with("## ❌ gpuaudit check: 1 of 2 rules failed"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| metric | baseline | current | delta | limit | verdict |"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| `--max-drop active=2pp` | 55% | 47.5% | -7.5 pp (-13.64%) | drop ≤ 2 pp | ❌ FAIL |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| `--max idle_held_usd=2` | $1.00 | $1.50 | +$0.50 (+50%) | ≤ $2.00 | ✅ pass |"
+        ),
+        "{md}"
+    );
     Ok(())
 }
 
@@ -258,29 +389,62 @@ fn junit_parses_as_xml_with_one_testcase_per_rule() -> anyhow::Result<()> {
     assert_eq!(out.status.code(), Some(1));
     let xml = text(&out.stdout);
     let doc = roxmltree::Document::parse(&xml)?;
-    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).expect("a testsuite");
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .expect("a testsuite");
     assert_eq!(suite.attribute("tests"), Some("3"));
     assert_eq!(suite.attribute("failures"), Some("1"));
     assert_eq!(suite.attribute("skipped"), Some("1"));
-    let cases: Vec<_> = suite.children().filter(|n| n.has_tag_name("testcase")).collect();
+    let cases: Vec<_> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
     let names: Vec<&str> = cases.iter().filter_map(|c| c.attribute("name")).collect();
-    assert_eq!(names, ["--min tensor_active=0.1", "--max-drop active=2pp", "--max-rise idle_held_usd=60%"]);
+    assert_eq!(
+        names,
+        [
+            "--min tensor_active=0.1",
+            "--max-drop active=2pp",
+            "--max-rise idle_held_usd=60%"
+        ]
+    );
     let child = |i: usize, tag: &str| cases[i].children().find(|n| n.has_tag_name(tag));
     assert!(child(0, "skipped").is_some());
     let failure = child(1, "failure").expect("the drop fails");
-    assert_eq!(failure.attribute("message"), Some("active dropped 7.5 pp; limit 2 pp"));
+    assert_eq!(
+        failure.attribute("message"),
+        Some("active dropped 7.5 pp; limit 2 pp")
+    );
     assert!(child(2, "failure").is_none() && child(2, "skipped").is_none());
     Ok(())
 }
 
 #[test]
 fn rules_from_a_toml_file() -> anyhow::Result<()> {
-    let (code, doc) = check_json(&[CUR_JSON, "--baseline", BASE_JSON, "--rules", "testdata/check/gpuaudit.toml", "--min", "active=0.4"])?;
+    let (code, doc) = check_json(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--rules",
+        "testdata/check/gpuaudit.toml",
+        "--min",
+        "active=0.4",
+    ])?;
     assert_eq!(code, 1);
-    let labels: Vec<String> = rules(&doc).iter().map(|r| r["rule"].as_str().unwrap_or("?").to_string()).collect();
+    let labels: Vec<String> = rules(&doc)
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap_or("?").to_string())
+        .collect();
     assert_eq!(
         labels,
-        ["--min active=0.4", "--max idle_held_usd=2", "--max-drop active=10pp", "--max-drop sm_active=10%", "--max-rise idle_held_gpu_hours=0.5"]
+        [
+            "--min active=0.4",
+            "--max idle_held_usd=2",
+            "--max-drop active=10pp",
+            "--max-drop sm_active=10%",
+            "--max-rise idle_held_gpu_hours=0.5"
+        ]
     );
     assert_eq!(verdicts(&doc), ["pass", "pass", "pass", "fail", "pass"]);
 
@@ -290,7 +454,12 @@ fn rules_from_a_toml_file() -> anyhow::Result<()> {
     let out = check(&[CUR_JSON, "--rules", &bad.display().to_string()])?;
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("bad.toml") && stderr.contains("unknown metric 'mfuu'") && stderr.contains("did you mean mfu"), "{stderr}");
+    assert!(
+        stderr.contains("bad.toml")
+            && stderr.contains("unknown metric 'mfuu'")
+            && stderr.contains("did you mean mfu"),
+        "{stderr}"
+    );
     std::fs::write(&bad, "[min]\nactive = \n")?;
     let stderr = text(&check(&[CUR_JSON, "--rules", &bad.display().to_string()])?.stderr);
     assert!(stderr.contains("bad.toml: line 2"), "{stderr}");
@@ -303,10 +472,31 @@ fn usage_and_input_errors_exit_2() -> anyhow::Result<()> {
         (&[CUR_JSON, "--min", "mfuu=0.3"], "unknown metric 'mfuu'"),
         (&[CUR_JSON], "no rules"),
         (&[CUR_JSON, "--max-drop", "active=2pp"], "--baseline"),
-        (&[CUR_JSON, "--baseline", BASE_JSON, "--max-drop", "idle_held_usd=2pp"], "ratios only"),
+        (
+            &[
+                CUR_JSON,
+                "--baseline",
+                BASE_JSON,
+                "--max-drop",
+                "idle_held_usd=2pp",
+            ],
+            "ratios only",
+        ),
         (&[CUR_JSON, "--min", "sm_active=60"], "fraction"),
-        (&["testdata/check/empty.csv", "--min", "active=0"], "no usable samples"),
-        (&[CUR_JSON, "--baseline", "testdata/check/missing.json", "--max-drop", "active=1pp"], "missing.json"),
+        (
+            &["testdata/check/empty.csv", "--min", "active=0"],
+            "no usable samples",
+        ),
+        (
+            &[
+                CUR_JSON,
+                "--baseline",
+                "testdata/check/missing.json",
+                "--max-drop",
+                "active=1pp",
+            ],
+            "missing.json",
+        ),
     ];
     for (args, want) in cases {
         let out = check(args)?;
@@ -323,9 +513,60 @@ fn list_metrics_prints_the_metric_table() -> anyhow::Result<()> {
     let out = check(&["--list-metrics"])?;
     assert_eq!(out.status.code(), Some(0));
     let list = text(&out.stdout);
-    for name in ["active", "sm_active", "sm_occupancy", "tensor_active", "mfu", "idle_held_gpu_hours", "useful_gpu_hours", "idle_held_usd", "not_useful_usd"] {
-        assert!(list.contains(&format!(" {name} ")), "{name} missing from\n{list}");
+    for name in [
+        "active",
+        "sm_active",
+        "sm_occupancy",
+        "tensor_active",
+        "mfu",
+        "idle_held_gpu_hours",
+        "useful_gpu_hours",
+        "idle_held_usd",
+        "not_useful_usd",
+    ] {
+        assert!(
+            list.contains(&format!(" {name} ")),
+            "{name} missing from\n{list}"
+        );
     }
     assert!(list.contains("cost.monthly_run_rate.idle_held_usd"));
+    Ok(())
+}
+
+#[test]
+fn sample_options_on_reports_are_refused() -> anyhow::Result<()> {
+    let out = check(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-drop",
+        "active=2pp",
+        "--price",
+        "3",
+    ])?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--price applies to raw samples"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = check(&[CUR_JSON, "--min", "active=0.4", "--idle-below", "5%"])?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--idle-below"));
+    // With samples on one side the options apply there.
+    let (code, doc) = check_json(&[
+        CUR_CSV,
+        "--baseline",
+        BASE_JSON,
+        "--max-rise",
+        "idle_held_usd=0%",
+        "--price",
+        "1",
+    ])?;
+    assert_eq!(
+        code, 0,
+        "idle held $0.75 at $1/h, below the baseline's $1.00"
+    );
+    assert_close(num(&rules(&doc)[0], "/current"), 0.75, "idle usd at $1");
     Ok(())
 }

@@ -40,7 +40,12 @@ impl std::fmt::Debug for Metric {
 
 macro_rules! metric {
     ($name:literal, $kind:ident, $path:literal, |$r:ident| $read:expr) => {
-        Metric { name: $name, kind: MetricKind::$kind, path: $path, read: |$r: &Report| $read }
+        Metric {
+            name: $name,
+            kind: MetricKind::$kind,
+            path: $path,
+            read: |$r: &Report| $read,
+        }
     };
 }
 
@@ -48,31 +53,116 @@ macro_rules! metric {
 /// rule parsing reads.
 pub static METRICS: &[Metric] = &[
     metric!("active", Ratio, "ratios.active", |r| r.ratios.active),
-    metric!("sm_active", Ratio, "ratios.sm_active", |r| r.ratios.sm_active),
-    metric!("sm_occupancy", Ratio, "ratios.sm_occupancy", |r| r.ratios.sm_occupancy),
-    metric!("tensor_active", Ratio, "ratios.tensor_active", |r| r.ratios.tensor_active),
+    metric!("sm_active", Ratio, "ratios.sm_active", |r| r
+        .ratios
+        .sm_active),
+    metric!("sm_occupancy", Ratio, "ratios.sm_occupancy", |r| r
+        .ratios
+        .sm_occupancy),
+    metric!("tensor_active", Ratio, "ratios.tensor_active", |r| r
+        .ratios
+        .tensor_active),
     metric!("mfu", Ratio, "ratios.mfu", |r| r.ratios.mfu),
-    metric!("held_of_observed", Ratio, "ratios.held_of_observed", |r| r.ratios.held_of_observed),
-    metric!("idle_held", Ratio, "ratios.idle_held", |r| r.ratios.idle_held),
-    metric!("observed_gpu_hours", GpuHours, "layers.observed_gpu_hours", |r| Some(r.layers.observed_gpu_hours)),
-    metric!("held_gpu_hours", GpuHours, "layers.held_gpu_hours", |r| Some(r.layers.held_gpu_hours)),
-    metric!("active_gpu_hours", GpuHours, "layers.active_gpu_hours", |r| r.layers.active_gpu_hours),
-    metric!("sm_active_gpu_hours", GpuHours, "layers.sm_active_gpu_hours", |r| r.layers.sm_active_gpu_hours),
-    metric!("tensor_active_gpu_hours", GpuHours, "layers.tensor_active_gpu_hours", |r| r.layers.tensor_active_gpu_hours),
-    metric!("useful_gpu_hours", GpuHours, "layers.useful_gpu_hours", |r| r.layers.useful_gpu_hours),
-    metric!("idle_held_gpu_hours", GpuHours, "layers.idle_held_gpu_hours", |r| r.layers.idle_held_gpu_hours),
-    metric!("unallocated_gpu_hours", GpuHours, "layers.unallocated_gpu_hours", |r| Some(r.layers.unallocated_gpu_hours)),
-    metric!("unpriced_gpu_hours", GpuHours, "cost.unpriced_gpu_hours", |r| Some(r.cost.unpriced_gpu_hours)),
-    metric!("observed_usd", Usd, "cost.observed_usd", |r| r.cost.observed_usd),
+    metric!("held_of_observed", Ratio, "ratios.held_of_observed", |r| r
+        .ratios
+        .held_of_observed),
+    metric!("idle_held", Ratio, "ratios.idle_held", |r| r
+        .ratios
+        .idle_held),
+    metric!(
+        "observed_gpu_hours",
+        GpuHours,
+        "layers.observed_gpu_hours",
+        |r| Some(r.layers.observed_gpu_hours)
+    ),
+    metric!("held_gpu_hours", GpuHours, "layers.held_gpu_hours", |r| {
+        Some(r.layers.held_gpu_hours)
+    }),
+    metric!(
+        "active_gpu_hours",
+        GpuHours,
+        "layers.active_gpu_hours",
+        |r| r.layers.active_gpu_hours
+    ),
+    metric!(
+        "sm_active_gpu_hours",
+        GpuHours,
+        "layers.sm_active_gpu_hours",
+        |r| r.layers.sm_active_gpu_hours
+    ),
+    metric!(
+        "tensor_active_gpu_hours",
+        GpuHours,
+        "layers.tensor_active_gpu_hours",
+        |r| r.layers.tensor_active_gpu_hours
+    ),
+    metric!(
+        "useful_gpu_hours",
+        GpuHours,
+        "layers.useful_gpu_hours",
+        |r| r.layers.useful_gpu_hours
+    ),
+    metric!(
+        "idle_held_gpu_hours",
+        GpuHours,
+        "layers.idle_held_gpu_hours",
+        |r| r.layers.idle_held_gpu_hours
+    ),
+    metric!(
+        "unallocated_gpu_hours",
+        GpuHours,
+        "layers.unallocated_gpu_hours",
+        |r| Some(r.layers.unallocated_gpu_hours)
+    ),
+    metric!(
+        "unpriced_gpu_hours",
+        GpuHours,
+        "cost.unpriced_gpu_hours",
+        |r| Some(r.cost.unpriced_gpu_hours)
+    ),
+    metric!("observed_usd", Usd, "cost.observed_usd", |r| r
+        .cost
+        .observed_usd),
     metric!("held_usd", Usd, "cost.held_usd", |r| r.cost.held_usd),
-    metric!("idle_held_usd", Usd, "cost.idle_held_usd", |r| r.cost.idle_held_usd),
-    metric!("unallocated_usd", Usd, "cost.unallocated_usd", |r| r.cost.unallocated_usd),
-    metric!("not_useful_usd", Usd, "cost.not_useful_usd", |r| r.cost.not_useful_usd),
-    metric!("monthly_observed_usd", Usd, "cost.monthly_run_rate.observed_usd", |r| r.cost.monthly_run_rate.observed_usd),
-    metric!("monthly_held_usd", Usd, "cost.monthly_run_rate.held_usd", |r| r.cost.monthly_run_rate.held_usd),
-    metric!("monthly_idle_held_usd", Usd, "cost.monthly_run_rate.idle_held_usd", |r| r.cost.monthly_run_rate.idle_held_usd),
-    metric!("monthly_unallocated_usd", Usd, "cost.monthly_run_rate.unallocated_usd", |r| r.cost.monthly_run_rate.unallocated_usd),
-    metric!("monthly_not_useful_usd", Usd, "cost.monthly_run_rate.not_useful_usd", |r| r.cost.monthly_run_rate.not_useful_usd),
+    metric!("idle_held_usd", Usd, "cost.idle_held_usd", |r| r
+        .cost
+        .idle_held_usd),
+    metric!("unallocated_usd", Usd, "cost.unallocated_usd", |r| r
+        .cost
+        .unallocated_usd),
+    metric!("not_useful_usd", Usd, "cost.not_useful_usd", |r| r
+        .cost
+        .not_useful_usd),
+    metric!(
+        "monthly_observed_usd",
+        Usd,
+        "cost.monthly_run_rate.observed_usd",
+        |r| r.cost.monthly_run_rate.observed_usd
+    ),
+    metric!(
+        "monthly_held_usd",
+        Usd,
+        "cost.monthly_run_rate.held_usd",
+        |r| r.cost.monthly_run_rate.held_usd
+    ),
+    metric!(
+        "monthly_idle_held_usd",
+        Usd,
+        "cost.monthly_run_rate.idle_held_usd",
+        |r| r.cost.monthly_run_rate.idle_held_usd
+    ),
+    metric!(
+        "monthly_unallocated_usd",
+        Usd,
+        "cost.monthly_run_rate.unallocated_usd",
+        |r| r.cost.monthly_run_rate.unallocated_usd
+    ),
+    metric!(
+        "monthly_not_useful_usd",
+        Usd,
+        "cost.monthly_run_rate.not_useful_usd",
+        |r| r.cost.monthly_run_rate.not_useful_usd
+    ),
 ];
 
 pub fn metric(name: &str) -> Option<&'static Metric> {
@@ -145,7 +235,11 @@ impl Rule {
 /// Parse `METRIC=LIMIT` for one rule kind; errors are usage errors.
 pub fn parse_rule(kind: RuleKind, spec: &str) -> Result<Rule> {
     let Some((name, limit)) = spec.split_once('=') else {
-        bail!("{} {spec}: expected METRIC=LIMIT (e.g. {} mfu=0.35)", kind.flag(), kind.flag());
+        bail!(
+            "{} {spec}: expected METRIC=LIMIT (e.g. {} mfu=0.35)",
+            kind.flag(),
+            kind.flag()
+        );
     };
     let (name, limit) = (name.trim(), limit.trim());
     rule_from_parts(kind, name, limit).map_err(|e| anyhow::anyhow!("{} {spec}: {e}", kind.flag()))
@@ -154,11 +248,18 @@ pub fn parse_rule(kind: RuleKind, spec: &str) -> Result<Rule> {
 /// Build a rule from a metric name and a limit text (also used by the rules file).
 pub fn rule_from_parts(kind: RuleKind, name: &str, limit: &str) -> Result<Rule> {
     let Some(metric) = metric(name) else {
-        let hint = suggest(name).map(|s| format!("did you mean {s}? ")).unwrap_or_default();
+        let hint = suggest(name)
+            .map(|s| format!("did you mean {s}? "))
+            .unwrap_or_default();
         bail!("unknown metric '{name}'; {hint}`gpuaudit check --list-metrics` lists them");
     };
     let amount = parse_amount(kind, metric, limit)?;
-    Ok(Rule { kind, metric, amount, written: limit.to_string() })
+    Ok(Rule {
+        kind,
+        metric,
+        amount,
+        written: limit.to_string(),
+    })
 }
 
 fn number(text: &str, what: &str) -> Result<f64> {
@@ -172,10 +273,16 @@ fn parse_amount(kind: RuleKind, metric: &Metric, limit: &str) -> Result<Amount> 
     let ratio = metric.kind == MetricKind::Ratio;
     let amount = if let Some(n) = limit.strip_suffix("pp") {
         if !ratio {
-            bail!("'pp' (percentage points) applies to ratios only; {} is in {}", metric.name, metric.kind.name());
+            bail!(
+                "'pp' (percentage points) applies to ratios only; {} is in {}",
+                metric.name,
+                metric.kind.name()
+            );
         }
         if !kind.needs_baseline() {
-            bail!("'pp' is a change between two reports; for a bound on a ratio write a fraction (0.35) or a percent (35%)");
+            bail!(
+                "'pp' is a change between two reports; for a bound on a ratio write a fraction (0.35) or a percent (35%)"
+            );
         }
         Amount::Points(number(n, "percentage points")?)
     } else if let Some(n) = limit.strip_suffix('%') {
@@ -186,7 +293,11 @@ fn parse_amount(kind: RuleKind, metric: &Metric, limit: &str) -> Result<Amount> 
             // A bound has nothing to be relative to: 35% of a ratio is 0.35.
             Amount::Value(v / 100.0)
         } else {
-            bail!("a bound on {} is a plain number in {}; '%' is for ratios and for --max-drop/--max-rise", metric.name, metric.kind.name());
+            bail!(
+                "a bound on {} is a plain number in {}; '%' is for ratios and for --max-drop/--max-rise",
+                metric.name,
+                metric.kind.name()
+            );
         }
     } else {
         Amount::Value(number(limit, &format!("in {}", metric.kind.name()))?)
@@ -271,7 +382,10 @@ fn within(measured: f64, limit: f64) -> bool {
 
 /// Check every rule; missing figures come back as `Skipped` with `missing` set.
 pub fn evaluate(rules: &[Rule], current: &Report, baseline: Option<&Report>) -> Vec<Outcome> {
-    rules.iter().map(|rule| evaluate_one(rule, current, baseline)).collect()
+    rules
+        .iter()
+        .map(|rule| evaluate_one(rule, current, baseline))
+        .collect()
 }
 
 fn evaluate_one(rule: &Rule, current: &Report, baseline: Option<&Report>) -> Outcome {
@@ -295,7 +409,17 @@ fn evaluate_one(rule: &Rule, current: &Report, baseline: Option<&Report>) -> Out
     if rule.kind.needs_baseline() && baseline.is_some() && base.is_none() {
         missing.push(Side::Baseline);
     }
-    let mut out = Outcome { rule: rule.clone(), baseline: base, current: cur, delta, delta_relative, measured: None, limit, verdict: Verdict::Skipped, missing };
+    let mut out = Outcome {
+        rule: rule.clone(),
+        baseline: base,
+        current: cur,
+        delta,
+        delta_relative,
+        measured: None,
+        limit,
+        verdict: Verdict::Skipped,
+        missing,
+    };
     if !out.missing.is_empty() {
         return out;
     }
@@ -304,7 +428,11 @@ fn evaluate_one(rule: &Rule, current: &Report, baseline: Option<&Report>) -> Out
         (RuleKind::Max, Some(c), _) => (Some(c), within(c, limit)),
         (RuleKind::MaxDrop | RuleKind::MaxRise, _, Some(d)) => {
             // the change in the direction the rule limits: positive = worse
-            let change = if rule.kind == RuleKind::MaxDrop { -d } else { d };
+            let change = if rule.kind == RuleKind::MaxDrop {
+                -d
+            } else {
+                d
+            };
             match rule.amount {
                 Amount::Value(_) => (Some(change), within(change, limit)),
                 Amount::Points(_) => (Some(change * 100.0), within(change * 100.0, limit)),
@@ -362,9 +490,9 @@ mod tests {
         let base = report(Some(0.50), Some(10.0));
         let cur = report(Some(0.48), Some(11.0));
         let rules = [
-            rule(RuleKind::MaxDrop, "active=2pp"),   // drop 2 pp exactly: pass
+            rule(RuleKind::MaxDrop, "active=2pp"), // drop 2 pp exactly: pass
             rule(RuleKind::MaxDrop, "active=1.9pp"), // fail
-            rule(RuleKind::MaxDrop, "active=4%"),    // drop 4% exactly: pass
+            rule(RuleKind::MaxDrop, "active=4%"),  // drop 4% exactly: pass
             rule(RuleKind::MaxRise, "idle_held_usd=0.5"), // rise 1.0: fail
             rule(RuleKind::Min, "active=48%"),
             rule(RuleKind::Max, "idle_held_usd=11"),
@@ -386,7 +514,10 @@ mod tests {
         let base = report(Some(0.0), None);
         let cur = report(Some(0.1), Some(1.0));
         let out = evaluate(
-            &[rule(RuleKind::MaxRise, "active=5%"), rule(RuleKind::MaxRise, "idle_held_usd=1")],
+            &[
+                rule(RuleKind::MaxRise, "active=5%"),
+                rule(RuleKind::MaxRise, "idle_held_usd=1"),
+            ],
             &cur,
             Some(&base),
         );
@@ -398,7 +529,10 @@ mod tests {
 
     #[test]
     fn usage_errors() {
-        assert!(parse_rule(RuleKind::Min, "mfuu=0.3").is_err_and(|e| e.to_string().contains("did you mean mfu")));
+        assert!(
+            parse_rule(RuleKind::Min, "mfuu=0.3")
+                .is_err_and(|e| e.to_string().contains("did you mean mfu"))
+        );
         assert!(parse_rule(RuleKind::MaxDrop, "idle_held_usd=2pp").is_err());
         assert!(parse_rule(RuleKind::Min, "sm_active=60").is_err());
         assert!(parse_rule(RuleKind::Max, "held_usd=5%").is_err());
@@ -410,7 +544,11 @@ mod tests {
     #[test]
     fn metric_names_are_unique() {
         for (i, m) in METRICS.iter().enumerate() {
-            assert!(METRICS[i + 1..].iter().all(|o| o.name != m.name), "{} twice", m.name);
+            assert!(
+                METRICS[i + 1..].iter().all(|o| o.name != m.name),
+                "{} twice",
+                m.name
+            );
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::output::write_stdout;
 use crate::render::check::{CheckView, RunSource};
 use crate::render::table::TableOptions;
 use anyhow::{Context, Result, bail};
+use clap::Parser;
 use std::path::Path;
 
 pub fn run(args: CheckArgs) -> Result<u8> {
@@ -24,7 +25,10 @@ pub fn run(args: CheckArgs) -> Result<u8> {
     if args.baseline.is_none()
         && let Some(r) = rules.iter().find(|r| r.kind.needs_baseline())
     {
-        bail!("{} compares with a baseline: give --baseline BASELINE", r.label());
+        bail!(
+            "{} compares with a baseline: give --baseline BASELINE",
+            r.label()
+        );
     }
     if args.input.inputs.is_empty() {
         bail!("no CURRENT input to check");
@@ -36,26 +40,58 @@ pub fn run(args: CheckArgs) -> Result<u8> {
     let (current, current_src) = load_run(&args, args.input.clone())?;
     let baseline = match &args.baseline {
         Some(spec) => {
-            let input = InputArgs { inputs: vec![spec.clone()], ..args.input.clone() };
+            let input = InputArgs {
+                inputs: vec![spec.clone()],
+                ..args.input.clone()
+            };
             Some(load_run(&args, input).context("--baseline")?)
         }
         None => None,
     };
+    let all_reports =
+        current_src.kind == "report" && baseline.as_ref().is_none_or(|(_, s)| s.kind == "report");
+    if all_reports && let Some(flag) = sample_options(&args).first() {
+        bail!(
+            "{flag} applies to raw samples, but every input is a report already audited; give it to `gpuaudit report`, or check the samples"
+        );
+    }
     let outcomes = evaluate(&rules, &current, baseline.as_ref().map(|(r, _)| r));
 
     let missing: Vec<String> = outcomes
         .iter()
         .filter(|o| !o.missing.is_empty())
         .map(|o| {
-            let sides: Vec<&str> = o.missing.iter().map(|s| if *s == Side::Current { "CURRENT" } else { "BASELINE" }).collect();
-            format!("{} ({} is null in {})", o.rule.label(), o.rule.metric.name, sides.join(" and "))
+            let sides: Vec<&str> = o
+                .missing
+                .iter()
+                .map(|s| {
+                    if *s == Side::Current {
+                        "CURRENT"
+                    } else {
+                        "BASELINE"
+                    }
+                })
+                .collect();
+            format!(
+                "{} ({} is null in {})",
+                o.rule.label(),
+                o.rule.metric.name,
+                sides.join(" and ")
+            )
         })
         .collect();
     if !missing.is_empty() && !args.allow_missing {
-        bail!("cannot check {}: the input does not measure it; pass --allow-missing to skip such rules", missing.join("; "));
+        bail!(
+            "cannot check {}: the input does not measure it; pass --allow-missing to skip such rules",
+            missing.join("; ")
+        );
     }
 
-    let view = CheckView { current: &current_src, baseline: baseline.as_ref().map(|(_, s)| s), outcomes: &outcomes };
+    let view = CheckView {
+        current: &current_src,
+        baseline: baseline.as_ref().map(|(_, s)| s),
+        outcomes: &outcomes,
+    };
     let text = match args.format {
         CheckFormat::Table => crate::render::check::table(&view, width),
         CheckFormat::Markdown => crate::render::check::markdown(&view),
@@ -64,13 +100,65 @@ pub fn run(args: CheckArgs) -> Result<u8> {
     };
     write_stdout(&text)?;
     if outcomes.iter().any(|o| o.verdict == Verdict::Fail) {
-        return Err(anyhow::Error::new(Findings(crate::render::check::failure_line(&view))));
+        return Err(anyhow::Error::new(Findings(
+            crate::render::check::failure_line(&view),
+        )));
     }
     if outcomes.iter().all(|o| o.verdict == Verdict::Skipped) {
         // Nothing was measured: a check that checked nothing must not pass.
         bail!("no rule could be checked: every metric named is null");
     }
     Ok(0)
+}
+
+/// The reading and audit options given, which a report document ignores
+/// (it was audited when it was written).
+fn sample_options(args: &CheckArgs) -> Vec<&'static str> {
+    let (a, i) = (&args.audit, &args.input);
+    // The defaults come from clap itself, so they cannot drift from cli/audit.rs.
+    let defaults = crate::cli::Cli::try_parse_from(["gpuaudit", "check", "-", "--min", "active=0"]);
+    let default_audit = match defaults.map(|c| c.command) {
+        Ok(crate::cli::Command::Check(c)) => Some(c.audit),
+        _ => None,
+    };
+    let mut given = Vec::new();
+    for (flag, set) in [
+        ("--since", a.since.is_some()),
+        ("--until", a.until.is_some()),
+        ("--max-gap", a.max_gap.is_some()),
+        ("--interval", a.interval.is_some()),
+        ("--price", a.price.is_some()),
+        ("--prices", a.prices.is_some()),
+        ("--no-builtin-prices", a.no_builtin_prices),
+        ("--assume-held", a.assume_held),
+        ("--by", a.by.is_some()),
+        ("--top", a.top.is_some()),
+        (
+            "--idle-below",
+            default_audit
+                .as_ref()
+                .is_some_and(|d| d.idle_below != a.idle_below),
+        ),
+        (
+            "--min-idle",
+            default_audit
+                .as_ref()
+                .is_some_and(|d| d.min_idle != a.min_idle),
+        ),
+        (
+            "--held-mem",
+            default_audit
+                .as_ref()
+                .is_some_and(|d| d.held_mem != a.held_mem),
+        ),
+        ("--input-format", i.input_format.is_some()),
+        ("--map", !i.maps.is_empty()),
+    ] {
+        if set {
+            given.push(flag);
+        }
+    }
+    given
 }
 
 /// Rules from the command line, then from --rules FILE.
@@ -87,8 +175,11 @@ fn collect_rules(args: &CheckArgs) -> Result<Vec<Rule>> {
         }
     }
     if let Some(path) = &args.rules {
-        let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the rules file", path.display()))?;
-        rules.extend(rules_from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?);
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read the rules file", path.display()))?;
+        rules.extend(
+            rules_from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?,
+        );
     }
     Ok(rules)
 }
@@ -99,7 +190,11 @@ pub fn rules_from_toml(text: &str) -> Result<Vec<Rule>> {
     let table: toml::Table = match toml::from_str(text) {
         Ok(t) => t,
         Err(e) => {
-            let at = e.span().map(|s| line_col(text, s.start)).map(|(l, c)| format!("line {l}, column {c}: ")).unwrap_or_default();
+            let at = e
+                .span()
+                .map(|s| line_col(text, s.start))
+                .map(|(l, c)| format!("line {l}, column {c}: "))
+                .unwrap_or_default();
             bail!("{at}{}", e.message().trim());
         }
     };
@@ -110,7 +205,9 @@ pub fn rules_from_toml(text: &str) -> Result<Vec<Rule>> {
             "max" => RuleKind::Max,
             "max-drop" | "max_drop" => RuleKind::MaxDrop,
             "max-rise" | "max_rise" => RuleKind::MaxRise,
-            other => bail!("unknown key '{other}' (expected the tables [min], [max], [max-drop], [max-rise])"),
+            other => bail!(
+                "unknown key '{other}' (expected the tables [min], [max], [max-drop], [max-rise])"
+            ),
         };
         let Some(body) = body.as_table() else {
             bail!("'{section}' must be a table of metric = limit, e.g. [{section}] mfu = 0.35");
@@ -120,9 +217,15 @@ pub fn rules_from_toml(text: &str) -> Result<Vec<Rule>> {
                 toml::Value::Integer(i) => i.to_string(),
                 toml::Value::Float(f) => f.to_string(),
                 toml::Value::String(s) => s.clone(),
-                other => bail!("[{section}] {metric}: expected a number or a string such as \"2pp\", found {}", other.type_str()),
+                other => bail!(
+                    "[{section}] {metric}: expected a number or a string such as \"2pp\", found {}",
+                    other.type_str()
+                ),
             };
-            rules.push(rule_from_parts(kind, metric, &limit).map_err(|e| anyhow::anyhow!("[{section}] {metric} = {limit}: {e}"))?);
+            rules.push(
+                rule_from_parts(kind, metric, &limit)
+                    .map_err(|e| anyhow::anyhow!("[{section}] {metric} = {limit}: {e}"))?,
+            );
         }
     }
     Ok(rules)
@@ -143,13 +246,33 @@ fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
         && let Some(report) = read_report_document(spec)?
     {
         if report.sources.rows_used == 0 || report.layers.observed_gpu_hours <= 0.0 {
-            bail!("{spec}: the report covers no samples (rows_used {}), so nothing can pass", report.sources.rows_used);
+            bail!(
+                "{spec}: the report covers no samples (rows_used {}), so nothing can pass",
+                report.sources.rows_used
+            );
         }
-        return Ok((report, RunSource { source: name, kind: "report" }));
+        return Ok((
+            report,
+            RunSource {
+                source: name,
+                kind: "report",
+            },
+        ));
     }
-    let report_args = ReportArgs { input, audit: args.audit.clone(), format: ReportFormat::Json, quiet: args.quiet };
+    let report_args = ReportArgs {
+        input,
+        audit: args.audit.clone(),
+        format: ReportFormat::Json,
+        quiet: args.quiet,
+    };
     let report = crate::cmd::report::build(&report_args)?;
-    Ok((report, RunSource { source: name, kind: "samples" }))
+    Ok((
+        report,
+        RunSource {
+            source: name,
+            kind: "samples",
+        },
+    ))
 }
 
 /// A JSON document written by `report --format json`, told apart from NDJSON
@@ -161,17 +284,24 @@ fn read_report_document(spec: &str) -> Result<Option<Report>> {
     }
     let head = crate::source::files::read_head(path, 4096)?;
     let head = String::from_utf8_lossy(&head);
-    if !head.trim_start().starts_with('{') || !head.contains("\"schema\"") || !head.contains("\"gpuaudit.") {
+    if !head.trim_start().starts_with('{')
+        || !head.contains("\"schema\"")
+        || !head.contains("\"gpuaudit.")
+    {
         return Ok(None);
     }
     let bytes = std::fs::read(path).with_context(|| format!("{spec}: cannot read"))?;
-    let doc: serde_json::Value = serde_json::from_slice(&bytes).with_context(|| format!("{spec}: not valid JSON"))?;
+    let doc: serde_json::Value =
+        serde_json::from_slice(&bytes).with_context(|| format!("{spec}: not valid JSON"))?;
     match doc.get("schema").and_then(|s| s.as_str()) {
         Some(SCHEMA) => {}
-        Some(s) if s.starts_with("gpuaudit.") => bail!("{spec}: a '{s}' document, expected a {SCHEMA} report"),
+        Some(s) if s.starts_with("gpuaudit.") => {
+            bail!("{spec}: a '{s}' document, expected a {SCHEMA} report")
+        }
         _ => return Ok(None),
     }
     // Deserialise from the bytes, not the value, so errors carry line and column.
-    let report: Report = serde_json::from_slice(&bytes).with_context(|| format!("{spec}: not a valid {SCHEMA} report"))?;
+    let report: Report = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{spec}: not a valid {SCHEMA} report"))?;
     Ok(Some(report))
 }

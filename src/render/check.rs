@@ -32,12 +32,20 @@ impl CheckView<'_> {
 /// A number with at most `decimals` decimals, trailing zeros dropped.
 fn trim(v: f64, decimals: usize) -> String {
     let s = format!("{v:.decimals$}");
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
     if s == "-0" { "0".to_string() } else { s }
 }
 
 fn signed(s: String, negative: bool) -> String {
-    if negative || s == "0" { s } else { format!("+{s}") }
+    if negative || s == "0" {
+        s
+    } else {
+        format!("+{s}")
+    }
 }
 
 /// A figure in its metric's unit: 47.5%, 12.25 GPU-h, $1,234.
@@ -53,12 +61,20 @@ fn value(kind: MetricKind, v: Option<f64>) -> String {
 
 /// current - baseline, with the relative change: "-7.5 pp (-13.64%)".
 fn delta(o: &Outcome) -> String {
-    let Some(d) = o.delta else { return "n/a".to_string() };
+    let Some(d) = o.delta else {
+        return "n/a".to_string();
+    };
     let abs = match o.rule.metric.kind {
         MetricKind::Ratio => format!("{} pp", signed(trim(d * 100.0, 2), d < 0.0)),
         MetricKind::Usd => {
             let s = usd(Some(d.abs()));
-            if d < 0.0 { format!("-{s}") } else if d > 0.0 { format!("+{s}") } else { s }
+            if d < 0.0 {
+                format!("-{s}")
+            } else if d > 0.0 {
+                format!("+{s}")
+            } else {
+                s
+            }
         }
         kind => signed(value(kind, Some(d)), d < 0.0),
     };
@@ -124,17 +140,34 @@ pub fn explain(o: &Outcome) -> String {
     match o.measured {
         Some(m) if m < 0.0 => {
             // it moved the other way, which this rule does not limit
-            let other = if o.rule.kind == RuleKind::MaxDrop { "rose" } else { "dropped" };
-            format!("{name} {other} {}; limit: {verb} at most {lim}", amount(&o.rule, -m))
+            let other = if o.rule.kind == RuleKind::MaxDrop {
+                "rose"
+            } else {
+                "dropped"
+            };
+            format!(
+                "{name} {other} {}; limit: {verb} at most {lim}",
+                amount(&o.rule, -m)
+            )
         }
         Some(m) => format!("{name} {verb} {}; limit {lim}", amount(&o.rule, m)),
-        None => format!("{name} {moved} from a baseline of 0, an unbounded relative change; limit {lim}"),
+        None => format!(
+            "{name} {moved} from a baseline of 0, an unbounded relative change; limit {lim}"
+        ),
     }
 }
 
 fn headline(view: &CheckView) -> String {
-    let (n, failed, skipped) = (view.outcomes.len(), view.count(Verdict::Fail), view.count(Verdict::Skipped));
-    let skipped = if skipped > 0 { format!(", {skipped} skipped") } else { String::new() };
+    let (n, failed, skipped) = (
+        view.outcomes.len(),
+        view.count(Verdict::Fail),
+        view.count(Verdict::Skipped),
+    );
+    let skipped = if skipped > 0 {
+        format!(", {skipped} skipped")
+    } else {
+        String::new()
+    };
     if failed > 0 {
         format!("{failed} of {n} rules failed{skipped}")
     } else {
@@ -143,9 +176,15 @@ fn headline(view: &CheckView) -> String {
 }
 
 fn sources_line(view: &CheckView, quote: &str) -> String {
-    let mut s = format!("current: {quote}{}{quote} ({})", view.current.source, view.current.kind);
+    let mut s = format!(
+        "current: {quote}{}{quote} ({})",
+        view.current.source, view.current.kind
+    );
     if let Some(b) = view.baseline {
-        s.push_str(&format!(", baseline: {quote}{}{quote} ({})", b.source, b.kind));
+        s.push_str(&format!(
+            ", baseline: {quote}{}{quote} ({})",
+            b.source, b.kind
+        ));
     }
     s
 }
@@ -153,12 +192,20 @@ fn sources_line(view: &CheckView, quote: &str) -> String {
 /// The five figure columns of a rule's row.
 fn cells(o: &Outcome) -> [String; 5] {
     let kind = o.rule.metric.kind;
-    [value(kind, o.baseline), value(kind, o.current), delta(o), limit(o), verdict_word(o.verdict).to_string()]
+    [
+        value(kind, o.baseline),
+        value(kind, o.current),
+        delta(o),
+        limit(o),
+        verdict_word(o.verdict).to_string(),
+    ]
 }
 
 pub fn table(view: &CheckView, width: u16) -> String {
     let mut t = new_table(width);
-    t.set_header(vec!["metric", "baseline", "current", "delta", "limit", "verdict"]);
+    t.set_header(vec![
+        "metric", "baseline", "current", "delta", "limit", "verdict",
+    ]);
     for o in view.outcomes {
         let mut row = vec![Cell::new(o.rule.metric.name)];
         let [b, c, d, l, v] = cells(o);
@@ -169,17 +216,30 @@ pub fn table(view: &CheckView, width: u16) -> String {
         row.push(Cell::new(v));
         t.add_row(row);
     }
-    let mut out = format!("gpuaudit check: {}\n{}\n", headline(view), sources_line(view, ""));
+    let mut out = format!(
+        "gpuaudit check: {}\n{}\n",
+        headline(view),
+        sources_line(view, "")
+    );
     out.push_str(&t.to_string());
     out.push('\n');
     for o in view.outcomes.iter().filter(|o| o.verdict != Verdict::Pass) {
-        out.push_str(&format!("{}: {}: {}\n", verdict_word(o.verdict), o.rule.label(), explain(o)));
+        out.push_str(&format!(
+            "{}: {}: {}\n",
+            verdict_word(o.verdict),
+            o.rule.label(),
+            explain(o)
+        ));
     }
     out
 }
 
 pub fn markdown(view: &CheckView) -> String {
-    let icon = if view.count(Verdict::Fail) > 0 { "❌" } else { "✅" };
+    let icon = if view.count(Verdict::Fail) > 0 {
+        "❌"
+    } else {
+        "✅"
+    };
     let mut out = format!("## {icon} gpuaudit check: {}\n\n", headline(view));
     out.push_str("| metric | baseline | current | delta | limit | verdict |\n");
     out.push_str("|---|---:|---:|---:|---|---|\n");
@@ -191,11 +251,19 @@ pub fn markdown(view: &CheckView) -> String {
             Verdict::Skipped => format!("⏭️ {v}"),
         };
         let row = [format!("`{}`", o.rule.label()), b, c, d, l, v];
-        out.push_str(&format!("| {} |\n", row.map(|c| c.replace('|', "\\|")).join(" | ")));
+        out.push_str(&format!(
+            "| {} |\n",
+            row.map(|c| c.replace('|', "\\|")).join(" | ")
+        ));
     }
     out.push('\n');
     for o in view.outcomes.iter().filter(|o| o.verdict != Verdict::Pass) {
-        out.push_str(&format!("- **{}** `{}`: {}\n", verdict_word(o.verdict), o.rule.label(), explain(o)));
+        out.push_str(&format!(
+            "- **{}** `{}`: {}\n",
+            verdict_word(o.verdict),
+            o.rule.label(),
+            explain(o)
+        ));
     }
     out.push_str(&format!("\n<sub>{}</sub>\n", sources_line(view, "`")));
     out
@@ -218,7 +286,11 @@ fn xml(s: &str) -> String {
 
 /// JUnit XML: one testcase per rule, named after the rule.
 pub fn junit(view: &CheckView) -> String {
-    let (n, failed, skipped) = (view.outcomes.len(), view.count(Verdict::Fail), view.count(Verdict::Skipped));
+    let (n, failed, skipped) = (
+        view.outcomes.len(),
+        view.count(Verdict::Fail),
+        view.count(Verdict::Skipped),
+    );
     let counts = format!(r#"tests="{n}" failures="{failed}" errors="0" skipped="{skipped}""#);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!("<testsuites name=\"gpuaudit check\" {counts}>\n"));
@@ -232,14 +304,20 @@ pub fn junit(view: &CheckView) -> String {
             xml(&o.rule.label())
         ));
         match o.verdict {
-            Verdict::Pass => out.push_str(&format!("      <system-out>{}</system-out>\n", xml(&detail))),
+            Verdict::Pass => out.push_str(&format!(
+                "      <system-out>{}</system-out>\n",
+                xml(&detail)
+            )),
             Verdict::Fail => out.push_str(&format!(
                 "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
                 o.rule.kind.key(),
                 xml(&explain(o)),
                 xml(&detail)
             )),
-            Verdict::Skipped => out.push_str(&format!("      <skipped message=\"{}\"/>\n", xml(&explain(o)))),
+            Verdict::Skipped => out.push_str(&format!(
+                "      <skipped message=\"{}\"/>\n",
+                xml(&explain(o))
+            )),
         }
         out.push_str("    </testcase>\n");
     }
@@ -314,7 +392,17 @@ pub fn json(view: &CheckView) -> Result<String> {
                 Verdict::Fail => "fail",
                 Verdict::Skipped => "skipped",
             },
-            missing_in: o.missing.iter().map(|s| if *s == Side::Current { "current" } else { "baseline" }).collect(),
+            missing_in: o
+                .missing
+                .iter()
+                .map(|s| {
+                    if *s == Side::Current {
+                        "current"
+                    } else {
+                        "baseline"
+                    }
+                })
+                .collect(),
             reason: (o.verdict != Verdict::Pass).then(|| explain(o)),
         })
         .collect();
@@ -338,8 +426,12 @@ pub fn json(view: &CheckView) -> Result<String> {
 
 /// The one line main prints when rules fail: every failing rule by name.
 pub fn failure_line(view: &CheckView) -> String {
-    let fails: Vec<String> =
-        view.outcomes.iter().filter(|o| o.verdict == Verdict::Fail).map(|o| format!("{} ({})", o.rule.label(), explain(o))).collect();
+    let fails: Vec<String> = view
+        .outcomes
+        .iter()
+        .filter(|o| o.verdict == Verdict::Fail)
+        .map(|o| format!("{} ({})", o.rule.label(), explain(o)))
+        .collect();
     format!("check failed: {}", fails.join("; "))
 }
 

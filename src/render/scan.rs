@@ -42,9 +42,10 @@ fn watts(v: Option<f64>) -> String {
 
 pub fn render_table(d: &ScanDetail, width: u16) -> String {
     let mut out = format!(
-        "GPUs on {} ({} samples, {:.1}s apart)\n",
+        "GPUs on {} ({} sample{}, {:.1}s apart)\n",
         if d.host.is_empty() { "this node" } else { d.host.as_str() },
         d.ticks,
+        if d.ticks == 1 { "" } else { "s" },
         d.interval_seconds
     );
     let mut t = new_table(width);
