@@ -29,8 +29,8 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -121,6 +121,35 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpuaudit;scan' {
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m)')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between samples (at least 100ms)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'The NVML library to load instead of the driver''s libnvidia-ml.so.1')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)')
+            [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]')
+            [CompletionResult]::new('--idle-below', '--idle-below', [CompletionResultType]::ParameterName, 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)')
+            [CompletionResult]::new('--min-idle', '--min-idle', [CompletionResultType]::ParameterName, 'List idle episodes at least this long; shorter ones still count in idle hours')
+            [CompletionResult]::new('--price', '--price', [CompletionResultType]::ParameterName, 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
+            [CompletionResult]::new('--snapshot-interval', '--snapshot-interval', [CompletionResultType]::ParameterName, 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]')
+            [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Take one sample per GPU (after one interval) and report it as a snapshot')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
+            [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpuaudit;check' {
             [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
             [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
@@ -170,42 +199,13 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
-        'gpuaudit;scan' {
-            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m)')
-            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between samples (at least 100ms)')
-            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'The NVML library to load instead of the driver''s libnvidia-ml.so.1')
-            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)')
-            [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]')
-            [CompletionResult]::new('--idle-below', '--idle-below', [CompletionResultType]::ParameterName, 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)')
-            [CompletionResult]::new('--min-idle', '--min-idle', [CompletionResultType]::ParameterName, 'List idle episodes at least this long; shorter ones still count in idle hours')
-            [CompletionResult]::new('--price', '--price', [CompletionResultType]::ParameterName, 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)')
-            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)')
-            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group layers and cost by this label')
-            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
-            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
-            [CompletionResult]::new('--snapshot-interval', '--snapshot-interval', [CompletionResultType]::ParameterName, 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]')
-            [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)')
-            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Take one sample per GPU (after one interval) and report it as a snapshot')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
-            [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
-            [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            break
-        }
         'gpuaudit;help' {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -221,10 +221,10 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
         'gpuaudit;help;peaks' {
             break
         }
-        'gpuaudit;help;check' {
+        'gpuaudit;help;scan' {
             break
         }
-        'gpuaudit;help;scan' {
+        'gpuaudit;help;check' {
             break
         }
         'gpuaudit;help;help' {

@@ -65,7 +65,7 @@ _gpuaudit() {
 
     case "${cmd}" in
         gpuaudit)
-            opts="-h -V --help --version report demo mfu peaks check scan help"
+            opts="-h -V --help --version report demo mfu peaks scan check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,7 +271,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__help)
-            opts="report demo mfu peaks check scan help"
+            opts="report demo mfu peaks scan check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -26,8 +26,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
-            cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+            cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpuaudit;report'= {
@@ -113,6 +113,34 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpuaudit;scan'= {
+            cand --duration 'How long to sample (e.g. 5s, 1m)'
+            cand --interval 'Time between samples (at least 100ms)'
+            cand --nvml-lib 'The NVML library to load instead of the driver''s libnvidia-ml.so.1'
+            cand --out 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson'
+            cand --format 'Output format'
+            cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
+            cand --until 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)'
+            cand --max-gap 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]'
+            cand --idle-below 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)'
+            cand --min-idle 'List idle episodes at least this long; shorter ones still count in idle hours'
+            cand --price 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)'
+            cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
+            cand --by 'Showback: group layers and cost by this label'
+            cand --top 'How many idle episodes to list (all in JSON output unless set)'
+            cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
+            cand --snapshot-interval 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]'
+            cand --held-mem 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)'
+            cand --once 'Take one sample per GPU (after one interval) and report it as a snapshot'
+            cand -q 'No progress bar'
+            cand --quiet 'No progress bar'
+            cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
+            cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpuaudit;check'= {
             cand --prometheus 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]'
             cand --step 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)'
@@ -161,41 +189,13 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'gpuaudit;scan'= {
-            cand --duration 'How long to sample (e.g. 5s, 1m)'
-            cand --interval 'Time between samples (at least 100ms)'
-            cand --nvml-lib 'The NVML library to load instead of the driver''s libnvidia-ml.so.1'
-            cand --out 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson'
-            cand --format 'Output format'
-            cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
-            cand --until 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)'
-            cand --max-gap 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU''s median sample step]'
-            cand --idle-below 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)'
-            cand --min-idle 'List idle episodes at least this long; shorter ones still count in idle hours'
-            cand --price 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)'
-            cand --prices 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)'
-            cand --by 'Showback: group layers and cost by this label'
-            cand --top 'How many idle episodes to list (all in JSON output unless set)'
-            cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
-            cand --snapshot-interval 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]'
-            cand --held-mem 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)'
-            cand --once 'Take one sample per GPU (after one interval) and report it as a snapshot'
-            cand -q 'No progress bar'
-            cand --quiet 'No progress bar'
-            cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
-            cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
-            cand -h 'Print help'
-            cand --help 'Print help'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
         &'gpuaudit;help'= {
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
-            cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+            cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpuaudit;help;report'= {
@@ -206,9 +206,9 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         }
         &'gpuaudit;help;peaks'= {
         }
-        &'gpuaudit;help;check'= {
-        }
         &'gpuaudit;help;scan'= {
+        }
+        &'gpuaudit;help;check'= {
         }
         &'gpuaudit;help;help'= {
         }

@@ -30,8 +30,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Repor
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
@@ -123,6 +123,34 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -l format -d 'O
 json\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d 'How long to sample (e.g. 5s, 1m)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l out -d 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l format -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l min-idle -d 'List idle episodes at least this long; shorter ones still count in idle hours' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l price -d 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l prices -d 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l by -d 'Showback: group layers and cost by this label' -r -f -a "team\t''
+user\t''
+job\t''
+host\t''
+model\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l snapshot-interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l held-mem -d 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l once -d 'Take one sample per GPU (after one interval) and report it as a snapshot'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s q -l quiet -d 'No progress bar'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
@@ -180,38 +208,10 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-p
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d 'How long to sample (e.g. 5s, 1m)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l out -d 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson' -r -F
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l format -d 'Output format' -r -f -a "table\t''
-json\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l min-idle -d 'List idle episodes at least this long; shorter ones still count in idle hours' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l price -d 'One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l prices -d 'Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd)' -r -F
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l by -d 'Showback: group layers and cost by this label' -r -f -a "team\t''
-user\t''
-job\t''
-host\t''
-model\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l snapshot-interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l held-mem -d 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l once -d 'Take one sample per GPU (after one interval) and report it as a snapshot'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s q -l quiet -d 'No progress bar'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s h -l help -d 'Print help'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks check scan help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
