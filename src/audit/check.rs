@@ -51,118 +51,34 @@ macro_rules! metric {
 
 /// Every figure a rule may name: the one table `--list-metrics` prints and
 /// rule parsing reads.
+#[rustfmt::skip]
 pub static METRICS: &[Metric] = &[
     metric!("active", Ratio, "ratios.active", |r| r.ratios.active),
-    metric!("sm_active", Ratio, "ratios.sm_active", |r| r
-        .ratios
-        .sm_active),
-    metric!("sm_occupancy", Ratio, "ratios.sm_occupancy", |r| r
-        .ratios
-        .sm_occupancy),
-    metric!("tensor_active", Ratio, "ratios.tensor_active", |r| r
-        .ratios
-        .tensor_active),
+    metric!("sm_active", Ratio, "ratios.sm_active", |r| r.ratios.sm_active),
+    metric!("sm_occupancy", Ratio, "ratios.sm_occupancy", |r| r.ratios.sm_occupancy),
+    metric!("tensor_active", Ratio, "ratios.tensor_active", |r| r.ratios.tensor_active),
     metric!("mfu", Ratio, "ratios.mfu", |r| r.ratios.mfu),
-    metric!("held_of_observed", Ratio, "ratios.held_of_observed", |r| r
-        .ratios
-        .held_of_observed),
-    metric!("idle_held", Ratio, "ratios.idle_held", |r| r
-        .ratios
-        .idle_held),
-    metric!(
-        "observed_gpu_hours",
-        GpuHours,
-        "layers.observed_gpu_hours",
-        |r| Some(r.layers.observed_gpu_hours)
-    ),
-    metric!("held_gpu_hours", GpuHours, "layers.held_gpu_hours", |r| {
-        Some(r.layers.held_gpu_hours)
-    }),
-    metric!(
-        "active_gpu_hours",
-        GpuHours,
-        "layers.active_gpu_hours",
-        |r| r.layers.active_gpu_hours
-    ),
-    metric!(
-        "sm_active_gpu_hours",
-        GpuHours,
-        "layers.sm_active_gpu_hours",
-        |r| r.layers.sm_active_gpu_hours
-    ),
-    metric!(
-        "tensor_active_gpu_hours",
-        GpuHours,
-        "layers.tensor_active_gpu_hours",
-        |r| r.layers.tensor_active_gpu_hours
-    ),
-    metric!(
-        "useful_gpu_hours",
-        GpuHours,
-        "layers.useful_gpu_hours",
-        |r| r.layers.useful_gpu_hours
-    ),
-    metric!(
-        "idle_held_gpu_hours",
-        GpuHours,
-        "layers.idle_held_gpu_hours",
-        |r| r.layers.idle_held_gpu_hours
-    ),
-    metric!(
-        "unallocated_gpu_hours",
-        GpuHours,
-        "layers.unallocated_gpu_hours",
-        |r| Some(r.layers.unallocated_gpu_hours)
-    ),
-    metric!(
-        "unpriced_gpu_hours",
-        GpuHours,
-        "cost.unpriced_gpu_hours",
-        |r| Some(r.cost.unpriced_gpu_hours)
-    ),
-    metric!("observed_usd", Usd, "cost.observed_usd", |r| r
-        .cost
-        .observed_usd),
+    metric!("held_of_observed", Ratio, "ratios.held_of_observed", |r| r.ratios.held_of_observed),
+    metric!("idle_held", Ratio, "ratios.idle_held", |r| r.ratios.idle_held),
+    metric!("observed_gpu_hours", GpuHours, "layers.observed_gpu_hours", |r| Some(r.layers.observed_gpu_hours)),
+    metric!("held_gpu_hours", GpuHours, "layers.held_gpu_hours", |r| Some(r.layers.held_gpu_hours)),
+    metric!("active_gpu_hours", GpuHours, "layers.active_gpu_hours", |r| r.layers.active_gpu_hours),
+    metric!("sm_active_gpu_hours", GpuHours, "layers.sm_active_gpu_hours", |r| r.layers.sm_active_gpu_hours),
+    metric!("tensor_active_gpu_hours", GpuHours, "layers.tensor_active_gpu_hours", |r| r.layers.tensor_active_gpu_hours),
+    metric!("useful_gpu_hours", GpuHours, "layers.useful_gpu_hours", |r| r.layers.useful_gpu_hours),
+    metric!("idle_held_gpu_hours", GpuHours, "layers.idle_held_gpu_hours", |r| r.layers.idle_held_gpu_hours),
+    metric!("unallocated_gpu_hours", GpuHours, "layers.unallocated_gpu_hours", |r| Some(r.layers.unallocated_gpu_hours)),
+    metric!("unpriced_gpu_hours", GpuHours, "cost.unpriced_gpu_hours", |r| Some(r.cost.unpriced_gpu_hours)),
+    metric!("observed_usd", Usd, "cost.observed_usd", |r| r.cost.observed_usd),
     metric!("held_usd", Usd, "cost.held_usd", |r| r.cost.held_usd),
-    metric!("idle_held_usd", Usd, "cost.idle_held_usd", |r| r
-        .cost
-        .idle_held_usd),
-    metric!("unallocated_usd", Usd, "cost.unallocated_usd", |r| r
-        .cost
-        .unallocated_usd),
-    metric!("not_useful_usd", Usd, "cost.not_useful_usd", |r| r
-        .cost
-        .not_useful_usd),
-    metric!(
-        "monthly_observed_usd",
-        Usd,
-        "cost.monthly_run_rate.observed_usd",
-        |r| r.cost.monthly_run_rate.observed_usd
-    ),
-    metric!(
-        "monthly_held_usd",
-        Usd,
-        "cost.monthly_run_rate.held_usd",
-        |r| r.cost.monthly_run_rate.held_usd
-    ),
-    metric!(
-        "monthly_idle_held_usd",
-        Usd,
-        "cost.monthly_run_rate.idle_held_usd",
-        |r| r.cost.monthly_run_rate.idle_held_usd
-    ),
-    metric!(
-        "monthly_unallocated_usd",
-        Usd,
-        "cost.monthly_run_rate.unallocated_usd",
-        |r| r.cost.monthly_run_rate.unallocated_usd
-    ),
-    metric!(
-        "monthly_not_useful_usd",
-        Usd,
-        "cost.monthly_run_rate.not_useful_usd",
-        |r| r.cost.monthly_run_rate.not_useful_usd
-    ),
+    metric!("idle_held_usd", Usd, "cost.idle_held_usd", |r| r.cost.idle_held_usd),
+    metric!("unallocated_usd", Usd, "cost.unallocated_usd", |r| r.cost.unallocated_usd),
+    metric!("not_useful_usd", Usd, "cost.not_useful_usd", |r| r.cost.not_useful_usd),
+    metric!("monthly_observed_usd", Usd, "cost.monthly_run_rate.observed_usd", |r| r.cost.monthly_run_rate.observed_usd),
+    metric!("monthly_held_usd", Usd, "cost.monthly_run_rate.held_usd", |r| r.cost.monthly_run_rate.held_usd),
+    metric!("monthly_idle_held_usd", Usd, "cost.monthly_run_rate.idle_held_usd", |r| r.cost.monthly_run_rate.idle_held_usd),
+    metric!("monthly_unallocated_usd", Usd, "cost.monthly_run_rate.unallocated_usd", |r| r.cost.monthly_run_rate.unallocated_usd),
+    metric!("monthly_not_useful_usd", Usd, "cost.monthly_run_rate.not_useful_usd", |r| r.cost.monthly_run_rate.not_useful_usd),
 ];
 
 pub fn metric(name: &str) -> Option<&'static Metric> {
