@@ -570,3 +570,41 @@ fn sample_options_on_reports_are_refused() -> anyhow::Result<()> {
     assert_close(num(&rules(&doc)[0], "/current"), 0.75, "idle usd at $1");
     Ok(())
 }
+
+/// testdata/mfu (tests/mfu.rs's fixtures, by hand in its README): with the jobs
+/// file, useful = 0.3 x 6 + 0.25 x 3 = 2.55 of 12 held GPU-h, MFU 0.2125.
+#[test]
+fn mfu_rules_on_samples_with_a_jobs_file() -> anyhow::Result<()> {
+    let fleet = "testdata/mfu/fleet.csv";
+    let jobs = ["--jobs", "testdata/mfu/jobs.csv", "--price", "2"];
+    let mut args = vec![
+        fleet,
+        "--min",
+        "mfu=0.2",
+        "--min",
+        "mfu=21.3%",
+        "--max",
+        "not_useful_usd=18.9",
+    ];
+    args.extend(jobs);
+    let (code, doc) = check_json(&args)?;
+    assert_eq!(code, 1);
+    assert_eq!(verdicts(&doc), ["pass", "fail", "pass"]);
+    assert_close(num(&rules(&doc)[0], "/current"), 2.55 / 12.0, "mfu");
+    assert_close(num(&rules(&doc)[1], "/limit"), 0.213, "21.3% as a fraction");
+    assert_close(
+        num(&rules(&doc)[2], "/current"),
+        24.0 - 2.55 * 2.0,
+        "not useful usd",
+    );
+
+    // Without the jobs file nothing declares model FLOPs: MFU is not measured.
+    let out = check(&[fleet, "--min", "mfu=0.2", "--price", "2"])?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("mfu is null in CURRENT"),
+        "{}",
+        text(&out.stderr)
+    );
+    Ok(())
+}

@@ -133,6 +133,7 @@ fn sample_options(args: &CheckArgs) -> Vec<&'static str> {
         ("--assume-held", a.assume_held),
         ("--by", a.by.is_some()),
         ("--top", a.top.is_some()),
+        ("--jobs", a.jobs.is_some()),
         (
             "--idle-below",
             default_audit
