@@ -153,7 +153,7 @@ fn list(names: &[String]) -> String {
 /// job's whole recorded run, since a total cannot be cut by a window).
 pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration]) -> Result<JobMfu> {
     if !table.has(col::JOB) {
-        bail!("--jobs needs a job column in the samples (job, job_id, pod, exported_pod, hpc_job; or --map YOURS=job) to find each job's GPUs");
+        bail!("the samples have no job column (job, job_id, pod, exported_pod, hpc_job; or --map YOURS=job) to find each declared job's GPUs");
     }
     let rule = held_rule(table, cfg)?;
     let windowed = held_by_job(table, cfg, rule, cfg.since, cfg.until)?;

@@ -105,7 +105,6 @@ pub fn peaks_table(chips: &[&Chip]) -> String {
     let mut t = new_table(width());
     let mut header = vec!["GPU (NVML name)".to_string()];
     header.extend(ORDER.iter().map(|d| d.name().to_string()));
-    header.push("source".to_string());
     t.set_header(header);
     for c in chips {
         let mut row = vec![Cell::new(c.name)];
@@ -113,11 +112,14 @@ pub fn peaks_table(chips: &[&Chip]) -> String {
             let v = c.peak(d).map(|p| format!("{p}")).unwrap_or_else(|| "-".to_string());
             row.push(Cell::new(v).set_alignment(CellAlignment::Right));
         }
-        row.push(Cell::new(c.source));
         t.add_row(row);
     }
     let mut out = String::from("Dense peak TFLOP/s per chip (int8: TOP/s; no sparsity; fp64 is the tensor rate where there is one)\n");
     out.push_str(&t.to_string());
+    out.push_str("\n\nSources\n");
+    for c in chips {
+        out.push_str(&format!("  {}: {}\n", c.name, c.source));
+    }
     out.push_str("\nA GPU not listed has no peak here: give --peak-tflops (calculator) or a peak_tflops column (--jobs).\n");
     out
 }
