@@ -425,6 +425,44 @@ fn empty(request: &str) -> (&'static str, &'static str) {
     }
 }
 
+/// A small fleet behind a Thanos-like front that answers partially: one GPU,
+/// three points, and a warning that one store was unreachable.
+fn partial(request: &str) -> (&'static str, &'static str) {
+    if request.contains("/api/v1/labels") {
+        ("200 OK", r#"{"status":"success","data":["Hostname","UUID","__name__","job","instance"]}"#)
+    } else if request.contains("/api/v1/label/Hostname/values") {
+        ("200 OK", r#"{"status":"success","data":["h1"]}"#)
+    } else {
+        ("200 OK", r#"{"status":"success","warnings":["store-b: partial response (no data from 2 of 3 stores)"],"data":{"resultType":"matrix","result":[
+ {"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"50"],[1783296060,"0"],[1783296120,"20"]]},
+ {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"2000"],[1783296060,"2000"],[1783296120,"500"]]}]}}"#)
+    }
+}
+
+#[test]
+fn warnings_of_a_partial_answer_reach_the_report() -> Result<()> {
+    let (url, seen) = canned(partial)?;
+    let out = gpuaudit()?
+        .env("GPUAUDIT_PROM_TOKEN", "tok-123")
+        .args(["report", "--prometheus", url.as_str(), "--format", "json", "--quiet"])
+        .args(WINDOW)
+        .output()?;
+    ensure!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout)?;
+    // 3 points of 1 min; held by memory (2000 MiB > 1 GiB) for the first two.
+    close(num(&v, "/layers/observed_gpu_hours"), 3.0 / 60.0, 1e-9, "observed");
+    close(num(&v, "/layers/held_gpu_hours"), 2.0 / 60.0, 1e-9, "held");
+    close(num(&v, "/layers/active_gpu_hours"), 0.5 / 60.0, 1e-9, "active");
+    close(num(&v, "/layers/idle_held_gpu_hours"), 1.0 / 60.0, 1e-9, "idle held");
+    assert_eq!(v["gpus"][0]["host"], "h1");
+    let warnings = v["data_quality"]["warnings"].to_string();
+    assert!(warnings.contains("store-b: partial response") && warnings.contains("may be partial"), "{warnings}");
+    let requests: Vec<String> = seen.try_iter().collect();
+    assert!(requests.iter().all(|r| r.contains("Bearer tok-123")), "every request carries the token");
+    assert!(requests.iter().any(|r| r.starts_with("POST /api/v1/query_range")));
+    Ok(())
+}
+
 const WINDOW: &[&str] = &["--since", "2026-07-06T00:00:00Z", "--until", "2026-07-06T01:00:00Z", "--step", "1m"];
 
 #[test]
