@@ -193,7 +193,14 @@ fn busy_t4_scrape_without_workload_labels_is_held_by_memory() -> anyhow::Result<
     assert_close(num(&v, "/layers/held_gpu_hours"), 1.0, "5120 MiB used: held");
     assert_close(num(&v, "/ratios/active"), 0.91, "GPU_UTIL 91");
     assert_close(num(&v, "/layers/tensor_active_gpu_hours"), 0.005822, "tensor");
-    assert_eq!(gpu(&v, "GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a")["model"], "Tesla T4");
+    let g = gpu(&v, "GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a");
+    assert_eq!(g["model"], "Tesla T4");
+    assert_eq!(num(g, "/last_mem_used_bytes") as u64, 5120 * 1_048_576);
+    assert_eq!(
+        num(g, "/last_mem_total_bytes") as u64,
+        (5120 + 9791 + 447) * 1_048_576,
+        "used + free + reserved"
+    );
     Ok(())
 }
 

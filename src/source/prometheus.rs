@@ -327,11 +327,33 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
     if teams.iter().any(Option::is_some) {
         cols.push(Column::new(col::TEAM.into(), teams));
     }
+    if let Some(total) = fb_total(&metrics, &values) {
+        cols.push(Column::new(col::MEM_TOTAL_BYTES.into(), total));
+    }
     for (name, vals) in metrics.iter().zip(values) {
         cols.push(Column::new(name.as_str().into(), vals));
     }
     let frame = DataFrame::new_infer_height(cols)?;
     Ok((frame, quality))
+}
+
+/// dcgm-exporter has no total-memory field: total = used + free (+ reserved), MiB -> bytes.
+fn fb_total(metrics: &[String], values: &[Vec<Option<f64>>]) -> Option<Vec<Option<f64>>> {
+    let find = |n: &str| metrics.iter().position(|m| m.eq_ignore_ascii_case(n));
+    if metrics.iter().any(|m| m.eq_ignore_ascii_case(col::MEM_TOTAL_BYTES)) {
+        return None;
+    }
+    let (used, free) = (find("DCGM_FI_DEV_FB_USED")?, find("DCGM_FI_DEV_FB_FREE")?);
+    let reserved = find("DCGM_FI_DEV_FB_RESERVED");
+    let rows = values[used].len();
+    Some(
+        (0..rows)
+            .map(|r| {
+                let extra = reserved.map_or(Some(0.0), |i| values[i][r]);
+                Some((values[used][r]? + values[free][r]? + extra?) * 1_048_576.0)
+            })
+            .collect(),
+    )
 }
 
 fn owner_notes(sources: &BTreeMap<OwnerSource, BTreeSet<String>>, opts: &LabelOptions, quality: &mut Quality) {
