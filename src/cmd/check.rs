@@ -30,8 +30,8 @@ pub fn run(args: CheckArgs) -> Result<u8> {
             r.label()
         );
     }
-    if args.input.inputs.is_empty() {
-        bail!("no CURRENT input to check");
+    if args.input.inputs.is_empty() && args.input.live.prometheus.is_none() {
+        bail!("no CURRENT input to check: give a report, metric dumps or --prometheus URL");
     }
     if args.baseline.as_deref() == Some("-") && args.input.inputs.iter().any(|i| i == "-") {
         bail!("CURRENT and --baseline cannot both read standard input");
@@ -40,10 +40,12 @@ pub fn run(args: CheckArgs) -> Result<u8> {
     let (current, current_src) = load_run(&args, args.input.clone())?;
     let baseline = match &args.baseline {
         Some(spec) => {
-            let input = InputArgs {
+            let mut input = InputArgs {
                 inputs: vec![spec.clone()],
                 ..args.input.clone()
             };
+            // --prometheus is where CURRENT comes from; the baseline is the file named.
+            input.live.prometheus = None;
             Some(load_run(&args, input).context("--baseline")?)
         }
         None => None,
@@ -242,7 +244,10 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// A run as a report: a gpuaudit.report/1 document as is, else the inputs
 /// audited exactly as `report` would.
 fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
-    let name = input.inputs.join(" ");
+    let name = match &input.live.prometheus {
+        Some(url) => url.clone(),
+        None => input.inputs.join(" "),
+    };
     if let [spec] = input.inputs.as_slice()
         && let Some(report) = read_report_document(spec)?
     {
@@ -266,14 +271,13 @@ fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
         format: ReportFormat::Json,
         quiet: args.quiet,
     };
+    let kind = if report_args.input.live.prometheus.is_some() {
+        "prometheus"
+    } else {
+        "samples"
+    };
     let report = crate::cmd::report::build(&report_args)?;
-    Ok((
-        report,
-        RunSource {
-            source: name,
-            kind: "samples",
-        },
-    ))
+    Ok((report, RunSource { source: name, kind }))
 }
 
 /// A JSON document written by `report --format json`, told apart from NDJSON

@@ -12,7 +12,7 @@ use serde::Serialize;
 pub struct RunSource {
     /// the input as the user named it
     pub source: String,
-    /// "report" (a gpuaudit.report/1 JSON) or "samples" (audited here)
+    /// "report" (a gpuaudit.report/1 JSON), "samples" or "prometheus" (audited here)
     pub kind: &'static str,
 }
 
