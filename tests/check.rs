@@ -608,3 +608,43 @@ fn mfu_rules_on_samples_with_a_jobs_file() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_report_of_no_samples_never_passes() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(CUR_JSON)?)?;
+    doc["sources"]["rows_used"] = 0.into();
+    doc["layers"]["observed_gpu_hours"] = 0.0.into();
+    let empty = dir.path().join("empty-report.json");
+    std::fs::write(&empty, serde_json::to_string_pretty(&doc)?)?;
+    let out = check(&[&empty.display().to_string(), "--max", "idle_held_usd=100"])?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("covers no samples"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // A gpuaudit document that is not a report, and a report cut short.
+    let other = dir.path().join("check-output.json");
+    std::fs::write(
+        &other,
+        "{\n  \"schema\": \"gpuaudit.check/1\",\n  \"rules\": []\n}\n",
+    )?;
+    let stderr = text(&check(&[&other.display().to_string(), "--min", "active=0"])?.stderr);
+    assert!(
+        stderr.contains("expected a gpuaudit.report/1 report"),
+        "{stderr}"
+    );
+    let cut = dir.path().join("cut.json");
+    let full = std::fs::read_to_string(CUR_JSON)?;
+    std::fs::write(&cut, &full[..full.len() / 2])?;
+    let out = check(&[&cut.display().to_string(), "--min", "active=0"])?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("cut.json: not valid JSON"),
+        "{}",
+        text(&out.stderr)
+    );
+    Ok(())
+}
