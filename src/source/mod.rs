@@ -12,14 +12,15 @@ mod filetime;
 pub mod nvidia_smi;
 pub mod nvidia_smi_xml;
 pub mod prometheus;
-pub mod prometheus_json;
-pub mod prometheus_text;
 pub mod prometheus_http;
 pub mod prometheus_live;
 pub mod prometheus_pushdown;
+pub mod prometheus_json;
+pub mod prometheus_text;
 pub mod nvml;
 pub mod procinfo;
 pub mod scan;
+pub mod stream;
 pub mod write;
 
 /// The formats gpuaudit reads.
