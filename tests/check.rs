@@ -352,7 +352,7 @@ fn markdown_for_a_pr_comment() -> anyhow::Result<()> {
         "{md}"
     );
     assert!(
-        md.contains("| metric | baseline | current | delta | limit | verdict |"),
+        md.contains("| rule (metric) | baseline | current | delta | limit | verdict |"),
         "{md}"
     );
     assert!(

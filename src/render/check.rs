@@ -241,7 +241,7 @@ pub fn markdown(view: &CheckView) -> String {
         "✅"
     };
     let mut out = format!("## {icon} gpuaudit check: {}\n\n", headline(view));
-    out.push_str("| metric | baseline | current | delta | limit | verdict |\n");
+    out.push_str("| rule (metric) | baseline | current | delta | limit | verdict |\n");
     out.push_str("|---|---:|---:|---:|---|---|\n");
     for o in view.outcomes {
         let [b, c, d, l, v] = cells(o);
