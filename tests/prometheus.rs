@@ -94,9 +94,9 @@ fn free_port() -> Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// Backfill `openmetrics` and serve it. The lookback is 30 s, under the 1-minute
-/// sample step, so each evaluation at a sample time sees exactly that sample and
-/// a missing sample stays missing (the default 5m would repeat the one before).
+/// Backfill `openmetrics` and serve it with the default settings (5m lookback:
+/// gpuaudit's last_over_time over one step keeps a missing sample missing and an
+/// owner change from showing two series at once).
 fn start_server(prometheus: &Path, promtool: &Path, openmetrics: &Path) -> Result<Server> {
     let dir = tempfile::tempdir()?;
     let data = dir.path().join("data");
@@ -114,7 +114,7 @@ fn start_server(prometheus: &Path, promtool: &Path, openmetrics: &Path) -> Resul
         .arg(format!("--config.file={}", config.display()))
         .arg(format!("--storage.tsdb.path={}", data.display()))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-        .args(["--storage.tsdb.retention.time=100y", "--query.lookback-delta=30s", "--log.level=warn"])
+        .args(["--storage.tsdb.retention.time=100y", "--log.level=warn"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -378,7 +378,7 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
     Ok(())
 }
 
-/// A canned HTTP server on 127.0.0.1: `answer(request line)` gives the status
+/// A canned HTTP server on 127.0.0.1: `answer(request)` gives the status
 /// line and JSON body of every reply; returns its URL and the requests it saw.
 fn canned(answer: fn(&str) -> (&'static str, &'static str)) -> Result<(String, std::sync::mpsc::Receiver<String>)> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
@@ -395,8 +395,21 @@ fn canned(answer: fn(&str) -> (&'static str, &'static str)) -> Result<(String, s
                     Ok(n) => buf.extend_from_slice(&chunk[..n]),
                 }
             }
+            // The form body (the query) follows the headers.
+            let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n").map_or(buf.len(), |p| p + 4);
+            let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse().ok()))
+                .unwrap_or(0);
+            while buf.len() < head_end + length {
+                match s.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
             let request = String::from_utf8_lossy(&buf).to_string();
-            let (status, body) = answer(request.lines().next().unwrap_or(""));
+            let (status, body) = answer(&request);
             let reply = format!(
                 "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
@@ -418,7 +431,7 @@ fn bad_query(_: &str) -> (&'static str, &'static str) {
 
 /// Label lists are empty, queries return no series (with a partial-answer warning).
 fn empty(request: &str) -> (&'static str, &'static str) {
-    if request.contains("/query") {
+    if request.starts_with("POST /api/v1/query") {
         ("200 OK", r#"{"status":"success","data":{"resultType":"matrix","result":[]},"warnings":["store b unreachable"]}"#)
     } else {
         ("200 OK", r#"{"status":"success","data":[]}"#)
@@ -432,10 +445,15 @@ fn partial(request: &str) -> (&'static str, &'static str) {
         ("200 OK", r#"{"status":"success","data":["Hostname","UUID","__name__","job","instance"]}"#)
     } else if request.contains("/api/v1/label/Hostname/values") {
         ("200 OK", r#"{"status":"success","data":["h1"]}"#)
-    } else {
+    } else if request.contains("/api/v1/label/__name__/values") {
+        ("200 OK", r#"{"status":"success","data":["DCGM_FI_DEV_FB_USED","DCGM_FI_DEV_GPU_UTIL"]}"#)
+    } else if request.contains("DCGM_FI_DEV_GPU_UTIL") {
+        // last_over_time(...) drops __name__, as Prometheus does.
         ("200 OK", r#"{"status":"success","warnings":["store-b: partial response (no data from 2 of 3 stores)"],"data":{"resultType":"matrix","result":[
- {"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"50"],[1783296060,"0"],[1783296120,"20"]]},
- {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"2000"],[1783296060,"2000"],[1783296120,"500"]]}]}}"#)
+ {"metric":{"Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"50"],[1783296060,"0"],[1783296120,"20"]]}]}}"#)
+    } else {
+        ("200 OK", r#"{"status":"success","data":{"resultType":"matrix","result":[
+ {"metric":{"Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"2000"],[1783296060,"2000"],[1783296120,"500"]]}]}}"#)
     }
 }
 

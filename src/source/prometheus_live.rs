@@ -91,6 +91,13 @@ impl LiveQuery {
         format!("{{{}}}", parts.join(", "))
     }
 
+    /// `metric` as of each evaluation time, only from a sample taken within the
+    /// last step: a series that stopped is not repeated for the lookback (5m),
+    /// so gaps stay gaps and an owner change does not show two series at once.
+    pub fn fresh(&self, metric: &str, extra: &[String]) -> String {
+        format!("last_over_time({}[{}ms])", self.selector(&[metric], extra), self.step_ms - 1)
+    }
+
     pub fn describe(&self, base: &str) -> String {
         format!(
             "{base} from {} to {} every {}",
@@ -138,6 +145,12 @@ pub fn exact_regex(values: &[String]) -> String {
     re.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The audit's metrics the fleet exports in the window, in [`METRICS`] order.
+pub fn present_metrics(client: &mut Client, q: &LiveQuery) -> Result<Vec<&'static str>> {
+    let names = client.label_values("__name__", &q.selector(METRICS, &[]), q.since_ms, q.last_point_ms())?;
+    Ok(METRICS.iter().copied().filter(|m| names.iter().any(|n| n == m)).collect())
+}
+
 /// The first host label the fleet's series carry, and its values (the chunking unit).
 pub fn hosts(client: &mut Client, q: &LiveQuery) -> Result<Option<(String, Vec<String>)>> {
     let all = q.selector(METRICS, &[]);
@@ -169,6 +182,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     keep.extend(opts.job_label.iter().cloned());
     keep.extend(opts.team_label.iter().cloned());
 
+    let metrics = present_metrics(client, q)?;
     let batches: Vec<Vec<String>> = match hosts(client, q)? {
         Some((label, values)) => values
             .chunks(q.hosts_per_query)
@@ -195,11 +209,15 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     for (i, extra) in batches.iter().enumerate() {
         bar.set_message(format!("host batch {}/{}", i + 1, batches.len()));
         for (start, end) in &chunks {
-            let query = q.selector(METRICS, extra);
-            let response = client.query_range(&query, *start, *end, q.step_ms)?;
-            let (mut samples, _) = to_samples(response, "unnamed");
-            for s in samples.iter_mut() {
-                s.labels.retain(|k, _| keep.contains(k));
+            let mut samples = Vec::new();
+            for metric in &metrics {
+                let response = client.query_range(&q.fresh(metric, extra), *start, *end, q.step_ms)?;
+                // last_over_time drops __name__: each answer is named after its query.
+                let (mut s, _) = to_samples(response, metric);
+                for x in s.iter_mut() {
+                    x.labels.retain(|k, _| keep.contains(k));
+                }
+                samples.append(&mut s);
             }
             points += samples.len() as u64;
             bar.inc(1);
@@ -222,7 +240,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     table.quality.notes = notes;
     table.quality.warnings.extend(quality.warnings);
     table.quality.notes.push(format!(
-        "pulled {points} points in {} requests from {}; Prometheus returns at each step the latest sample within its lookback (5m by default), so a series that stops is repeated up to that long",
+        "pulled {points} points in {} requests from {}; each point is the latest sample within the step before it (last_over_time), so a series that stops is not repeated for Prometheus's lookback",
         client.requests,
         q.describe(client.base())
     ));

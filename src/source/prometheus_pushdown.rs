@@ -9,10 +9,11 @@
 //!   weighs a sample by the time to the next one, up to max-gap (3 steps), so
 //!   around a gap longer than the lookback a GPU counts up to 2 steps more
 //!   there; `--max-gap` has no effect here.
-//! - lookback: both modes see a series up to the lookback (5m by default)
-//!   after its last sample; when an owner label changes, the old and the new
-//!   series can both answer for up to that long and count twice here (pulled
-//!   mode keeps one row per GPU and time).
+//! - lookback: both modes read each series through `last_over_time(...[step])`,
+//!   so neither repeats a stopped series over Prometheus's lookback (5m); a
+//!   series scraped less often than --step has points only where it has
+//!   samples, which pulled mode weighs by its own median step and pushdown by
+//!   one --step (choose --step = the scrape interval).
 //! - observed time is where DCGM_FI_DEV_GPU_UTIL has a point (pulled mode:
 //!   any of the metrics); held comes from the owner label alone (pulled mode
 //!   also skips an exporter's own pod named in `exported_pod`).
@@ -27,7 +28,7 @@ use crate::timeparse::{MS_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub const CAVEAT: &str = "--pushdown: layers computed inside Prometheus (sum_over_time over subqueries, one step per point); they can differ from a pulled report: around gaps (pulled weighs the sample before a gap up to --max-gap, 3 steps; here every point weighs one step, --max-gap is ignored), where an owner label changes within the lookback (old and new series both count), and observed time counts DCGM_FI_DEV_GPU_UTIL points only; no idle episodes or per-GPU rows";
+pub const CAVEAT: &str = "--pushdown: layers computed inside Prometheus (sum_over_time over subqueries, one step per point); they can differ from a pulled report: around gaps (pulled weighs the sample before a gap up to --max-gap, 3 steps; here every point weighs one step, --max-gap is ignored), where series are scraped less often than --step (pulled weighs by each GPU's median step; choose --step = the scrape interval), and observed time counts DCGM_FI_DEV_GPU_UTIL points only; no idle episodes or per-GPU rows";
 
 const UTIL: &str = "DCGM_FI_DEV_GPU_UTIL";
 const FB: &str = "DCGM_FI_DEV_FB_USED";
@@ -68,6 +69,7 @@ struct Plan {
     by_label: Option<String>,
     model_label: Option<String>,
     held: Held,
+    step_ms: i64,
     /// metric names per layer (None when the fleet does not export it)
     sm: Option<&'static str>,
     occ: Option<&'static str>,
@@ -75,9 +77,11 @@ struct Plan {
 }
 
 impl Plan {
+    /// The series of `metric` at each point, only from a sample within the last
+    /// step (as in pulled mode: no repeats over the lookback).
     fn sel(&self, metric: &str, extra: &str) -> String {
         let parts: Vec<&str> = [self.matchers.as_str(), extra].into_iter().filter(|s| !s.is_empty()).collect();
-        format!("{metric}{{{}}}", parts.join(", "))
+        format!("last_over_time({metric}{{{}}}[{}ms])", parts.join(", "), self.step_ms - 1)
     }
 
     /// The series of `metric` at the points where its GPU is held.
@@ -184,6 +188,7 @@ pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: 
         by_label: by_label.filter(|b| Some(b) != model_label.as_ref()),
         model_label: model_label.clone(),
         held: held.clone(),
+        step_ms: q.step_ms,
         sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
         occ: pick(["DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO"]),
         tensor: pick(["DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO"]),
@@ -445,6 +450,7 @@ mod tests {
             by_label: Some("exported_namespace".into()),
             model_label: Some("modelName".into()),
             held,
+            step_ms: 60_000,
             sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
             occ: None,
             tensor: None,
@@ -455,14 +461,14 @@ mod tests {
     fn promql_per_layer() {
         let p = plan(Held::Label("exported_pod".into()));
         let e: BTreeMap<&str, String> = p.expressions(0.01).into_iter().collect();
-        assert_eq!(e["held"], "group by (Hostname, UUID, exported_namespace, modelName) (DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"})");
-        assert_eq!(e["idle"], "group by (Hostname, UUID, exported_namespace, modelName) (DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"} < 1)");
-        assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (DCGM_FI_PROF_SM_ACTIVE{"));
+        assert_eq!(e["held"], "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]))");
+        assert_eq!(e["idle"], "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]) < 1)");
+        assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
         assert!(!e.contains_key("tensor"));
         let m = plan(Held::Memory(1024));
         assert_eq!(
             m.held(UTIL),
-            "(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"} and on (Hostname, UUID) (DCGM_FI_DEV_FB_USED{cluster=\"a\"} > 1024))"
+            "(last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}[59999ms]) and on (Hostname, UUID) (last_over_time(DCGM_FI_DEV_FB_USED{cluster=\"a\"}[59999ms]) > 1024))"
         );
     }
 }
