@@ -184,7 +184,7 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
                     if hours < t + gap + len {
                         out.held = true;
                         out.job = Some(format!("batch-{}-{k}", lane));
-                        out.user = Some(if k % 2 == 0 { "carol" } else { "dave" });
+                        out.user = Some(if k.is_multiple_of(2) { "carol" } else { "dave" });
                         out.team = Some("data");
                         out.mem_gib = 30.0 + 20.0 * rand(s, lane, k, 93);
                         out.device = clamp01(0.80 + 0.16 * noise(2));

@@ -554,8 +554,8 @@ fn to_held(src: &Series) -> (Vec<Option<bool>>, u64) {
                     ca.iter()
                         .map(|v| match v {
                             None => None,
-                            Some(x) if x == 0.0 => Some(false),
-                            Some(x) if x == 1.0 => Some(true),
+                            Some(0.0) => Some(false),
+                            Some(1.0) => Some(true),
                             Some(_) => {
                                 bad += 1;
                                 None

@@ -144,6 +144,11 @@ pub fn format_time_short(ms: EpochMs) -> String {
     }
 }
 
+/// A duration for people: `5m`, `1h`, `1h 30m`.
+pub fn format_duration_ms(ms: i64) -> String {
+    humantime::format_duration(std::time::Duration::from_millis(ms.max(0) as u64)).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,9 +189,4 @@ mod tests {
         assert_eq!(epoch_number_to_ms(1_700_000_000_000.0), Some(1_700_000_000_000));
         assert_eq!(epoch_number_to_ms(1_700_000_000_000_000.0), Some(1_700_000_000_000));
     }
-}
-
-/// A duration for people: `5m`, `1h`, `1h 30m`.
-pub fn format_duration_ms(ms: i64) -> String {
-    humantime::format_duration(std::time::Duration::from_millis(ms.max(0) as u64)).to_string()
 }

@@ -1,6 +1,6 @@
 //! Accumulators for layers and dollars (report-semantics.md §4 and §6): one
 //! `Tally` for the fleet, one per showback group, one per GPU.
-use super::model::{GroupCost, Layers, Ratios};
+use super::model::{Cost, GroupCost, Layers, MonthlyRunRate, Ratios, WaterfallStep};
 use crate::timeparse::MS_PER_HOUR;
 
 /// The deepest layer not_useful_usd is measured against.
@@ -208,4 +208,52 @@ impl Tally {
             unpriced_gpu_hours: self.unpriced_h,
         }
     }
+}
+
+impl Tally {
+    /// The fleet's cost section; monthly run-rate = figure / window hours x 730.
+    pub fn cost(&self, price_source: String, basis: Basis, unpriced_models: Vec<String>, window_hours: f64) -> Cost {
+        let monthly = |v: Option<f64>| v.and_then(|x| if window_hours > 0.0 { Some(x / window_hours * 730.0) } else { None });
+        Cost {
+            currency: "USD".to_string(),
+            price_source,
+            observed_usd: self.priced(self.observed_usd),
+            held_usd: self.priced(self.held_usd),
+            idle_held_usd: self.priced(self.idle_held_usd),
+            unallocated_usd: self.priced(self.unallocated_usd),
+            not_useful_usd: self.not_useful_usd(),
+            not_useful_basis: self.not_useful_usd().map(|_| basis.name().to_string()),
+            unpriced_gpu_hours: self.unpriced_h,
+            unpriced_models,
+            monthly_run_rate: MonthlyRunRate {
+                observed_usd: monthly(self.priced(self.observed_usd)),
+                held_usd: monthly(self.priced(self.held_usd)),
+                idle_held_usd: monthly(self.priced(self.idle_held_usd)),
+                unallocated_usd: monthly(self.priced(self.unallocated_usd)),
+                not_useful_usd: monthly(self.not_useful_usd()),
+            },
+        }
+    }
+}
+
+/// The layers in waterfall order with their shares of held and observed.
+pub fn waterfall(layers: &Layers) -> Vec<WaterfallStep> {
+    let pct = |v: Option<f64>, of: f64| v.and_then(|x| if of > 0.0 { Some(x / of) } else { None });
+    let (held, observed) = (layers.held_gpu_hours, layers.observed_gpu_hours);
+    let step = |name: &str, v: Option<f64>| WaterfallStep {
+        layer: name.to_string(),
+        gpu_hours: v,
+        pct_of_held: pct(v, held),
+        pct_of_observed: pct(v, observed),
+    };
+    vec![
+        // observed is the whole; a share of held means nothing there
+        WaterfallStep { pct_of_held: None, ..step("observed", Some(observed)) },
+        step("held", Some(held)),
+        step("active", layers.active_gpu_hours),
+        step("sm_active", layers.sm_active_gpu_hours),
+        step("tensor_active", layers.tensor_active_gpu_hours),
+        step("useful", layers.useful_gpu_hours),
+        step("idle_held", layers.idle_held_gpu_hours),
+    ]
 }

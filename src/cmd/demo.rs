@@ -15,7 +15,7 @@ pub fn run(args: DemoArgs) -> Result<u8> {
     if args.gpus == 0 {
         bail!("--gpus must be at least 1");
     }
-    if !(args.days > 0.0) {
+    if args.days.is_nan() || args.days <= 0.0 {
         bail!("--days must be positive");
     }
     let start_ms = parse_cli_time(&args.start, None).context("--start")?;

@@ -367,45 +367,10 @@ fn assemble(
     }
     groups.retain(|_, t| t.observed_ms > 0);
     let window_hours = (q.until_ms - q.since_ms) as f64 / MS_PER_HOUR;
-    let monthly = |v: Option<f64>| v.map(|x| x / window_hours * 730.0);
     let layers = total.layers(present);
     let ratios = total.ratios(present);
-    let cost = Cost {
-        currency: "USD".to_string(),
-        price_source: cfg.prices.source.describe(),
-        observed_usd: total.priced(total.observed_usd),
-        held_usd: total.priced(total.held_usd),
-        idle_held_usd: total.priced(total.idle_held_usd),
-        unallocated_usd: total.priced(total.unallocated_usd),
-        not_useful_usd: total.not_useful_usd(),
-        not_useful_basis: total.not_useful_usd().map(|_| basis.name().to_string()),
-        unpriced_gpu_hours: total.unpriced_h,
-        unpriced_models: unpriced_models.into_iter().collect(),
-        monthly_run_rate: MonthlyRunRate {
-            observed_usd: monthly(total.priced(total.observed_usd)),
-            held_usd: monthly(total.priced(total.held_usd)),
-            idle_held_usd: monthly(total.priced(total.idle_held_usd)),
-            unallocated_usd: monthly(total.priced(total.unallocated_usd)),
-            not_useful_usd: monthly(total.not_useful_usd()),
-        },
-    };
-    let pct = |v: Option<f64>, of: f64| v.and_then(|x| if of > 0.0 { Some(x / of) } else { None });
-    let (held, observed) = (layers.held_gpu_hours, layers.observed_gpu_hours);
-    let step = |name: &str, v: Option<f64>| WaterfallStep {
-        layer: name.to_string(),
-        gpu_hours: v,
-        pct_of_held: pct(v, held),
-        pct_of_observed: pct(v, observed),
-    };
-    let waterfall = vec![
-        WaterfallStep { pct_of_held: None, ..step("observed", Some(observed)) },
-        step("held", Some(held)),
-        step("active", layers.active_gpu_hours),
-        step("sm_active", layers.sm_active_gpu_hours),
-        step("tensor_active", layers.tensor_active_gpu_hours),
-        step("useful", layers.useful_gpu_hours),
-        step("idle_held", layers.idle_held_gpu_hours),
-    ];
+    let cost = total.cost(cfg.prices.source.describe(), basis, unpriced_models.into_iter().collect(), window_hours);
+    let waterfall = crate::audit::tally::waterfall(&layers);
     let groups = cfg.by.map(|by| {
         let mut rows: Vec<Group> = groups
             .iter()
