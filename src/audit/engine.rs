@@ -703,7 +703,7 @@ impl<'a> Engine<'a> {
                 Basis::Active => Some(total.active_known_h),
             };
             if let Some(known) = basis_known
-                && known < total.held_h
+                && total.held_h - known > 1e-9 * total.held_h
             {
                 notes.push(format!(
                     "not-useful dollars count {:.2} held GPU-hours without {} as not useful",
