@@ -72,18 +72,12 @@ struct ErrorBody {
     error: Option<String>,
 }
 
+/// The metadata endpoints' answer: a status and a list.
 #[derive(Deserialize)]
-struct StringList {
+struct List<T> {
     status: String,
-    #[serde(default)]
-    data: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct SeriesList {
-    status: String,
-    #[serde(default)]
-    data: Vec<std::collections::BTreeMap<String, String>>,
+    #[serde(default = "Vec::new")]
+    data: Vec<T>,
 }
 
 /// Split `https://user:pass@host/` into the URL without credentials and the credentials.
@@ -246,40 +240,37 @@ impl Client {
 
     /// Values of one label on the series `matcher` selects in [start, end].
     pub fn label_values(&mut self, label: &str, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<String>> {
-        let what = format!("the values of label '{label}'");
-        let params = [("match[]", matcher.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms))];
-        let body = self.call(&format!("/api/v1/label/{label}/values"), &params, false, &what)?;
-        self.note_extras(&body);
-        let list: StringList = serde_json::from_str(&body)
-            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not a list of strings: {e}", self.base))?;
-        if list.status != "success" {
-            bail!("Prometheus at {}: {what} failed (status '{}')", self.base, list.status);
-        }
-        Ok(list.data)
+        let path = format!("/api/v1/label/{label}/values");
+        self.list(&path, false, &format!("the values of label '{label}'"), "a list of strings", matcher, start_ms, end_ms)
     }
 
     /// Label names on the series `matcher` selects in [start, end].
     pub fn label_names(&mut self, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<String>> {
-        let what = "the label names".to_string();
-        let params = [("match[]", matcher.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms))];
-        let body = self.call("/api/v1/labels", &params, true, &what)?;
-        self.note_extras(&body);
-        let list: StringList = serde_json::from_str(&body)
-            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not a list of strings: {e}", self.base))?;
-        if list.status != "success" {
-            bail!("Prometheus at {}: {what} failed (status '{}')", self.base, list.status);
-        }
-        Ok(list.data)
+        self.list("/api/v1/labels", true, "the label names", "a list of strings", matcher, start_ms, end_ms)
     }
 
     /// The label sets of the series `matcher` selects in [start, end].
     pub fn series(&mut self, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<std::collections::BTreeMap<String, String>>> {
-        let what = "the series list".to_string();
+        self.list("/api/v1/series", true, "the series list", "a list of label sets", matcher, start_ms, end_ms)
+    }
+
+    /// One metadata call: `match[]` over [start, end], answered with a list.
+    #[allow(clippy::too_many_arguments)]
+    fn list<T: serde::de::DeserializeOwned>(
+        &mut self,
+        path: &str,
+        post: bool,
+        what: &str,
+        shape: &str,
+        matcher: &str,
+        start_ms: i64,
+        end_ms: i64,
+    ) -> Result<Vec<T>> {
         let params = [("match[]", matcher.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms))];
-        let body = self.call("/api/v1/series", &params, true, &what)?;
+        let body = self.call(path, &params, post, what)?;
         self.note_extras(&body);
-        let list: SeriesList = serde_json::from_str(&body)
-            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not a list of label sets: {e}", self.base))?;
+        let list: List<T> = serde_json::from_str(&body)
+            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not {shape}: {e}", self.base))?;
         if list.status != "success" {
             bail!("Prometheus at {}: {what} failed (status '{}')", self.base, list.status);
         }
