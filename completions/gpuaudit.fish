@@ -143,6 +143,19 @@ host\t''
 model\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l top -d 'How many idle episodes to list (all in JSON output unless set)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l tokens-per-sec -d 'Tokens per second the job on this node processes (e.g. 12.5K); needs --flops-per-token or --params' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l flops-per-token -d 'Model FLOPs per token' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l params -d 'Parameter count (70B, 7b, 540.35e9): 6N FLOPs per token training, 2N inference' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l mode -d 'train (6N) or inference (2N), for --params' -r -f -a "train\t''
+inference\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l achieved-tflops -d 'Achieved model TFLOP/s of the job on this node, when known (instead of the above)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l dtype -d 'Number format the job runs in: picks each GPU\'s dense peak [default: bf16]' -r -f -a "fp64\t''
+fp32\t''
+tf32\t''
+bf16\t''
+fp16\t''
+fp8\t''
+int8\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l snapshot-interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l held-mem -d 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l once -d 'Take one sample per GPU (after one interval) and report it as a snapshot'

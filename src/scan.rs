@@ -14,6 +14,18 @@ pub struct ScanDetail {
     pub gpus: Vec<ScanGpu>,
     pub mig_parents: Vec<ScanMigParent>,
     pub warnings: Vec<String>,
+    /// the node's live MFU from declared work (--achieved-tflops, --tokens-per-sec ...)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_mfu: Option<LiveMfu>,
+}
+
+/// Declared model FLOP/s over the summed dense peaks of the held GPUs.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LiveMfu {
+    pub declared_tflops: f64,
+    pub held_gpus: usize,
+    pub dtype: crate::hardware::Dtype,
+    pub mfu: f64,
 }
 
 /// A process holding a unit at its last sample.
@@ -162,5 +174,5 @@ pub fn build(
             device_util_reason: p.device_util_reason.clone(),
         })
         .collect();
-    ScanDetail { host: data.host.clone(), ticks: data.ticks, interval_seconds, gpus, mig_parents, warnings }
+    ScanDetail { host: data.host.clone(), ticks: data.ticks, interval_seconds, gpus, mig_parents, warnings, live_mfu: None }
 }

@@ -423,3 +423,19 @@ fn table_output_shows_holders_activity_and_reasons() -> Result<()> {
     assert!(text.contains("Held → used waterfall"), "the standard report follows: {text}");
     Ok(())
 }
+
+#[test]
+fn declared_work_gives_the_nodes_live_mfu() -> Result<()> {
+    // two H100 80GB HBM3 held (989.4 TFLOP/s bf16 dense each): 989.4 declared = 50%
+    let (code, d, stderr) = scan_json("hopper.json", &["--achieved-tflops", "989.4"])?;
+    assert_eq!(code, 0, "{stderr}");
+    assert_close(&d, "scan.live_mfu.mfu", 0.5)?;
+    assert_eq!(d["scan"]["live_mfu"]["held_gpus"], 2);
+    // 7B training at 40k tokens/s: 6 x 7e9 x 4e4 = 1.68 PFLOP/s over 1978.8 TFLOP/s
+    let (code, d, stderr) = scan_json("hopper.json", &["--params", "7B", "--tokens-per-sec", "40000"])?;
+    assert_eq!(code, 0, "{stderr}");
+    assert_close(&d, "scan.live_mfu.mfu", 6.0 * 7e9 * 4e4 / (2.0 * 989.4e12))?;
+    let (_, d, _) = scan_json("hopper.json", &[])?;
+    assert!(d["scan"].get("live_mfu").is_none());
+    Ok(())
+}

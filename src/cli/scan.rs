@@ -45,4 +45,7 @@ pub struct ScanArgs {
 
     #[command(flatten)]
     pub audit: AuditArgs,
+
+    #[command(flatten)]
+    pub work: crate::cli::mfu::DeclaredWorkArgs,
 }

@@ -103,7 +103,16 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     if let Some(out) = &args.out {
         crate::source::write::write_samples(&table.df, out)?;
     }
-    let detail = crate::scan::build(&data, &report, held_mem, interval.as_secs_f64(), warnings.clone());
+    let mut detail = crate::scan::build(&data, &report, held_mem, interval.as_secs_f64(), warnings.clone());
+    if let Some(flops) = crate::cmd::mfu::declared_flops_per_sec(&args.work)? {
+        // The node's live MFU: declared work over the dense peaks of the GPUs held now.
+        let held: Vec<&str> = report.gpus.iter().filter(|g| g.last_held).filter_map(|g| g.model.as_deref()).collect();
+        if !held.is_empty() {
+            let dtype = args.work.dtype.unwrap_or(crate::hardware::Dtype::Bf16);
+            let mfu = crate::audit::mfu::node_mfu(flops, &held, dtype).context("live MFU")?;
+            detail.live_mfu = Some(crate::scan::LiveMfu { declared_tflops: flops / 1e12, held_gpus: held.len(), dtype, mfu });
+        }
+    }
 
     let text = match args.format {
         ScanFormat::Table => {

@@ -48,6 +48,16 @@ pub fn render_table(d: &ScanDetail, width: u16) -> String {
         if d.ticks == 1 { "" } else { "s" },
         d.interval_seconds
     );
+    if let Some(m) = &d.live_mfu {
+        out.push_str(&format!(
+            "live MFU {:.1}%: declared {:.1} TFLOP/s over the dense {:?} peaks of {} held GPU{}\n",
+            m.mfu * 100.0,
+            m.declared_tflops,
+            m.dtype,
+            m.held_gpus,
+            if m.held_gpus == 1 { "" } else { "s" }
+        ));
+    }
     let mut t = new_table(width);
     t.set_header(vec!["gpu", "model", "held by", "device", "SM", "tensor", "memory", "power", "idle $/h"]);
     for g in &d.gpus {
