@@ -698,9 +698,9 @@ impl<'a> Engine<'a> {
         if cost.not_useful_usd.is_some() && total.held_h > 0.0 {
             let basis_known = match self.basis {
                 Basis::Useful => None,
-                Basis::TensorActive => Some(total.tensor_known_h),
-                Basis::SmActive => Some(total.sm_known_h),
-                Basis::Active => Some(total.active_known_h),
+                Basis::TensorActive => Some(total.tensor_known_h.get()),
+                Basis::SmActive => Some(total.sm_known_h.get()),
+                Basis::Active => Some(total.active_known_h.get()),
             };
             if let Some(known) = basis_known
                 && total.held_h - known > 1e-9 * total.held_h

@@ -41,6 +41,40 @@ pub struct Row {
     pub price: Option<f64>,
 }
 
+/// A compensated (Neumaier) sum. A month of a 1,000-GPU fleet adds ~10^8 products
+/// such as weight x price; a plain f64 running sum drifts by ~1e-9 relative over
+/// that many terms, enough to disagree with a careful SQL `fsum`. Two extra flops
+/// per term keep the error at one rounding, whatever the row count.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sum {
+    sum: f64,
+    compensation: f64,
+}
+
+impl Sum {
+    pub fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        // the low-order bits lost by the addition, from whichever operand is larger
+        self.compensation += if self.sum.abs() >= x.abs() { (self.sum - t) + x } else { (x - t) + self.sum };
+        self.sum = t;
+    }
+
+    pub fn merge(&mut self, other: &Sum) {
+        self.add(other.sum);
+        self.add(other.compensation);
+    }
+
+    pub fn get(&self) -> f64 {
+        self.sum + self.compensation
+    }
+}
+
+impl From<f64> for Sum {
+    fn from(x: f64) -> Self {
+        Sum { sum: x, compensation: 0.0 }
+    }
+}
+
 /// Sums of a set of samples. "known" sums hold the weight of the rows where a metric was measured.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
@@ -51,23 +85,23 @@ pub struct Tally {
     pub unpriced_ms: i64,
     pub observed_h: f64,
     pub held_h: f64,
-    pub active_h: f64,
-    pub active_known_h: f64,
-    pub sm_h: f64,
-    pub sm_known_h: f64,
-    pub occ_h: f64,
-    pub occ_known_h: f64,
-    pub tensor_h: f64,
-    pub tensor_known_h: f64,
-    pub useful_h: f64,
+    pub active_h: Sum,
+    pub active_known_h: Sum,
+    pub sm_h: Sum,
+    pub sm_known_h: Sum,
+    pub occ_h: Sum,
+    pub occ_known_h: Sum,
+    pub tensor_h: Sum,
+    pub tensor_known_h: Sum,
+    pub useful_h: Sum,
     pub idle_held_h: f64,
     pub held_unknown_activity_h: f64,
-    pub observed_usd: f64,
-    pub held_usd: f64,
-    pub idle_held_usd: f64,
-    pub unallocated_usd: f64,
+    pub observed_usd: Sum,
+    pub held_usd: Sum,
+    pub idle_held_usd: Sum,
+    pub unallocated_usd: Sum,
     /// sum over held rows of w x price x basis fraction
-    pub basis_usd: f64,
+    pub basis_usd: Sum,
     pub unpriced_h: f64,
     pub priced_rows: u64,
 }
@@ -107,7 +141,7 @@ impl Tally {
         let usd = r.price.map(|p| r.w * p);
         match usd {
             Some(u) => {
-                self.observed_usd += u;
+                self.observed_usd.add(u);
                 self.priced_rows += 1;
             }
             None => {
@@ -116,16 +150,16 @@ impl Tally {
             }
         }
         if !r.held {
-            self.unallocated_usd += usd.unwrap_or(0.0);
+            self.unallocated_usd.add(usd.unwrap_or(0.0));
             return;
         }
         self.held_ms += r.w_ms;
         self.held_h = self.held_ms as f64 / MS_PER_HOUR;
-        self.held_usd += usd.unwrap_or(0.0);
+        self.held_usd.add(usd.unwrap_or(0.0));
         match r.device_util {
             Some(u) => {
-                self.active_h += r.w * u;
-                self.active_known_h += r.w;
+                self.active_h.add(r.w * u);
+                self.active_known_h.add(r.w);
             }
             None => {
                 self.held_unknown_activity_ms += r.w_ms;
@@ -133,24 +167,24 @@ impl Tally {
             }
         }
         if let Some(v) = r.sm_active {
-            self.sm_h += r.w * v;
-            self.sm_known_h += r.w;
+            self.sm_h.add(r.w * v);
+            self.sm_known_h.add(r.w);
         }
         if let Some(v) = r.sm_occupancy {
-            self.occ_h += r.w * v;
-            self.occ_known_h += r.w;
+            self.occ_h.add(r.w * v);
+            self.occ_known_h.add(r.w);
         }
         if let Some(v) = r.tensor_active {
-            self.tensor_h += r.w * v;
-            self.tensor_known_h += r.w;
+            self.tensor_h.add(r.w * v);
+            self.tensor_known_h.add(r.w);
         }
         if let Some(m) = r.mfu {
-            self.useful_h += r.w * m;
+            self.useful_h.add(r.w * m);
         }
         if r.idle {
             self.idle_held_ms += r.w_ms;
             self.idle_held_h = self.idle_held_ms as f64 / MS_PER_HOUR;
-            self.idle_held_usd += usd.unwrap_or(0.0);
+            self.idle_held_usd.add(usd.unwrap_or(0.0));
         }
         // A row without the basis metric counts as not useful (fraction 0): we
         // cannot show it did work, and the data-quality section says how much.
@@ -161,17 +195,17 @@ impl Tally {
             Basis::Active => r.device_util,
         }
         .unwrap_or(0.0);
-        self.basis_usd += usd.unwrap_or(0.0) * fraction;
+        self.basis_usd.add(usd.unwrap_or(0.0) * fraction);
     }
 
     pub fn layers(&self, p: &Present) -> Layers {
         Layers {
             observed_gpu_hours: self.observed_h,
             held_gpu_hours: self.held_h,
-            active_gpu_hours: p.device_util.then_some(self.active_h),
-            sm_active_gpu_hours: p.sm_active.then_some(self.sm_h),
-            tensor_active_gpu_hours: p.tensor_active.then_some(self.tensor_h),
-            useful_gpu_hours: p.useful.then_some(self.useful_h),
+            active_gpu_hours: p.device_util.then_some(self.active_h.get()),
+            sm_active_gpu_hours: p.sm_active.then_some(self.sm_h.get()),
+            tensor_active_gpu_hours: p.tensor_active.then_some(self.tensor_h.get()),
+            useful_gpu_hours: p.useful.then_some(self.useful_h.get()),
             idle_held_gpu_hours: p.device_util.then_some(self.idle_held_h),
             unallocated_gpu_hours: (self.observed_ms - self.held_ms) as f64 / MS_PER_HOUR,
         }
@@ -180,22 +214,22 @@ impl Tally {
     pub fn ratios(&self, p: &Present) -> Ratios {
         Ratios {
             held_of_observed: ratio(self.held_h, self.observed_h),
-            active: ratio(self.active_h, self.active_known_h),
-            sm_active: ratio(self.sm_h, self.sm_known_h),
-            sm_occupancy: ratio(self.occ_h, self.occ_known_h),
-            tensor_active: ratio(self.tensor_h, self.tensor_known_h),
-            mfu: if p.useful { ratio(self.useful_h, self.held_h) } else { None },
+            active: ratio(self.active_h.get(), self.active_known_h.get()),
+            sm_active: ratio(self.sm_h.get(), self.sm_known_h.get()),
+            sm_occupancy: ratio(self.occ_h.get(), self.occ_known_h.get()),
+            tensor_active: ratio(self.tensor_h.get(), self.tensor_known_h.get()),
+            mfu: if p.useful { ratio(self.useful_h.get(), self.held_h) } else { None },
             idle_held: if p.device_util { ratio(self.idle_held_h, self.held_h) } else { None },
         }
     }
 
     /// Dollars are null when no row at all had a price (never a $0 that means "unknown").
-    pub fn priced(&self, v: f64) -> Option<f64> {
-        (self.priced_rows > 0).then_some(v)
+    pub fn priced(&self, v: Sum) -> Option<f64> {
+        (self.priced_rows > 0).then_some(v.get())
     }
 
     pub fn not_useful_usd(&self) -> Option<f64> {
-        self.priced(self.held_usd - self.basis_usd)
+        (self.priced_rows > 0).then_some(self.held_usd.get() - self.basis_usd.get())
     }
 
     pub fn group_cost(&self) -> GroupCost {
@@ -211,6 +245,39 @@ impl Tally {
 }
 
 impl Tally {
+    /// Adds another tally's sums (the pushdown report sums per (group, model)).
+    pub fn merge(&mut self, t: &Tally) {
+        self.observed_ms += t.observed_ms;
+        self.held_ms += t.held_ms;
+        self.idle_held_ms += t.idle_held_ms;
+        self.held_unknown_activity_ms += t.held_unknown_activity_ms;
+        self.unpriced_ms += t.unpriced_ms;
+        self.observed_h += t.observed_h;
+        self.held_h += t.held_h;
+        self.idle_held_h += t.idle_held_h;
+        self.held_unknown_activity_h += t.held_unknown_activity_h;
+        self.unpriced_h += t.unpriced_h;
+        self.priced_rows += t.priced_rows;
+        for (into, from) in [
+            (&mut self.active_h, &t.active_h),
+            (&mut self.active_known_h, &t.active_known_h),
+            (&mut self.sm_h, &t.sm_h),
+            (&mut self.sm_known_h, &t.sm_known_h),
+            (&mut self.occ_h, &t.occ_h),
+            (&mut self.occ_known_h, &t.occ_known_h),
+            (&mut self.tensor_h, &t.tensor_h),
+            (&mut self.tensor_known_h, &t.tensor_known_h),
+            (&mut self.useful_h, &t.useful_h),
+            (&mut self.observed_usd, &t.observed_usd),
+            (&mut self.held_usd, &t.held_usd),
+            (&mut self.idle_held_usd, &t.idle_held_usd),
+            (&mut self.unallocated_usd, &t.unallocated_usd),
+            (&mut self.basis_usd, &t.basis_usd),
+        ] {
+            into.merge(from);
+        }
+    }
+
     /// The fleet's cost section; monthly run-rate = figure / window hours x 730.
     pub fn cost(&self, price_source: String, basis: Basis, unpriced_models: Vec<String>, window_hours: f64) -> Cost {
         let monthly = |v: Option<f64>| v.and_then(|x| if window_hours > 0.0 { Some(x / window_hours * 730.0) } else { None });
@@ -256,4 +323,42 @@ pub fn waterfall(layers: &Layers) -> Vec<WaterfallStep> {
         step("useful", layers.useful_gpu_hours),
         step("idle_held", layers.idle_held_gpu_hours),
     ]
+}
+
+#[cfg(test)]
+mod sum_tests {
+    use super::Sum;
+
+    #[test]
+    fn compensated_sum_keeps_what_a_plain_sum_loses() {
+        let mut s = Sum::default();
+        for x in [1.0, 1e100, 1.0, -1e100] {
+            s.add(x);
+        }
+        assert_eq!(s.get(), 2.0); // a plain f64 sum gives 0
+    }
+
+    #[test]
+    fn ten_million_small_terms_sum_to_one_rounding() {
+        // 30 s at $3/h, 10^7 times: the exact total is 250,000 dollars
+        let term = 30.0 / 3600.0 * 3.0;
+        let (mut s, mut plain) = (Sum::default(), 0.0_f64);
+        for _ in 0..10_000_000 {
+            s.add(term);
+            plain += term;
+        }
+        let exact = 250_000.0;
+        assert!((s.get() - exact).abs() / exact < 1e-15, "compensated {}", s.get());
+        assert!((plain - exact).abs() / exact > 1e-12, "the plain sum was expected to drift: {plain}");
+        let mut halves = (Sum::default(), Sum::default());
+        for i in 0..1_000 {
+            if i % 2 == 0 {
+                halves.0.add(term)
+            } else {
+                halves.1.add(term)
+            }
+        }
+        halves.0.merge(&halves.1);
+        assert!((halves.0.get() - 25.0).abs() < 1e-12);
+    }
 }

@@ -22,7 +22,7 @@ use super::prometheus::{GPU_LABELS, HOST_LABELS};
 use super::prometheus_http::Client;
 use super::prometheus_live::{LiveQuery, METRICS};
 use crate::audit::model::*;
-use crate::audit::tally::{Basis, Present, Tally};
+use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::timeparse::{MS_PER_HOUR, format_time};
 use anyhow::{Result, bail};
@@ -282,49 +282,24 @@ fn tally_of(a: &Agg, step_ms: i64, price: Option<f64>, basis: Basis) -> Tally {
         unpriced_ms: if price.is_none() { ms(a.observed) } else { 0 },
         observed_h,
         held_h,
-        active_h: h(a.active),
-        active_known_h: held_h,
-        sm_h: h(a.sm),
-        sm_known_h: h(a.sm_known),
-        occ_h: h(a.occ),
-        occ_known_h: h(a.occ_known),
-        tensor_h: h(a.tensor),
-        tensor_known_h: h(a.tensor_known),
+        active_h: Sum::from(h(a.active)),
+        active_known_h: Sum::from(held_h),
+        sm_h: Sum::from(h(a.sm)),
+        sm_known_h: Sum::from(h(a.sm_known)),
+        occ_h: Sum::from(h(a.occ)),
+        occ_known_h: Sum::from(h(a.occ_known)),
+        tensor_h: Sum::from(h(a.tensor)),
+        tensor_known_h: Sum::from(h(a.tensor_known)),
         idle_held_h: h(a.idle),
-        observed_usd: observed_h * p,
-        held_usd: held_h * p,
-        idle_held_usd: h(a.idle) * p,
-        unallocated_usd: (observed_h - held_h) * p,
-        basis_usd: fraction_h * p,
+        observed_usd: Sum::from(observed_h * p),
+        held_usd: Sum::from(held_h * p),
+        idle_held_usd: Sum::from(h(a.idle) * p),
+        unallocated_usd: Sum::from((observed_h - held_h) * p),
+        basis_usd: Sum::from(fraction_h * p),
         unpriced_h: if price.is_none() { observed_h } else { 0.0 },
         priced_rows: u64::from(price.is_some()),
         ..Tally::default()
     }
-}
-
-fn merge(into: &mut Tally, t: &Tally) {
-    into.observed_ms += t.observed_ms;
-    into.held_ms += t.held_ms;
-    into.idle_held_ms += t.idle_held_ms;
-    into.unpriced_ms += t.unpriced_ms;
-    into.observed_h += t.observed_h;
-    into.held_h += t.held_h;
-    into.active_h += t.active_h;
-    into.active_known_h += t.active_known_h;
-    into.sm_h += t.sm_h;
-    into.sm_known_h += t.sm_known_h;
-    into.occ_h += t.occ_h;
-    into.occ_known_h += t.occ_known_h;
-    into.tensor_h += t.tensor_h;
-    into.tensor_known_h += t.tensor_known_h;
-    into.idle_held_h += t.idle_held_h;
-    into.observed_usd += t.observed_usd;
-    into.held_usd += t.held_usd;
-    into.idle_held_usd += t.idle_held_usd;
-    into.unallocated_usd += t.unallocated_usd;
-    into.basis_usd += t.basis_usd;
-    into.unpriced_h += t.unpriced_h;
-    into.priced_rows += t.priced_rows;
 }
 
 /// The report model from the sums: the same layers, ratios and dollars as
@@ -352,16 +327,16 @@ fn assemble(
             unpriced_models.insert(m.unwrap_or("(no model)").to_string());
         }
         let t = tally_of(a, q.step_ms, price, basis);
-        merge(&mut total, &t);
+        total.merge(&t);
         if cfg.by.is_some() {
             if key.is_empty() {
                 // No owner label: the held part is unlabelled, the rest unallocated.
                 let held = Agg { observed: a.held, ..a.clone() };
                 let rest = Agg { observed: a.observed - a.held, ..Agg::default() };
-                merge(groups.entry("(unlabelled)".into()).or_default(), &tally_of(&held, q.step_ms, price, basis));
-                merge(groups.entry("(unallocated)".into()).or_default(), &tally_of(&rest, q.step_ms, price, basis));
+                groups.entry("(unlabelled)".into()).or_default().merge(&tally_of(&held, q.step_ms, price, basis));
+                groups.entry("(unallocated)".into()).or_default().merge(&tally_of(&rest, q.step_ms, price, basis));
             } else {
-                merge(groups.entry(key.clone()).or_default(), &t);
+                groups.entry(key.clone()).or_default().merge(&t);
             }
         }
     }
