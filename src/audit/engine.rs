@@ -7,7 +7,7 @@
 //! (any interleaving of GPUs is fine); [`OutOfOrder`] says when they do not.
 use super::model::*;
 use super::tally::{Basis, Present, Row, Tally};
-use super::{AuditConfig, GroupBy, HeldRule};
+use super::{AuditConfig, GroupBy, HeldRule, weights};
 use crate::samples::col;
 use crate::timeparse::{MS_PER_HOUR, format_time};
 use anyhow::Result;
@@ -382,12 +382,7 @@ impl<'a> Engine<'a> {
             let job = self.label(g, 1, get_str(&c.job, i));
             let user = self.label(g, 2, get_str(&c.user, i));
             let team = self.label(g, 3, get_str(&c.team, i));
-            let held = match self.rule {
-                HeldRule::HeldColumn => c.held.as_ref().and_then(|h| h.get(i)).unwrap_or(false),
-                HeldRule::JobColumn => job.is_some(),
-                HeldRule::Memory(limit) => c.mem_used.as_ref().and_then(|m| m.get(i)).is_some_and(|m| m > limit),
-                HeldRule::Assumed => true,
-            };
+            let held = self.rule.holds(c.held.as_ref().and_then(|h| h.get(i)), job.is_some(), c.mem_used.as_ref().and_then(|m| m.get(i)));
             let device_util = get_f64(&c.device_util, i);
             let price = match self.prices.get(&model) {
                 Some(p) => *p,
@@ -422,21 +417,13 @@ impl<'a> Engine<'a> {
             if let Some(prev) = s.pending.replace(p) {
                 let gap = t - prev.t;
                 let max_gap = s.max_gap.unwrap_or(gap);
-                if gap > max_gap {
-                    self.fleet.unobserved_ms += gap - max_gap;
-                }
-                let w = self.cap_until(prev.t, gap.min(max_gap));
+                let (w, unobserved) = weights::weigh_gap(gap, max_gap);
+                self.fleet.unobserved_ms += unobserved;
+                let w = weights::cap_until(prev.t, w, self.cfg.until);
                 self.finalize(g, prev, w, gap > max_gap);
             }
         }
         Ok(())
-    }
-
-    fn cap_until(&self, t: i64, w: i64) -> i64 {
-        match self.cfg.until {
-            Some(u) => w.min(u - t).max(0),
-            None => w,
-        }
     }
 
     /// Fold one weighed sample into every tally and the idle-episode state.
@@ -538,11 +525,8 @@ impl<'a> Engine<'a> {
         for g in 0..self.gpus.len() {
             let Some(p) = self.gpus[g].pending.take() else { continue };
             let s = &self.gpus[g];
-            let w = match (s.step, s.max_gap) {
-                (Some(step), Some(max_gap)) => step.min(max_gap),
-                _ => self.snapshot_ms,
-            };
-            let w = self.cap_until(p.t, w);
+            let w = weights::weigh_last(s.step, s.max_gap, self.snapshot_ms);
+            let w = weights::cap_until(p.t, w, self.cfg.until);
             self.finalize(g, p, w, false);
             if let Some(ep) = self.gpus[g].open.take() {
                 self.fleet.episodes.push(EpisodeRec { gpu: g, ep });

@@ -120,11 +120,8 @@ fn held_by_job(table: &SampleTable, cfg: &AuditConfig, rule: HeldRule, since: Op
         let w = weights::weights(&times, cfg.max_gap_ms, until, snapshot_ms);
         for (k, &i) in idx.iter().enumerate() {
             let Some(j) = job.get(i).filter(|s| !s.is_empty()) else { continue };
-            let held = match rule {
-                HeldRule::HeldColumn => held_col.as_ref().and_then(|c| c.get(i)).unwrap_or(false),
-                HeldRule::JobColumn | HeldRule::Assumed => true,
-                HeldRule::Memory(limit) => mem.as_ref().and_then(|m| m.get(i)).is_some_and(|m| m > limit),
-            };
+            // the job is set here, so the job rule holds
+            let held = rule.holds(held_col.as_ref().and_then(|c| c.get(i)), true, mem.as_ref().and_then(|m| m.get(i)));
             let w_ms = w.weight_ms[k];
             if !held || w_ms <= 0 {
                 continue;

@@ -26,6 +26,17 @@ pub enum HeldRule {
 }
 
 impl HeldRule {
+    /// Whether one sample is held, from the values the rules read: the held
+    /// column, whether a job is set, the memory used.
+    pub fn holds(self, held: Option<bool>, has_job: bool, mem_used: Option<u64>) -> bool {
+        match self {
+            HeldRule::HeldColumn => held.unwrap_or(false),
+            HeldRule::JobColumn => has_job,
+            HeldRule::Memory(limit) => mem_used.is_some_and(|m| m > limit),
+            HeldRule::Assumed => true,
+        }
+    }
+
     pub fn describe(self) -> String {
         match self {
             HeldRule::HeldColumn => "held column".to_string(),

@@ -25,16 +25,37 @@ pub fn median_step(times: &[i64]) -> Option<i64> {
     Some(if n % 2 == 1 { diffs[n / 2] } else { (diffs[n / 2 - 1] + diffs[n / 2]) / 2 })
 }
 
+/// The one weight rule (§2), shared by the streaming engine and `weights`.
+/// A sample followed `gap` ms later by the next weighs min(gap, max_gap); the
+/// part of the gap beyond max_gap is unobserved. Returns (weight, unobserved).
+pub fn weigh_gap(gap: i64, max_gap: i64) -> (i64, i64) {
+    (gap.min(max_gap), (gap - max_gap).max(0))
+}
+
+/// A GPU's last sample weighs one step (at most max_gap); a GPU with no step
+/// (a single sample) weighs `snapshot_ms`.
+pub fn weigh_last(step: Option<i64>, max_gap: Option<i64>, snapshot_ms: i64) -> i64 {
+    match (step, max_gap) {
+        (Some(step), Some(max_gap)) => step.min(max_gap),
+        (Some(step), None) => step,
+        _ => snapshot_ms,
+    }
+}
+
+/// No sample stands for time at or after `--until`.
+pub fn cap_until(t: i64, w: i64, until: Option<i64>) -> i64 {
+    match until {
+        Some(u) => w.min(u - t).max(0),
+        None => w,
+    }
+}
+
 /// weight = min(next - t, max_gap, until - t); the last sample min(step, max_gap, until - t);
 /// a single sample weighs `snapshot_ms` (capped by until - t).
 pub fn weights(times: &[i64], max_gap_opt: Option<i64>, until: Option<i64>, snapshot_ms: i64) -> GpuWeights {
     let n = times.len();
-    let cap_until = |t: i64, w: i64| match until {
-        Some(u) => w.min(u - t).max(0),
-        None => w,
-    };
     let Some(step) = median_step(times) else {
-        let weight_ms = times.iter().map(|t| cap_until(*t, snapshot_ms)).collect();
+        let weight_ms = times.iter().map(|t| cap_until(*t, snapshot_ms, until)).collect();
         return GpuWeights { weight_ms, gap_after: vec![false; n], unobserved_ms: 0, step_ms: None, max_gap_ms: max_gap_opt };
     };
     let max_gap = max_gap_opt.unwrap_or(3 * step);
@@ -45,18 +66,15 @@ pub fn weights(times: &[i64], max_gap_opt: Option<i64>, until: Option<i64>, snap
         let t = times[i];
         let w = if i + 1 < n {
             let gap = times[i + 1] - t;
-            if gap > max_gap {
-                unobserved_ms += gap - max_gap;
-                gap_after.push(true);
-            } else {
-                gap_after.push(false);
-            }
-            gap.min(max_gap)
+            let (w, unobserved) = weigh_gap(gap, max_gap);
+            unobserved_ms += unobserved;
+            gap_after.push(gap > max_gap);
+            w
         } else {
             gap_after.push(false);
-            step.min(max_gap)
+            weigh_last(Some(step), Some(max_gap), snapshot_ms)
         };
-        weight_ms.push(cap_until(t, w));
+        weight_ms.push(cap_until(t, w, until));
     }
     GpuWeights { weight_ms, gap_after, unobserved_ms, step_ms: Some(step), max_gap_ms: Some(max_gap) }
 }
