@@ -327,7 +327,16 @@ fn streamed_parquet_equals_in_memory_csv_and_unsorted_parquet_falls_back() -> an
     let a = report_json(&[&pq.display().to_string(), "--by", "team"])?;
     let b = report_json(&[&csv.display().to_string(), "--by", "team"])?;
     let c = report_json(&[&reversed.display().to_string(), "--by", "team"])?;
-    let others = vec![b, c];
+    // Slices of 97 rows: every slice edge cuts the fleet mid-tick, and the
+    // read-ahead thread hands over ~50 slices per pass.
+    let out = gpuaudit()?
+        .env("GPUAUDIT_SLICE_ROWS", "97")
+        .args(["report", &pq.display().to_string(), "--by", "team", "--format", "json"])
+        .output()?;
+    anyhow::ensure!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    let d: Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(d["sources"]["rows_used"], a["sources"]["rows_used"]);
+    let others = vec![b, c, d];
     for other in &others {
         for key in ["layers", "ratios", "cost", "groups", "idle_episodes", "gpus", "window"] {
             let (x, y) = (&a[key], &other[key]);

@@ -12,7 +12,8 @@ use crate::samples::col;
 use crate::timeparse::{MS_PER_HOUR, format_time};
 use anyhow::Result;
 use polars::prelude::{BooleanChunked, DataFrame, DataType, Float64Chunked, Int64Chunked, StringChunked, UInt64Chunked};
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// A GPU's samples went back in time between chunks: the input is not in
@@ -93,6 +94,12 @@ struct GpuState {
     // pass 1
     last_t1: Option<i64>,
     diffs: HashMap<i64, u64>,
+    /// the current run of equal differences, folded into `diffs` when it ends:
+    /// regular sampling then costs a compare per row, not a hash
+    diff_run: Option<(i64, u64)>,
+    /// the GPU whose row followed this GPU's last row (time-major files
+    /// repeat the same GPU order every tick): checked before the hash lookup
+    successor: Option<usize>,
     step: Option<i64>,
     max_gap: Option<i64>,
     // pass 2
@@ -119,7 +126,9 @@ impl GpuState {
             gpu: gpu.to_string(),
             host_id,
             last_t1: None,
-            diffs: HashMap::new(),
+            diffs: HashMap::default(),
+            diff_run: None,
+            successor: None,
             step: None,
             max_gap: None,
             last_t2: None,
@@ -244,10 +253,13 @@ pub struct Engine<'a> {
     present: Present,
     basis: Basis,
     snapshot_ms: i64,
-    index: HashMap<(String, String), usize>,
+    /// "host\0gpu" -> GPU index
+    index: HashMap<String, usize>,
+    key_buf: String,
     gpus: Vec<GpuState>,
     labels: Interner,
-    prices: HashMap<Option<u32>, Option<f64>>,
+    /// price per model label (slot 0: no model), filled on first use
+    prices: Vec<Option<Option<f64>>>,
     unpriced_models: BTreeSet<String>,
     mfu_by_label: HashMap<u32, f64>,
     fleet: Fleet,
@@ -264,12 +276,13 @@ impl<'a> Engine<'a> {
             basis: present.basis(),
             present,
             snapshot_ms: cfg.interval_ms.unwrap_or(super::DEFAULT_SNAPSHOT_MS),
-            index: HashMap::new(),
+            index: HashMap::default(),
+            key_buf: String::new(),
             gpus: Vec::new(),
             labels: Interner::default(),
-            prices: HashMap::new(),
+            prices: Vec::new(),
             unpriced_models: BTreeSet::new(),
-            mfu_by_label: HashMap::new(),
+            mfu_by_label: HashMap::default(),
             fleet: Fleet::default(),
             duplicates: 0,
             rows_in_window: 0,
@@ -281,28 +294,47 @@ impl<'a> Engine<'a> {
         self.cfg.since.is_none_or(|s| t >= s) && self.cfg.until.is_none_or(|u| t < u)
     }
 
-    fn gpu_index(&mut self, host: &str, gpu: &str, last: &mut Option<(usize, usize)>, row: usize, hosts: &StringChunked, gpus: &StringChunked) -> usize {
-        // Consecutive rows of the same GPU skip the hash lookup.
-        if let Some((prev_row, idx)) = *last
-            && hosts.get(prev_row) == Some(host)
-            && gpus.get(prev_row) == Some(gpu)
-        {
-            *last = Some((row, idx));
-            return idx;
+    fn gpu_index(&mut self, host: &str, gpu: &str, last: &mut Option<usize>) -> usize {
+        // Rows of one GPU in a row (files sorted by GPU), or the GPU that came
+        // after the previous row's GPU last time (files sorted by time), skip
+        // the hash lookup.
+        let candidates = match *last {
+            Some(prev) => [Some(prev), self.gpus[prev].successor],
+            None => [None, None],
+        };
+        for idx in candidates.into_iter().flatten() {
+            let s = &self.gpus[idx];
+            if s.gpu == gpu && s.host == host {
+                self.link(*last, idx);
+                *last = Some(idx);
+                return idx;
+            }
         }
-        let key = (host.to_string(), gpu.to_string());
-        let idx = match self.index.get(&key) {
+        self.key_buf.clear();
+        self.key_buf.push_str(host);
+        self.key_buf.push('\0');
+        self.key_buf.push_str(gpu);
+        let idx = match self.index.get(self.key_buf.as_str()) {
             Some(i) => *i,
             None => {
                 let host_id = self.labels.intern(host);
                 self.gpus.push(GpuState::new(host, gpu, host_id));
                 let i = self.gpus.len() - 1;
-                self.index.insert(key, i);
+                self.index.insert(self.key_buf.clone(), i);
                 i
             }
         };
-        *last = Some((row, idx));
+        self.link(*last, idx);
+        *last = Some(idx);
         idx
+    }
+
+    fn link(&mut self, prev: Option<usize>, next: usize) {
+        if let Some(p) = prev
+            && p != next
+        {
+            self.gpus[p].successor = Some(next);
+        }
     }
 
     /// Pass 1: the time differences of each GPU.
@@ -314,14 +346,22 @@ impl<'a> Engine<'a> {
             if !self.in_window(t) {
                 continue;
             }
-            let idx = self.gpu_index(host.get(i).unwrap_or(""), gpu.get(i).unwrap_or(""), &mut last, i, &host, &gpu);
+            let idx = self.gpu_index(host.get(i).unwrap_or(""), gpu.get(i).unwrap_or(""), &mut last);
             let g = &mut self.gpus[idx];
             if let Some(prev) = g.last_t1 {
                 if t < prev {
                     return Err(OutOfOrder { host: g.host.clone(), gpu: g.gpu.clone() }.into());
                 }
                 if t > prev {
-                    *g.diffs.entry(t - prev).or_default() += 1;
+                    let d = t - prev;
+                    match &mut g.diff_run {
+                        Some((run_d, n)) if *run_d == d => *n += 1,
+                        run => {
+                            if let Some((run_d, n)) = run.replace((d, 1)) {
+                                *g.diffs.entry(run_d).or_default() += n;
+                            }
+                        }
+                    }
                 }
             }
             g.last_t1 = Some(t);
@@ -332,9 +372,12 @@ impl<'a> Engine<'a> {
     /// Between the passes: median step and max gap per GPU (report-semantics §2).
     pub fn finish_steps(&mut self) {
         for g in &mut self.gpus {
+            if let Some((d, n)) = g.diff_run.take() {
+                *g.diffs.entry(d).or_default() += n;
+            }
             g.step = median_of_histogram(&g.diffs);
             g.max_gap = self.cfg.max_gap_ms.or(g.step.map(|s| 3 * s));
-            g.diffs = HashMap::new();
+            g.diffs = HashMap::default();
         }
         if let Some(mfu) = &self.cfg.job_mfu {
             for (job, m) in mfu {
@@ -366,7 +409,7 @@ impl<'a> Engine<'a> {
                 self.rows_outside_window += 1;
                 continue;
             }
-            let g = self.gpu_index(c.host.get(i).unwrap_or(""), c.gpu.get(i).unwrap_or(""), &mut last, i, &c.host, &c.gpu);
+            let g = self.gpu_index(c.host.get(i).unwrap_or(""), c.gpu.get(i).unwrap_or(""), &mut last);
             if let Some(prev) = self.gpus[g].last_t2 {
                 if t == prev {
                     self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
@@ -384,14 +427,18 @@ impl<'a> Engine<'a> {
             let team = self.label(g, 3, get_str(&c.team, i));
             let held = self.rule.holds(c.held.as_ref().and_then(|h| h.get(i)), job.is_some(), c.mem_used.as_ref().and_then(|m| m.get(i)));
             let device_util = get_f64(&c.device_util, i);
-            let price = match self.prices.get(&model) {
-                Some(p) => *p,
-                None => {
+            let slot = model.map_or(0, |m| m as usize + 1);
+            let price = match self.prices.get(slot) {
+                Some(Some(p)) => *p,
+                _ => {
                     let p = self.cfg.prices.price_of(model.map(|m| self.labels.name(m)));
                     if p.is_none() {
                         self.unpriced_models.insert(model.map(|m| self.labels.name(m)).unwrap_or("(no model)").to_string());
                     }
-                    self.prices.insert(model, p);
+                    if self.prices.len() <= slot {
+                        self.prices.resize(slot + 1, None);
+                    }
+                    self.prices[slot] = Some(p);
                     p
                 }
             };
@@ -472,8 +519,9 @@ impl<'a> Engine<'a> {
             if let Some(j) = p.job {
                 let e = fleet.jobs.entry(j).or_default();
                 e.0.add(&row, basis);
-                e.1.insert(g);
+                // the GPU's last job is j only after it was inserted here
                 if s.jobs.last() != Some(&j) {
+                    e.1.insert(g);
                     s.jobs.retain(|x| *x != j);
                     s.jobs.push(j);
                 }
@@ -759,13 +807,13 @@ mod tests {
 
     #[test]
     fn histogram_median_matches_the_sorted_median() {
-        let mut h = HashMap::new();
+        let mut h = HashMap::default();
         for d in [10, 20, 30, 40] {
             *h.entry(d).or_default() += 1;
         }
         assert_eq!(median_of_histogram(&h), super::super::weights::median_step(&[0, 10, 30, 60, 100]));
         h.insert(60_000, 5);
         assert_eq!(median_of_histogram(&h), Some(60_000));
-        assert_eq!(median_of_histogram(&HashMap::new()), None);
+        assert_eq!(median_of_histogram(&HashMap::default()), None);
     }
 }

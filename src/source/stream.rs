@@ -75,7 +75,10 @@ impl ParquetStream {
             present.extend(resolved.iter().map(|r| r.canonical));
             parts.push(Part { name: name.clone(), path, resolved, rows });
         }
-        Ok(Some(ParquetStream { parts, present, slice_rows: SLICE_ROWS }))
+        // GPUAUDIT_SLICE_ROWS: smaller slices for tests (slice edges inside a
+        // GPU's run) or less memory; not a user-facing option
+        let slice_rows = std::env::var("GPUAUDIT_SLICE_ROWS").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(SLICE_ROWS);
+        Ok(Some(ParquetStream { parts, present, slice_rows }))
     }
 
     /// The latest sample time, for relative --since/--until (parquet statistics make it cheap).
@@ -118,6 +121,31 @@ impl ChunkSource for ParquetStream {
     }
 
     fn for_each_chunk(&self, keys_only: bool, f: &mut dyn FnMut(&DataFrame) -> Result<()>) -> Result<Quality> {
+        // Read ahead: one thread decodes and normalizes the next slice while
+        // this one audits the current (the audit is sequential per GPU, the
+        // decoding is not). The channel holds one slice, so at most three
+        // are alive: decoding, waiting, being audited.
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<DataFrame>>(1);
+            let reader = scope.spawn(move || self.read_slices(keys_only, &tx));
+            let mut audited = Ok(());
+            for slice in rx.iter() {
+                if let Err(e) = slice.and_then(|df| f(&df)) {
+                    audited = Err(e);
+                    break; // dropping the receiver stops the reader at its next send
+                }
+            }
+            let quality = reader.join().map_err(|_| anyhow!("the parquet reader thread panicked"))?;
+            audited?;
+            quality
+        })
+    }
+}
+
+impl ParquetStream {
+    /// Sends each normalized slice, in order; returns what normalisation
+    /// counted. Stops early when the receiver is gone (the audit failed).
+    fn read_slices(&self, keys_only: bool, tx: &std::sync::mpsc::SyncSender<Result<DataFrame>>) -> Result<Quality> {
         let mut quality = Quality::default();
         for p in &self.parts {
             let resolved: Vec<Resolved> = if keys_only {
@@ -133,20 +161,31 @@ impl ChunkSource for ParquetStream {
             let lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
             let mut offset = 0usize;
             while offset < p.rows {
-                let frame = lf
+                let slice = lf
                     .clone()
                     .slice(offset as i64, self.slice_rows as IdxSize)
                     .select(projection.clone())
                     .collect()
-                    .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))?;
-                if frame.height() == 0 {
-                    break;
+                    .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))
+                    .and_then(|frame| {
+                        let (df, q) = normalize(&frame, &resolved, &p.name).with_context(|| format!("reading {}", p.name))?;
+                        Ok((frame.height(), df, q))
+                    });
+                match slice {
+                    Ok((0, _, _)) => break,
+                    Ok((height, df, q)) => {
+                        quality.merge(q);
+                        if tx.send(Ok(df)).is_err() {
+                            return Ok(quality);
+                        }
+                        offset += height;
+                    }
+                    Err(e) => {
+                        // the audit reports it; nothing after it is read
+                        let _ = tx.send(Err(e));
+                        return Ok(quality);
+                    }
                 }
-                offset += frame.height();
-                let (df, q) = normalize(&frame, &resolved, &p.name).with_context(|| format!("reading {}", p.name))?;
-                drop(frame);
-                quality.merge(q);
-                f(&df)?;
             }
         }
         Ok(quality)
