@@ -11,7 +11,9 @@ use super::{AuditConfig, GroupBy, HeldRule, weights};
 use crate::samples::col;
 use crate::timeparse::{MS_PER_HOUR, format_time};
 use anyhow::Result;
-use polars::prelude::{BooleanChunked, DataFrame, DataType, Float64Chunked, Int64Chunked, StringChunked, UInt64Chunked};
+use polars::prelude::{
+    BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked, PolarsNumericType, StringChunked, UInt64Chunked,
+};
 use foldhash::HashMap;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -97,9 +99,6 @@ struct GpuState {
     /// the current run of equal differences, folded into `diffs` when it ends:
     /// regular sampling then costs a compare per row, not a hash
     diff_run: Option<(i64, u64)>,
-    /// the GPU whose row followed this GPU's last row (time-major files
-    /// repeat the same GPU order every tick): checked before the hash lookup
-    successor: Option<usize>,
     step: Option<i64>,
     max_gap: Option<i64>,
     // pass 2
@@ -111,8 +110,6 @@ struct GpuState {
     jobs: Vec<u32>,
     users: Vec<u32>,
     model: Option<u32>,
-    /// the previous row's label strings, to skip the interner on repeats
-    label_cache: [Option<(String, u32)>; 4],
     last_mem_used: Option<u64>,
     last_mem_total: Option<u64>,
     last_power: Option<f64>,
@@ -128,7 +125,6 @@ impl GpuState {
             last_t1: None,
             diffs: HashMap::default(),
             diff_run: None,
-            successor: None,
             step: None,
             max_gap: None,
             last_t2: None,
@@ -139,7 +135,6 @@ impl GpuState {
             jobs: Vec::new(),
             users: Vec::new(),
             model: None,
-            label_cache: [None, None, None, None],
             last_mem_used: None,
             last_mem_total: None,
             last_power: None,
@@ -228,11 +223,45 @@ impl Cols {
     }
 }
 
-fn get_str(c: &Option<StringChunked>, i: usize) -> Option<&str> {
-    c.as_ref().and_then(|c| c.get(i)).filter(|s| !s.is_empty())
+/// Row access to a numeric column without `ChunkedArray::get`'s chunk search
+/// on every call: the values themselves when the column has no nulls.
+enum Num<'a, T: PolarsNumericType> {
+    Dense(&'a [T::Native]),
+    Sparse(&'a ChunkedArray<T>),
+    Absent,
 }
-fn get_f64(c: &Option<Float64Chunked>, i: usize) -> Option<f64> {
-    c.as_ref().and_then(|c| c.get(i))
+
+impl<'a, T: PolarsNumericType> Num<'a, T> {
+    fn of(c: Option<&'a ChunkedArray<T>>) -> Self {
+        match c {
+            None => Num::Absent,
+            Some(c) => c.cont_slice().map_or(Num::Sparse(c), Num::Dense),
+        }
+    }
+    fn get(&self, i: usize) -> Option<T::Native> {
+        match self {
+            Num::Dense(v) => v.get(i).copied(),
+            Num::Sparse(c) => c.get(i),
+            Num::Absent => None,
+        }
+    }
+}
+
+/// The value that stands for a null string in a view-keyed cache: no valid
+/// view has all bits set (that would be a 4 GiB string).
+const NULL_VIEW: u128 = u128::MAX;
+
+/// Per row, the arrow view of a string column (or NULL_VIEW). Within one
+/// array, equal views are equal strings (the bytes are inline in the view, or
+/// at the same offset of the same buffer), so a view-keyed cache reads and
+/// hashes each distinct string once per slice instead of once per row.
+fn views_of(ca: &StringChunked) -> impl Iterator<Item = (u128, &str)> {
+    ca.downcast_iter().flat_map(|arr| {
+        arr.iter().zip(arr.views().iter()).map(|(s, v)| match s {
+            Some(s) => (v.as_u128(), s),
+            None => (NULL_VIEW, ""),
+        })
+    })
 }
 
 /// Sums that span GPUs.
@@ -294,59 +323,65 @@ impl<'a> Engine<'a> {
         self.cfg.since.is_none_or(|s| t >= s) && self.cfg.until.is_none_or(|u| t < u)
     }
 
-    fn gpu_index(&mut self, host: &str, gpu: &str, last: &mut Option<usize>) -> usize {
-        // Rows of one GPU in a row (files sorted by GPU), or the GPU that came
-        // after the previous row's GPU last time (files sorted by time), skip
-        // the hash lookup.
-        let candidates = match *last {
-            Some(prev) => [Some(prev), self.gpus[prev].successor],
-            None => [None, None],
-        };
-        for idx in candidates.into_iter().flatten() {
-            let s = &self.gpus[idx];
-            if s.gpu == gpu && s.host == host {
-                self.link(*last, idx);
-                *last = Some(idx);
-                return idx;
-            }
+    /// The GPU index of every row of a slice (new GPUs are added).
+    fn gpu_slots(&mut self, host: &StringChunked, gpu: &StringChunked) -> Vec<usize> {
+        let mut slots = Vec::with_capacity(host.len());
+        let mut by_view: HashMap<(u128, u128), usize> = HashMap::default();
+        for ((hv, h), (gv, g)) in views_of(host).zip(views_of(gpu)) {
+            let idx = match by_view.get(&(hv, gv)) {
+                Some(i) => *i,
+                None => {
+                    let i = self.gpu_index(h, g);
+                    by_view.insert((hv, gv), i);
+                    i
+                }
+            };
+            slots.push(idx);
         }
+        slots
+    }
+
+    fn gpu_index(&mut self, host: &str, gpu: &str) -> usize {
         self.key_buf.clear();
         self.key_buf.push_str(host);
         self.key_buf.push('\0');
         self.key_buf.push_str(gpu);
-        let idx = match self.index.get(self.key_buf.as_str()) {
-            Some(i) => *i,
-            None => {
-                let host_id = self.labels.intern(host);
-                self.gpus.push(GpuState::new(host, gpu, host_id));
-                let i = self.gpus.len() - 1;
-                self.index.insert(self.key_buf.clone(), i);
-                i
-            }
-        };
-        self.link(*last, idx);
-        *last = Some(idx);
-        idx
+        if let Some(i) = self.index.get(self.key_buf.as_str()) {
+            return *i;
+        }
+        let host_id = self.labels.intern(host);
+        self.gpus.push(GpuState::new(host, gpu, host_id));
+        let i = self.gpus.len() - 1;
+        self.index.insert(self.key_buf.clone(), i);
+        i
     }
 
-    fn link(&mut self, prev: Option<usize>, next: usize) {
-        if let Some(p) = prev
-            && p != next
-        {
-            self.gpus[p].successor = Some(next);
-        }
+    /// The label id of every row of a string column (None: null, empty or no column).
+    fn label_ids(&mut self, column: &Option<StringChunked>, rows: usize) -> Vec<Option<u32>> {
+        let Some(ca) = column else { return vec![None; rows] };
+        let mut by_view: HashMap<u128, Option<u32>> = HashMap::default();
+        views_of(ca)
+            .map(|(v, s)| match by_view.get(&v) {
+                Some(id) => *id,
+                None => {
+                    let id = (!s.is_empty()).then(|| self.labels.intern(s));
+                    by_view.insert(v, id);
+                    id
+                }
+            })
+            .collect()
     }
 
     /// Pass 1: the time differences of each GPU.
     pub fn observe_steps(&mut self, chunk: &DataFrame) -> Result<()> {
         let (time, host, gpu) = Cols::keys(chunk)?;
-        let mut last = None;
-        for i in 0..chunk.height() {
+        let slots = self.gpu_slots(&host, &gpu);
+        let time = Num::of(Some(&time));
+        for (i, &idx) in slots.iter().enumerate() {
             let Some(t) = time.get(i) else { continue };
             if !self.in_window(t) {
                 continue;
             }
-            let idx = self.gpu_index(host.get(i).unwrap_or(""), gpu.get(i).unwrap_or(""), &mut last);
             let g = &mut self.gpus[idx];
             if let Some(prev) = g.last_t1 {
                 if t < prev {
@@ -387,29 +422,27 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn label(&mut self, g: usize, slot: usize, value: Option<&str>) -> Option<u32> {
-        let v = value?;
-        if let Some((s, id)) = &self.gpus[g].label_cache[slot]
-            && s == v
-        {
-            return Some(*id);
-        }
-        let id = self.labels.intern(v);
-        self.gpus[g].label_cache[slot] = Some((v.to_string(), id));
-        Some(id)
-    }
-
     /// Pass 2: weigh and tally. Chunks must come in the same order as in pass 1.
     pub fn add(&mut self, chunk: &DataFrame) -> Result<()> {
         let c = Cols::new(chunk)?;
-        let mut last = None;
-        for i in 0..chunk.height() {
-            let Some(t) = c.time.get(i) else { continue };
+        let rows = chunk.height();
+        let slots = self.gpu_slots(&c.host, &c.gpu);
+        let [models, jobs, users, teams] = [&c.model, &c.job, &c.user, &c.team].map(|col| self.label_ids(col, rows));
+        let time = Num::of(Some(&c.time));
+        let (device_util, sm_active, sm_occupancy, tensor_active, power) = (
+            Num::of(c.device_util.as_ref()),
+            Num::of(c.sm_active.as_ref()),
+            Num::of(c.sm_occupancy.as_ref()),
+            Num::of(c.tensor_active.as_ref()),
+            Num::of(c.power.as_ref()),
+        );
+        let (mem_used, mem_total) = (Num::of(c.mem_used.as_ref()), Num::of(c.mem_total.as_ref()));
+        for (i, &g) in slots.iter().enumerate() {
+            let Some(t) = time.get(i) else { continue };
             if !self.in_window(t) {
                 self.rows_outside_window += 1;
                 continue;
             }
-            let g = self.gpu_index(c.host.get(i).unwrap_or(""), c.gpu.get(i).unwrap_or(""), &mut last);
             if let Some(prev) = self.gpus[g].last_t2 {
                 if t == prev {
                     self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
@@ -421,12 +454,9 @@ impl<'a> Engine<'a> {
                 }
             }
             self.rows_in_window += 1;
-            let model = self.label(g, 0, get_str(&c.model, i));
-            let job = self.label(g, 1, get_str(&c.job, i));
-            let user = self.label(g, 2, get_str(&c.user, i));
-            let team = self.label(g, 3, get_str(&c.team, i));
-            let held = self.rule.holds(c.held.as_ref().and_then(|h| h.get(i)), job.is_some(), c.mem_used.as_ref().and_then(|m| m.get(i)));
-            let device_util = get_f64(&c.device_util, i);
+            let (model, job, user, team) = (models[i], jobs[i], users[i], teams[i]);
+            let held = self.rule.holds(c.held.as_ref().and_then(|h| h.get(i)), job.is_some(), mem_used.get(i));
+            let device_util = device_util.get(i);
             let slot = model.map_or(0, |m| m as usize + 1);
             let price = match self.prices.get(slot) {
                 Some(Some(p)) => *p,
@@ -447,9 +477,9 @@ impl<'a> Engine<'a> {
                 held,
                 idle: held && device_util.is_some_and(|u| u < self.cfg.idle_below),
                 device_util,
-                sm_active: get_f64(&c.sm_active, i),
-                sm_occupancy: get_f64(&c.sm_occupancy, i),
-                tensor_active: get_f64(&c.tensor_active, i),
+                sm_active: sm_active.get(i),
+                sm_occupancy: sm_occupancy.get(i),
+                tensor_active: tensor_active.get(i),
                 price,
                 model,
                 job,
@@ -458,9 +488,9 @@ impl<'a> Engine<'a> {
             };
             let s = &mut self.gpus[g];
             s.last_t2 = Some(t);
-            s.last_mem_used = c.mem_used.as_ref().and_then(|m| m.get(i));
-            s.last_mem_total = c.mem_total.as_ref().and_then(|m| m.get(i));
-            s.last_power = get_f64(&c.power, i);
+            s.last_mem_used = mem_used.get(i);
+            s.last_mem_total = mem_total.get(i);
+            s.last_power = power.get(i);
             if let Some(prev) = s.pending.replace(p) {
                 let gap = t - prev.t;
                 let max_gap = s.max_gap.unwrap_or(gap);

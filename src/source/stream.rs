@@ -123,10 +123,10 @@ impl ChunkSource for ParquetStream {
     fn for_each_chunk(&self, keys_only: bool, f: &mut dyn FnMut(&DataFrame) -> Result<()>) -> Result<Quality> {
         // Read ahead: one thread decodes and normalizes the next slice while
         // this one audits the current (the audit is sequential per GPU, the
-        // decoding is not). The channel holds one slice, so at most three
-        // are alive: decoding, waiting, being audited.
+        // decoding is not). A rendezvous channel: at most two slices are
+        // alive, the one being audited and the next (decoding or handed over).
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<DataFrame>>(1);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<DataFrame>>(0);
             let reader = scope.spawn(move || self.read_slices(keys_only, &tx));
             let mut audited = Ok(());
             for slice in rx.iter() {
