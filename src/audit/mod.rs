@@ -181,6 +181,8 @@ pub fn audit_chunks(source: &dyn ChunkSource, cfg: &AuditConfig) -> Result<Repor
     engine.finish(source.sources(), source.rows_read(), &quality)
 }
 
+const IN_MEMORY_SLICE_ROWS: usize = 1 << 20;
+
 /// Run the audit on an in-memory table: sort by GPU and time (stable, so of
 /// exact duplicates the first in input order is kept), then the two passes.
 pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
@@ -191,9 +193,15 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
         .map_err(anyhow::Error::from)
         .context("sorting samples")?;
     let mut engine = Engine::new(cfg, rule, present_of(table, cfg));
-    engine.observe_steps(&sorted)?;
+    // zero-copy slices keep the engine's per-slice row vectors small
+    let slices = || (0..sorted.height()).step_by(IN_MEMORY_SLICE_ROWS).map(|offset| sorted.slice(offset as i64, IN_MEMORY_SLICE_ROWS));
+    for slice in slices() {
+        engine.observe_steps(&slice)?;
+    }
     engine.finish_steps();
-    engine.add(&sorted)?;
+    for slice in slices() {
+        engine.add(&slice)?;
+    }
     engine.finish(table.sources.clone(), table.rows_read, &table.quality)
 }
 
