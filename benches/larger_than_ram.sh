@@ -71,9 +71,9 @@ rows = int(sys.argv[1])
 print(rows * (9 * 8 + 6 * 4))
 EOF
 )
-avail=$(awk '/^MemAvailable/{print $2 * 1024}' /proc/meminfo)
+avail=$(awk '/^MemAvailable/{printf "%.0f", $2 * 1024}' /proc/meminfo)
 gib() { awk -v b="$1" 'BEGIN{printf "%.1f GiB", b / 2^30}'; }
-echo "machine: nproc=$(nproc); MemTotal $(gib "$(awk '/^MemTotal/{print $2 * 1024}' /proc/meminfo)"), MemAvailable $(gib "$avail")"
+echo "machine: nproc=$(nproc); MemTotal $(gib "$(awk '/^MemTotal/{printf "%.0f", $2 * 1024}' /proc/meminfo)"), MemAvailable $(gib "$avail")"
 echo "gpuaudit: $bin ($("$bin" --version)), tree at $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "data: $dir ($rows rows, $gpus_total GPUs, $(find "$dir" -name '*.parquet' | wc -l) parquet files, $(gib "$on_disk") on disk)"
 echo "decoded (at least 96 bytes a row): $(gib "$decoded"); available memory: $(gib "$avail")"
