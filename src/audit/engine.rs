@@ -255,13 +255,15 @@ const NULL_VIEW: u128 = u128::MAX;
 /// array, equal views are equal strings (the bytes are inline in the view, or
 /// at the same offset of the same buffer), so a view-keyed cache reads and
 /// hashes each distinct string once per slice instead of once per row.
-fn views_of(ca: &StringChunked) -> impl Iterator<Item = (u128, &str)> {
-    ca.downcast_iter().flat_map(|arr| {
+/// Across arrays equal views may differ, hence one chunk only.
+fn views_of(ca: &StringChunked) -> Result<impl Iterator<Item = (u128, &str)>> {
+    anyhow::ensure!(ca.chunks().len() <= 1, "internal: a string column in {} chunks reached the view cache", ca.chunks().len());
+    Ok(ca.downcast_iter().flat_map(|arr| {
         arr.iter().zip(arr.views().iter()).map(|(s, v)| match s {
             Some(s) => (v.as_u128(), s),
             None => (NULL_VIEW, ""),
         })
-    })
+    }))
 }
 
 /// Sums that span GPUs.
@@ -324,10 +326,11 @@ impl<'a> Engine<'a> {
     }
 
     /// The GPU index of every row of a slice (new GPUs are added).
-    fn gpu_slots(&mut self, host: &StringChunked, gpu: &StringChunked) -> Vec<usize> {
+    fn gpu_slots(&mut self, host: &StringChunked, gpu: &StringChunked) -> Result<Vec<usize>> {
+        let (host, gpu) = (host.rechunk(), gpu.rechunk());
         let mut slots = Vec::with_capacity(host.len());
         let mut by_view: HashMap<(u128, u128), usize> = HashMap::default();
-        for ((hv, h), (gv, g)) in views_of(host).zip(views_of(gpu)) {
+        for ((hv, h), (gv, g)) in views_of(&host)?.zip(views_of(&gpu)?) {
             let idx = match by_view.get(&(hv, gv)) {
                 Some(i) => *i,
                 None => {
@@ -338,7 +341,7 @@ impl<'a> Engine<'a> {
             };
             slots.push(idx);
         }
-        slots
+        Ok(slots)
     }
 
     fn gpu_index(&mut self, host: &str, gpu: &str) -> usize {
@@ -357,10 +360,11 @@ impl<'a> Engine<'a> {
     }
 
     /// The label id of every row of a string column (None: null, empty or no column).
-    fn label_ids(&mut self, column: &Option<StringChunked>, rows: usize) -> Vec<Option<u32>> {
-        let Some(ca) = column else { return vec![None; rows] };
+    fn label_ids(&mut self, column: &Option<StringChunked>, rows: usize) -> Result<Vec<Option<u32>>> {
+        let Some(ca) = column else { return Ok(vec![None; rows]) };
+        let ca = ca.rechunk();
         let mut by_view: HashMap<u128, Option<u32>> = HashMap::default();
-        views_of(ca)
+        Ok(views_of(&ca)?
             .map(|(v, s)| match by_view.get(&v) {
                 Some(id) => *id,
                 None => {
@@ -369,13 +373,13 @@ impl<'a> Engine<'a> {
                     id
                 }
             })
-            .collect()
+            .collect())
     }
 
     /// Pass 1: the time differences of each GPU.
     pub fn observe_steps(&mut self, chunk: &DataFrame) -> Result<()> {
         let (time, host, gpu) = Cols::keys(chunk)?;
-        let slots = self.gpu_slots(&host, &gpu);
+        let slots = self.gpu_slots(&host, &gpu)?;
         let time = Num::of(Some(&time));
         for (i, &idx) in slots.iter().enumerate() {
             let Some(t) = time.get(i) else { continue };
@@ -426,8 +430,9 @@ impl<'a> Engine<'a> {
     pub fn add(&mut self, chunk: &DataFrame) -> Result<()> {
         let c = Cols::new(chunk)?;
         let rows = chunk.height();
-        let slots = self.gpu_slots(&c.host, &c.gpu);
+        let slots = self.gpu_slots(&c.host, &c.gpu)?;
         let [models, jobs, users, teams] = [&c.model, &c.job, &c.user, &c.team].map(|col| self.label_ids(col, rows));
+        let [models, jobs, users, teams] = [models?, jobs?, users?, teams?];
         let time = Num::of(Some(&c.time));
         let (device_util, sm_active, sm_occupancy, tensor_active, power) = (
             Num::of(c.device_util.as_ref()),
