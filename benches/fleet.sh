@@ -16,45 +16,19 @@
 # Exit: 0 all figures agree, 1 a mismatch or a failed run, 2 a setup error.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
-bench_dir=${BENCH_DIR:-/var/tmp/gpuaudit-bench}
-data_dir=$bench_dir/data
-log_dir=$bench_dir/logs
+me=fleet.sh
+# shellcheck source=benches/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 venv=$bench_dir/venv
-gpus=${GPUS:-1000}
-interval=${INTERVAL:-30s}
 layouts=${LAYOUTS:-file dir}
 sizes=("$@")
 [[ ${#sizes[@]} -gt 0 ]] || sizes=(1M 10M)
 
-die() { echo "fleet.sh: $*" >&2; exit 2; }
-say() { echo "== $*" >&2; }
-
-# rows from "1M", "250k", "100000"
-parse_size() {
-    case $1 in
-        *[kK]) echo $(( ${1%[kK]} * 1000 )) ;;
-        *[mM]) echo $(( ${1%[mM]} * 1000000 )) ;;
-        *[gG]) echo $(( ${1%[gG]} * 1000000000 )) ;;
-        *[!0-9]* | "") die "size '$1': expected N, Nk, NM or NG (e.g. 1M)" ;;
-        *) echo "$1" ;;
-    esac
-}
 for s in "${sizes[@]}"; do parse_size "$s" >/dev/null; done
 
 mkdir -p "$data_dir" "$log_dir" "$bench_dir/duckdb-tmp"
 
-# --- GNU time, for peak RSS ------------------------------------------------------
-if ! /usr/bin/time -v true >/dev/null 2>&1; then
-    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-        say "installing GNU time (/usr/bin/time -v reports peak RSS)"
-        apt-get install -y time >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y time >/dev/null 2>&1; } \
-            || die "/usr/bin/time is missing and 'apt-get install -y time' failed: install GNU time (it measures peak RSS)"
-    else
-        die "/usr/bin/time (GNU time) is missing: install it (Debian: apt-get install time); it measures peak RSS"
-    fi
-fi
+require_gnu_time
 
 # --- DuckDB in a venv (kept between runs) ------------------------------------------
 if ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
@@ -64,17 +38,7 @@ if ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
 fi
 
 # --- gpuaudit release binary ---------------------------------------------------------
-if [[ -n ${GPUAUDIT_BIN:-} ]]; then
-    bin=$GPUAUDIT_BIN
-    build="given"
-else
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/var/tmp/gpuaudit-release}
-    say "building the release binary in $CARGO_TARGET_DIR (cold: ~15 min)"
-    (cd "$repo" && nice cargo build --release --bin gpuaudit) || die "release build failed"
-    bin=$CARGO_TARGET_DIR/release/gpuaudit
-    build="release"
-fi
-[[ -x $bin ]] || die "$bin: not an executable"
+release_bin
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$repo" diff --quiet HEAD -- src Cargo.toml 2>/dev/null || commit="$commit+uncommitted"
 
@@ -86,47 +50,7 @@ echo "gpuaudit: $bin ($build, $("$bin" --version), tree at commit $commit); $("$
 echo "fleet: $gpus GPUs sampled every $interval (demo generator, seed 42); rows = GPUs x samples"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# --- data ----------------------------------------------------------------------------
-interval_s() {
-    case $1 in
-        *ms) die "INTERVAL: whole seconds please" ;;
-        *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; *h) echo $(( ${1%h} * 3600 )) ;;
-        *) die "INTERVAL '$1': expected e.g. 30s, 5m" ;;
-    esac
-}
-step_s=$(interval_s "$interval")
-gpus_total=$(( (gpus + 7) / 8 * 8 ))
-
-# Generates (once) the single file and the partitioned directory of a size into
-# $ds_file and $ds_dir. A ".done" marker guards against a half-written cache.
-dataset() {
-    local rows=$1 name=fleet-${gpus_total}g-${interval}-$2
-    local ticks=$(( (rows + gpus_total - 1) / gpus_total ))
-    local days
-    days=$(awk -v t="$ticks" -v s="$step_s" 'BEGIN{printf "%.12f", t * s / 86400}')
-    local file=$data_dir/$name.parquet dir=$data_dir/$name
-    if [[ ! -e $file.done ]]; then
-        say "generating $file ($ticks samples x $gpus_total GPUs)"
-        rm -f "$file" "$file.tmp.parquet"
-        nice "$bin" demo --gpus "$gpus" --days "$days" --interval "$interval" --out "$file.tmp.parquet" >&2
-        mv "$file.tmp.parquet" "$file" && touch "$file.done"
-    fi
-    if [[ ! -e $dir.done ]]; then
-        say "generating $dir/ (hive partitions by day)"
-        rm -rf "$dir" "$dir.tmp"
-        nice "$bin" demo --gpus "$gpus" --days "$days" --interval "$interval" --partition-by-day --out "$dir.tmp" >&2
-        mv "$dir.tmp" "$dir" && touch "$dir.done"
-    fi
-    ds_file=$file ds_dir=$dir
-}
-
 # --- timing --------------------------------------------------------------------------
-# seconds from GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:02.03"
-wall_s() { awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$1"; }
-# user + system CPU seconds: less sensitive than wall time to other work on the machine
-cpu_s() { awk -F': ' '/User time \(seconds\)|System time \(seconds\)/{s+=$2} END{printf "%.2f", s}' "$1"; }
-rss_mib() { awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$1"; }
-
 # runs a command under /usr/bin/time -v; $1 = log prefix; stdout -> $1.out. With
 # RSS_CAP_MIB set, the command is killed (and the run counts as failed) when its
 # resident memory passes the cap: a shared machine must not be pushed into the OOM killer.
@@ -154,7 +78,7 @@ status=0
 results=()
 for size in "${sizes[@]}"; do
     rows=$(parse_size "$size")
-    dataset "$rows" "$size"
+    dataset "$rows" "$size" $layouts
     for layout in $layouts; do
         case $layout in
             file) input=$ds_file ;; dir) input=$ds_dir ;;

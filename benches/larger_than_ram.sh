@@ -12,52 +12,17 @@
 # Exit: 0 the report finished; 1 it failed; 2 a setup error.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
-bench_dir=${BENCH_DIR:-/var/tmp/gpuaudit-bench}
-data_dir=$bench_dir/data
-log_dir=$bench_dir/logs
-gpus=${GPUS:-1000}
-interval=${INTERVAL:-30s}
+me=larger_than_ram.sh
+# shellcheck source=benches/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 size=${1:-300M}
-
-die() { echo "larger_than_ram.sh: $*" >&2; exit 2; }
-say() { echo "== $*" >&2; }
-
-case $size in
-    *[kK]) rows=$(( ${size%[kK]} * 1000 )) ;;
-    *[mM]) rows=$(( ${size%[mM]} * 1000000 )) ;;
-    *[gG]) rows=$(( ${size%[gG]} * 1000000000 )) ;;
-    *[!0-9]* | "") die "size '$size': expected N, Nk, NM or NG (e.g. 300M)" ;;
-    *) rows=$size ;;
-esac
-case $interval in
-    *s) step_s=${interval%s} ;; *m) step_s=$(( ${interval%m} * 60 )) ;;
-    *) die "INTERVAL '$interval': expected e.g. 30s, 5m" ;;
-esac
-/usr/bin/time -v true >/dev/null 2>&1 || die "/usr/bin/time (GNU time) is missing (Debian: apt-get install time)"
+rows=$(parse_size "$size")
+require_gnu_time
 mkdir -p "$data_dir" "$log_dir"
+release_bin
 
-if [[ -n ${GPUAUDIT_BIN:-} ]]; then
-    bin=$GPUAUDIT_BIN
-else
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/var/tmp/gpuaudit-release}
-    say "building the release binary in $CARGO_TARGET_DIR (cold: ~15 min)"
-    (cd "$repo" && nice cargo build --release --bin gpuaudit) || die "release build failed"
-    bin=$CARGO_TARGET_DIR/release/gpuaudit
-fi
-[[ -x $bin ]] || die "$bin: not an executable"
-
-gpus_total=$(( (gpus + 7) / 8 * 8 ))
-ticks=$(( (rows + gpus_total - 1) / gpus_total ))
-days=$(awk -v t="$ticks" -v s="$step_s" 'BEGIN{printf "%.12f", t * s / 86400}')
-dir=$data_dir/fleet-${gpus_total}g-${interval}-$size
-if [[ ! -e $dir.done ]]; then
-    say "generating $dir/ ($ticks samples x $gpus_total GPUs, hive partitions by day)"
-    rm -rf "$dir" "$dir.tmp"
-    nice "$bin" demo --gpus "$gpus" --days "$days" --interval "$interval" --partition-by-day --out "$dir.tmp" >&2
-    mv "$dir.tmp" "$dir" && touch "$dir.done"
-fi
+dataset "$rows" "$size" dir
+dir=$ds_dir
 
 # What the data would take in memory, decoded: the smallest Arrow form of its
 # columns (8 bytes per number or timestamp, a 4-byte dictionary key per label).
@@ -85,8 +50,8 @@ run() { # label, then the command prefix (may be empty)
     say "$label: gpuaudit report $dir --format json"
     if /usr/bin/time -v -o "$log.time" nice "$@" "$bin" report "$dir" --format json --quiet >"$log.out" 2>"$log.err"; then
         local wall rss
-        wall=$(awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$log.time")
-        rss=$(awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$log.time")
+        wall=$(wall_s "$log.time")
+        rss=$(rss_mib "$log.time")
         python3 - "$log.out" "$label" "$wall" "$rss" "$rows" <<'EOF'
 import json, sys
 out, label, wall, rss, rows = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], int(sys.argv[5])
