@@ -13,6 +13,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 use std::process::Output;
+mod common;
+use common::{assert_close, num};
 
 fn gpuaudit() -> anyhow::Result<Command> {
     let mut c = Command::cargo_bin("gpuaudit")?;
@@ -46,17 +48,6 @@ fn check_json(args: &[&str]) -> anyhow::Result<(i32, Value)> {
     let doc = serde_json::from_slice(&out.stdout)
         .map_err(|e| anyhow::anyhow!("no JSON (exit {code}, {e}): {}", text(&out.stderr)))?;
     Ok((code, doc))
-}
-
-fn num(v: &Value, path: &str) -> f64 {
-    v.pointer(path).and_then(Value::as_f64).unwrap_or(f64::NAN)
-}
-
-fn assert_close(got: f64, want: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
-        "{what}: got {got}, want {want}"
-    );
 }
 
 fn rules(doc: &Value) -> Vec<Value> {

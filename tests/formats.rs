@@ -1,9 +1,10 @@
 //! The dumps fleets export, end to end through the binary: dcgm-exporter
 //! scrapes, Prometheus API responses, nvidia-smi CSV / dmon / XML logs.
 //! Real captures live in testdata/captures (licenses in testdata/SOURCES.md).
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
+mod common;
+use common::{assert_close, gpuaudit, num};
 
 fn data(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -15,12 +16,6 @@ fn data(rel: &str) -> String {
 
 fn capture(name: &str) -> String {
     data(&format!("captures/{name}"))
-}
-
-fn gpuaudit() -> anyhow::Result<Command> {
-    let mut c = Command::cargo_bin("gpuaudit")?;
-    c.env("NO_COLOR", "1").env_remove("COLUMNS");
-    Ok(c)
 }
 
 fn report_json<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> anyhow::Result<Value> {
@@ -50,17 +45,6 @@ fn fails_with_2(args: &[String]) -> anyhow::Result<String> {
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
     assert!(!err.contains("panicked"), "{err}");
     Ok(err)
-}
-
-fn num(v: &Value, path: &str) -> f64 {
-    v.pointer(path).and_then(Value::as_f64).unwrap_or(f64::NAN)
-}
-
-fn assert_close(got: f64, want: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
-        "{what}: got {got}, want {want}"
-    );
 }
 
 fn gpu<'a>(v: &'a Value, id: &str) -> &'a Value {

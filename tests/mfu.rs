@@ -1,18 +1,13 @@
 //! MFU end to end through the binary: the calculator against published runs
 //! (PaLM 540B, Llama 3 405B), the peak table's traps, and `report --jobs`
 //! against a fleet whose MFU is computed by hand (testdata/mfu/README.md).
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
+mod common;
+use common::{gpuaudit, num};
 
 fn data(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/mfu").join(rel).display().to_string()
-}
-
-fn gpuaudit() -> anyhow::Result<Command> {
-    let mut c = Command::cargo_bin("gpuaudit")?;
-    c.env("NO_COLOR", "1").env_remove("COLUMNS");
-    Ok(c)
 }
 
 fn json_of(args: &[&str]) -> anyhow::Result<Value> {
@@ -26,10 +21,6 @@ fn failure(args: &[&str]) -> anyhow::Result<(i32, String)> {
     let out = gpuaudit()?.args(args).output()?;
     anyhow::ensure!(!out.status.success(), "{args:?} should have failed");
     Ok((out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).to_string()))
-}
-
-fn num(v: &Value, path: &str) -> f64 {
-    v.pointer(path).and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
 
 fn assert_close(got: f64, want: f64, tol: f64, what: &str) {

@@ -14,6 +14,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
+mod common;
+use common::{num};
 
 fn gpuaudit() -> Result<Command> {
     let mut c = Command::cargo_bin("gpuaudit")?;
@@ -42,10 +44,6 @@ fn report_fails(args: &[&str], env: &[(&str, &str)]) -> Result<String> {
     ensure!(out.stdout.is_empty(), "a failed report printed to stdout");
     ensure!(stderr.lines().count() == 1, "expected one error line, got: {stderr}");
     Ok(stderr)
-}
-
-fn num(v: &Value, path: &str) -> f64 {
-    v.pointer(path).and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
 
 fn close(got: f64, want: f64, tol: f64, what: &str) {

@@ -1,31 +1,18 @@
 //! `gpuaudit report` end to end through the binary: numbers from the JSON
 //! contract, the table a person reads (snapshot), and one test per invalid input.
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+mod common;
+use common::{assert_close, gpuaudit, num};
 
 fn data(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel).display().to_string()
-}
-
-fn gpuaudit() -> anyhow::Result<Command> {
-    let mut c = Command::cargo_bin("gpuaudit")?;
-    c.env("NO_COLOR", "1").env_remove("COLUMNS");
-    Ok(c)
 }
 
 fn report_json(args: &[&str]) -> anyhow::Result<Value> {
     let out = gpuaudit()?.arg("report").args(args).args(["--format", "json"]).output()?;
     anyhow::ensure!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
     Ok(serde_json::from_slice(&out.stdout)?)
-}
-
-fn num(v: &Value, path: &str) -> f64 {
-    v.pointer(path).and_then(Value::as_f64).unwrap_or(f64::NAN)
-}
-
-fn assert_close(got: f64, want: f64, what: &str) {
-    assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "{what}: got {got}, want {want}");
 }
 
 /// testdata/small-fleet.csv, computed by hand: 3 GPUs x 6 samples 10 min apart
