@@ -5,6 +5,11 @@ use std::collections::BTreeMap;
 
 pub const SCHEMA: &str = "gpuaudit.report/1";
 
+/// Required: schema, window, layers and their core fields (a document without
+/// them is not a report). Every section and field added after
+/// `gpuaudit.report/1` was first released carries `#[serde(default)]`, so
+/// baselines committed in users' repositories keep parsing
+/// (testdata/compat/ pins that).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Report {
     pub schema: String,
@@ -39,7 +44,8 @@ pub struct Window {
     pub snapshot: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct Sources {
     pub files: Vec<String>,
     pub rows_read: u64,
@@ -47,6 +53,7 @@ pub struct Sources {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct DataQuality {
     pub duplicates: u64,
     pub invalid: BTreeMap<String, u64>,
@@ -71,6 +78,7 @@ pub struct Layers {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct Ratios {
     pub held_of_observed: Option<f64>,
     pub active: Option<f64>,
@@ -82,6 +90,7 @@ pub struct Ratios {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct Cost {
     pub currency: String,
     pub price_source: String,
@@ -98,6 +107,7 @@ pub struct Cost {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct MonthlyRunRate {
     pub observed_usd: Option<f64>,
     pub held_usd: Option<f64>,
@@ -106,7 +116,8 @@ pub struct MonthlyRunRate {
     pub not_useful_usd: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct WaterfallStep {
     pub layer: String,
     pub gpu_hours: Option<f64>,
@@ -114,7 +125,8 @@ pub struct WaterfallStep {
     pub pct_of_observed: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct IdleEpisode {
     pub host: String,
     pub gpu: String,
@@ -127,7 +139,8 @@ pub struct IdleEpisode {
     pub usd: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct Group {
     pub by: String,
     pub key: String,
@@ -137,6 +150,7 @@ pub struct Group {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct GroupCost {
     pub observed_usd: Option<f64>,
     pub held_usd: Option<f64>,
@@ -146,7 +160,8 @@ pub struct GroupCost {
     pub unpriced_gpu_hours: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct GpuSummary {
     pub host: String,
     pub gpu: String,
@@ -168,7 +183,8 @@ pub struct GpuSummary {
     pub usd_per_hour: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct JobSummary {
     pub job: String,
     pub gpus: usize,
