@@ -517,7 +517,7 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
             .collect();
         if cur_src != base_src || !differ.is_empty() {
             let mut message = if cur_src != base_src {
-                format!("prices differ: CURRENT is priced by {cur_src:?}, BASELINE by {base_src:?}")
+                format!("prices differ: CURRENT is priced by {cur_src}, BASELINE by {base_src}")
             } else {
                 "prices differ".to_string()
             };
@@ -525,7 +525,7 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
                 message.push_str(&format!(" ({})", differ.join("; ")));
             }
             message.push_str(&format!(
-                "; {} compare dollars: audit both runs with the same --price or --prices",
+                "; dollars compared by {}: audit both runs with the same --price or --prices",
                 labels(&dollars)
             ));
             out.push(Caveat { kind: CaveatKind::Prices, message });
@@ -569,7 +569,7 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
         out.push(Caveat {
             kind: CaveatKind::HeldRule,
             message: format!(
-                "held is decided differently: CURRENT by {:?}, BASELINE by {:?}",
+                "held is decided differently: CURRENT by '{}', BASELINE by '{}'",
                 current.held_rule, baseline.held_rule
             ),
         });
