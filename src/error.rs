@@ -90,7 +90,10 @@ mod tests {
         assert_eq!(exit_code_for(&failed.context("writing")), 1);
         let kept = pipe().context(KeepCode(3));
         assert_eq!(exit_code_for(&kept), 3);
-        assert!(!worth_a_word(&kept), "a closed pipe needs no word even when the code is kept");
+        assert!(
+            !worth_a_word(&kept),
+            "a closed pipe needs no word even when the code is kept"
+        );
         let disk = anyhow::Error::new(std::io::Error::other("disk full")).context(KeepCode(1));
         assert_eq!(exit_code_for(&disk), 1);
         assert!(worth_a_word(&disk));

@@ -478,7 +478,11 @@ fn hours_text(h: f64) -> String {
 
 /// The rules' labels, joined, for a message.
 fn labels(rules: &[&Rule]) -> String {
-    rules.iter().map(|r| r.label()).collect::<Vec<_>>().join(", ")
+    rules
+        .iter()
+        .map(|r| r.label())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Each model's price per GPU-hour in a report (the first GPU of a model seen).
@@ -503,7 +507,11 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
     }
     let mut out = Vec::new();
 
-    let dollars: Vec<&Rule> = changes.iter().copied().filter(|r| r.metric.is_dollars()).collect();
+    let dollars: Vec<&Rule> = changes
+        .iter()
+        .copied()
+        .filter(|r| r.metric.is_dollars())
+        .collect();
     if !dollars.is_empty() {
         let (cur_src, base_src) = (&current.cost.price_source, &baseline.cost.price_source);
         let base_prices = model_prices(baseline);
@@ -528,15 +536,23 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
                 "; dollars compared by {}: audit both runs with the same --price or --prices",
                 labels(&dollars)
             ));
-            out.push(Caveat { kind: CaveatKind::Prices, message });
+            out.push(Caveat {
+                kind: CaveatKind::Prices,
+                message,
+            });
         }
     }
 
     let totals: Vec<&Rule> = changes.iter().copied().filter(|r| r.metric.total).collect();
     let (ch, bh) = (current.window.hours, baseline.window.hours);
-    let apart = if ch.min(bh) > 0.0 { ch.max(bh) / ch.min(bh) } else { f64::INFINITY };
+    let apart = if ch.min(bh) > 0.0 {
+        ch.max(bh) / ch.min(bh)
+    } else {
+        f64::INFINITY
+    };
     let both_snapshots = current.window.snapshot && baseline.window.snapshot;
-    if !totals.is_empty() && !both_snapshots && (ch > 0.0 || bh > 0.0) && apart > WINDOW_RATIO_LIMIT {
+    if !totals.is_empty() && !both_snapshots && (ch > 0.0 || bh > 0.0) && apart > WINDOW_RATIO_LIMIT
+    {
         let offered: Vec<String> = totals
             .iter()
             .map(|r| match r.metric.instead {
@@ -544,7 +560,11 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
                 None => r.label(),
             })
             .collect();
-        let times = if apart.is_finite() { format!(" ({}x)", trim_number((apart * 10.0).round() / 10.0)) } else { String::new() };
+        let times = if apart.is_finite() {
+            format!(" ({}x)", trim_number((apart * 10.0).round() / 10.0))
+        } else {
+            String::new()
+        };
         out.push(Caveat {
             kind: CaveatKind::Window,
             message: format!(
@@ -670,29 +690,57 @@ mod tests {
         assert_eq!(r.amount, Amount::Points(2.0));
         let err = parse_rule(RuleKind::MaxDrop, "sm_active=2").expect_err("2 is refused");
         let msg = err.to_string();
-        assert!(msg.contains("2pp") && msg.contains("2%") && msg.contains("200 percentage points"), "{msg}");
-        assert_eq!(rule(RuleKind::MaxRise, "idle_held_usd=2").amount, Amount::Value(2.0));
+        assert!(
+            msg.contains("2pp") && msg.contains("2%") && msg.contains("200 percentage points"),
+            "{msg}"
+        );
+        assert_eq!(
+            rule(RuleKind::MaxRise, "idle_held_usd=2").amount,
+            Amount::Value(2.0)
+        );
     }
 
     #[test]
     fn caveats_name_what_differs() {
         let base = report(Some(0.5), Some(10.0));
         let mut cur = report(Some(0.5), Some(10.0));
-        let rules = [rule(RuleKind::MaxRise, "idle_held_usd=5%"), rule(RuleKind::MaxDrop, "active=2pp")];
+        let rules = [
+            rule(RuleKind::MaxRise, "idle_held_usd=5%"),
+            rule(RuleKind::MaxDrop, "active=2pp"),
+        ];
         assert!(comparability(&rules, &cur, &base).is_empty());
         cur.cost.price_source = "y".into();
         cur.window.hours = 6.0;
         cur.gpu_count = 2;
         let c = comparability(&rules, &cur, &base);
         let kinds: Vec<CaveatKind> = c.iter().map(|c| c.kind).collect();
-        assert_eq!(kinds, [CaveatKind::Prices, CaveatKind::Window, CaveatKind::GpuCount]);
-        assert!(c[1].message.contains("CURRENT covers 6 h, BASELINE 1 h (6x)"), "{}", c[1].message);
-        assert!(c[1].message.contains("(use idle_held_usd_per_hour)"), "{}", c[1].message);
+        assert_eq!(
+            kinds,
+            [CaveatKind::Prices, CaveatKind::Window, CaveatKind::GpuCount]
+        );
+        assert!(
+            c[1].message
+                .contains("CURRENT covers 6 h, BASELINE 1 h (6x)"),
+            "{}",
+            c[1].message
+        );
+        assert!(
+            c[1].message.contains("(use idle_held_usd_per_hour)"),
+            "{}",
+            c[1].message
+        );
         // --min and --max do not compare, and a per-hour rule ignores the window.
         assert!(comparability(&[rule(RuleKind::Min, "active=0.1")], &cur, &base).is_empty());
         cur.gpu_count = 1;
-        let per_hour = comparability(&[rule(RuleKind::MaxRise, "idle_held_usd_per_hour=5%")], &cur, &base);
-        assert_eq!(per_hour.iter().map(|c| c.kind).collect::<Vec<_>>(), [CaveatKind::Prices]);
+        let per_hour = comparability(
+            &[rule(RuleKind::MaxRise, "idle_held_usd_per_hour=5%")],
+            &cur,
+            &base,
+        );
+        assert_eq!(
+            per_hour.iter().map(|c| c.kind).collect::<Vec<_>>(),
+            [CaveatKind::Prices]
+        );
         let m = metric("idle_held_usd_per_hour").expect("listed");
         assert_eq!((m.read)(&cur), Some(10.0 / 6.0));
     }

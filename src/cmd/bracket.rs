@@ -60,11 +60,15 @@ enum Phase {
     Plain,
     /// a command waits: sample at once, so the --pre margin starts with a sample
     Begin,
-    Pre { until: Instant },
+    Pre {
+        until: Instant,
+    },
     /// the start sample is taken: start the command now
     Start,
     Running,
-    Post { until: Instant },
+    Post {
+        until: Instant,
+    },
     Over,
 }
 

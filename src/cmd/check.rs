@@ -22,10 +22,14 @@ pub fn run(args: CheckArgs) -> Result<u8> {
         Ok((text, verdict)) => emit(&text, verdict),
         // A check that cannot run still leaves a CI page something to show.
         Err(err) => match args.format {
-            CheckFormat::Junit => emit(&crate::render::check::junit_error(&format!("{err:#}")), Err(err)),
-            CheckFormat::Markdown => {
-                emit(&crate::render::check::markdown_error(&format!("{err:#}")), Err(err))
-            }
+            CheckFormat::Junit => emit(
+                &crate::render::check::junit_error(&format!("{err:#}")),
+                Err(err),
+            ),
+            CheckFormat::Markdown => emit(
+                &crate::render::check::markdown_error(&format!("{err:#}")),
+                Err(err),
+            ),
             CheckFormat::Table | CheckFormat::Json => Err(err),
         },
     }
@@ -110,7 +114,11 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
     };
     // On stderr too: a CI log shows them even when stdout goes to a file.
     for c in &caveats {
-        let word = if args.strict { "error (--strict)" } else { "warning" };
+        let word = if args.strict {
+            "error (--strict)"
+        } else {
+            "warning"
+        };
         eprintln!("gpuaudit: {word}: {}", c.message);
     }
 

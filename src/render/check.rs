@@ -44,7 +44,11 @@ impl CheckView<'_> {
 
 /// "warning" or, under --strict, "FAIL (--strict)".
 fn caveat_word(view: &CheckView) -> &'static str {
-    if view.strict { "FAIL (--strict)" } else { "warning" }
+    if view.strict {
+        "FAIL (--strict)"
+    } else {
+        "warning"
+    }
 }
 
 /// A number with at most `decimals` decimals, trailing zeros dropped.
@@ -197,7 +201,10 @@ fn headline(view: &CheckView) -> String {
     if failed > 0 {
         format!("{failed} of {n} rules failed{skipped}{caveats}")
     } else {
-        format!("{} of {n} rules passed{skipped}{caveats}", view.count(Verdict::Pass))
+        format!(
+            "{} of {n} rules passed{skipped}{caveats}",
+            view.count(Verdict::Pass)
+        )
     }
 }
 
