@@ -11,6 +11,7 @@ use crate::render::check::{CheckView, RunSource};
 use crate::render::table::TableOptions;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
+use std::io::Write;
 use std::path::Path;
 
 pub fn run(args: CheckArgs) -> Result<u8> {
@@ -119,7 +120,8 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
         } else {
             "warning"
         };
-        eprintln!("gpuaudit: {word}: {}", c.message);
+        // not eprintln!: a closed stderr must not become a panic
+        let _ = writeln!(std::io::stderr(), "gpuaudit: {word}: {}", c.message);
     }
 
     let view = CheckView {
