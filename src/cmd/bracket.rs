@@ -105,13 +105,12 @@ impl Bracket {
     }
 
     pub fn command(argv: Vec<String>, pre: Duration, post: Duration) -> Bracket {
-        Bracket {
-            argv,
-            post,
-            pre,
-            phase: Phase::Begin,
-            ..Bracket::plain()
-        }
+        let mut b = Bracket::plain();
+        b.argv = argv;
+        b.post = post;
+        b.pre = pre;
+        b.phase = Phase::Begin;
+        b
     }
 
     /// The sampling loop's wait: until `deadline` (a regular tick), or earlier
@@ -262,6 +261,14 @@ impl Bracket {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+/// A command still running when gpuaudit gives up (an error before `finish`)
+/// is not left behind.
+impl Drop for Bracket {
+    fn drop(&mut self) {
+        self.kill_now();
     }
 }
 
