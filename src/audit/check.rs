@@ -741,6 +741,17 @@ mod tests {
             per_hour.iter().map(|c| c.kind).collect::<Vec<_>>(),
             [CaveatKind::Prices]
         );
+        cur.held_rule = "job column".into();
+        let held = comparability(&[rule(RuleKind::MaxDrop, "active=2pp")], &cur, &base);
+        assert_eq!(
+            held.iter().map(|c| c.kind).collect::<Vec<_>>(),
+            [CaveatKind::HeldRule]
+        );
+        assert!(
+            held[0]
+                .message
+                .contains("CURRENT by 'job column', BASELINE by 'held column'")
+        );
         let m = metric("idle_held_usd_per_hour").expect("listed");
         assert_eq!((m.read)(&cur), Some(10.0 / 6.0));
     }
