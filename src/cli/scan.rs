@@ -14,14 +14,26 @@ pub enum ScanFormat {
 #[derive(Debug, Clone, Args)]
 #[command(mut_arg("interval", |a| a.long("snapshot-interval")))]
 #[command(mut_arg("held_mem", |a| a.help("A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)")))]
-#[command(after_help = "Run a command and sample for exactly its lifetime:\n  gpuaudit scan --out run.parquet -- python bench.py\nSIGINT or SIGTERM stops sampling, writes what was sampled and prints the report.")]
+#[command(
+    after_help = "Run a command and sample for exactly its lifetime:\n  gpuaudit scan --out run.parquet -- python bench.py\nSIGINT or SIGTERM stops sampling, writes what was sampled and prints the report."
+)]
 pub struct ScanArgs {
     /// How long to sample (e.g. 5s, 1m). With a CMD, its lifetime instead.
-    #[arg(long, value_name = "DURATION", default_value = "5s", conflicts_with = "command")]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "5s",
+        conflicts_with = "command"
+    )]
     pub duration: String,
 
     /// Time between samples (at least 100ms).
-    #[arg(id = "sample_interval", long = "interval", value_name = "DURATION", default_value = "1s")]
+    #[arg(
+        id = "sample_interval",
+        long = "interval",
+        value_name = "DURATION",
+        default_value = "1s"
+    )]
     pub sample_interval: String,
 
     /// Take one sample per GPU (after one interval) and report it as a snapshot.

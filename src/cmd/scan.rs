@@ -1,9 +1,9 @@
 //! `gpuaudit scan`: sample this node's GPUs through NVML, name who holds each
 //! card, and print the same held-vs-used report as `report` (one audit path).
+use super::bracket::{Bracket, Signals, exit_code, signal_name};
 use super::common::audit_config;
 use crate::audit::audit;
 use crate::cli::scan::{ScanArgs, ScanFormat};
-use super::bracket::{Bracket, Signals, exit_code, signal_name};
 use crate::error::emit;
 use crate::render;
 use crate::samples::Quality;
@@ -25,21 +25,32 @@ fn host_name() -> String {
 }
 
 fn progress(quiet: bool, ticks: Option<usize>) -> ProgressBar {
-    let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+    let target = if quiet {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    };
     // indicatif hides itself when stderr is not a terminal.
     let (bar, template) = match ticks {
         Some(n) => (
             ProgressBar::with_draw_target(Some(n as u64), target),
             "{spinner} sampling {pos}/{len} ticks [{elapsed}/{duration}]",
         ),
-        None => (ProgressBar::with_draw_target(None, target), "{spinner} sampling: {pos} ticks [{elapsed}]"),
+        None => (
+            ProgressBar::with_draw_target(None, target),
+            "{spinner} sampling: {pos} ticks [{elapsed}]",
+        ),
     };
-    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     bar
 }
 
 fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {
-    let Some(v) = value else { return Ok(Duration::ZERO) };
+    let Some(v) = value else {
+        return Ok(Duration::ZERO);
+    };
     let ms = parse_duration_ms(v).with_context(|| format!("{flag} {v}"))?;
     if ms < 0 {
         bail!("{flag} {v}: must not be negative");
@@ -63,23 +74,40 @@ fn announce(args: &ScanArgs) {
 pub fn run(args: ScanArgs) -> Result<u8> {
     let interval_ms = parse_duration_ms(&args.sample_interval).context("--interval")?;
     if interval_ms < 100 {
-        bail!("--interval {}: must be at least 100ms", args.sample_interval);
+        bail!(
+            "--interval {}: must be at least 100ms",
+            args.sample_interval
+        );
     }
     let duration_ms = parse_duration_ms(&args.duration).context("--duration")?;
     if duration_ms <= 0 {
         bail!("--duration {}: must be positive", args.duration);
     }
-    let (pre, post) = (margin("--pre", args.pre.as_deref())?, margin("--post", args.post.as_deref())?);
+    let (pre, post) = (
+        margin("--pre", args.pre.as_deref())?,
+        margin("--post", args.post.as_deref())?,
+    );
     let held_mem = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
     if let Some(out) = &args.out {
-        let ext = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+        let ext = out
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
         if !matches!(ext.as_str(), "parquet" | "csv" | "ndjson" | "jsonl") {
-            bail!("--out {}: expected a .parquet, .csv or .ndjson file", out.display());
+            bail!(
+                "--out {}: expected a .parquet, .csv or .ndjson file",
+                out.display()
+            );
         }
     }
     let interval = Duration::from_millis(interval_ms as u64);
     let plan = if args.command.is_empty() {
-        Plan::new(Duration::from_millis(duration_ms as u64), interval, args.once)
+        Plan::new(
+            Duration::from_millis(duration_ms as u64),
+            interval,
+            args.once,
+        )
     } else {
         Plan::until_stopped(interval)
     };
@@ -138,14 +166,27 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         bail!("no samples: every GPU failed before its first sample");
     }
     let frame = sampling::to_frame(&data, held_mem)?;
-    let mut quality = Quality { warnings: warnings.clone(), ..Default::default() };
+    let mut quality = Quality {
+        warnings: warnings.clone(),
+        ..Default::default()
+    };
     for (unit, reasons) in &data.unsupported {
         for (metric, why) in reasons {
-            quality.notes.push(format!("GPU {}: {metric} n/a: {why}", data.units[*unit].label));
+            quality.notes.push(format!(
+                "GPU {}: {metric} n/a: {why}",
+                data.units[*unit].label
+            ));
         }
     }
     quality.notes.dedup();
-    let source_name = format!("nvml scan of {}", if host.is_empty() { "this node" } else { host.as_str() });
+    let source_name = format!(
+        "nvml scan of {}",
+        if host.is_empty() {
+            "this node"
+        } else {
+            host.as_str()
+        }
+    );
     let table = crate::source::from_frame(&source_name, frame, &[], quality)?;
     // The samples go to disk first: a stopped scan keeps them even if what follows fails.
     if let Some(out) = &args.out {
@@ -160,21 +201,41 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         cfg.interval_ms = Some(interval_ms);
     }
     let report = audit(&table, &cfg)?;
-    let mut detail = crate::scan::build(&data, &report, held_mem, interval.as_secs_f64(), warnings.clone());
+    let mut detail = crate::scan::build(
+        &data,
+        &report,
+        held_mem,
+        interval.as_secs_f64(),
+        warnings.clone(),
+    );
     if let Some(flops) = crate::cmd::mfu::declared_flops_per_sec(&args.work)? {
         // The node's live MFU: declared work over the dense peaks of the GPUs held now.
-        let held: Vec<&str> = report.gpus.iter().filter(|g| g.last_held).filter_map(|g| g.model.as_deref()).collect();
+        let held: Vec<&str> = report
+            .gpus
+            .iter()
+            .filter(|g| g.last_held)
+            .filter_map(|g| g.model.as_deref())
+            .collect();
         if !held.is_empty() {
             let dtype = args.work.dtype.unwrap_or(crate::hardware::Dtype::Bf16);
             let mfu = crate::audit::mfu::node_mfu(flops, &held, dtype).context("live MFU")?;
-            detail.live_mfu = Some(crate::scan::LiveMfu { declared_tflops: flops / 1e12, held_gpus: held.len(), dtype, mfu });
+            detail.live_mfu = Some(crate::scan::LiveMfu {
+                declared_tflops: flops / 1e12,
+                held_gpus: held.len(),
+                dtype,
+                mfu,
+            });
         }
     }
 
     let text = match args.format {
         ScanFormat::Table => {
             let opts = render::table::TableOptions::detect(args.audit.top.unwrap_or(10));
-            format!("{}\n{}", render::scan::render_table(&detail, opts.width), render::table::render(&report, &opts))
+            format!(
+                "{}\n{}",
+                render::scan::render_table(&detail, opts.width),
+                render::table::render(&report, &opts)
+            )
         }
         ScanFormat::Json => render::scan::render_json(&report, &detail)?,
     };
@@ -182,8 +243,16 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     let decided = if data.dropped.is_empty() {
         Ok(status.map_or(0, exit_code))
     } else {
-        let names: Vec<String> = data.dropped.keys().map(|u| format!("GPU {}", data.units[*u].label)).collect();
-        let (its, them) = if names.len() == 1 { ("its", "warning") } else { ("their", "warnings") };
+        let names: Vec<String> = data
+            .dropped
+            .keys()
+            .map(|u| format!("GPU {}", data.units[*u].label))
+            .collect();
+        let (its, them) = if names.len() == 1 {
+            ("its", "warning")
+        } else {
+            ("their", "warnings")
+        };
         Err(anyhow!(
             "{} failed mid-scan: {its} remaining samples are missing (see the {them} above)",
             names.join(", ")

@@ -10,16 +10,29 @@ use std::path::Path;
 /// either the old file or the whole new one, never half a file (a scan stopped
 /// by a signal, a full disk).
 pub fn write_samples(df: &DataFrame, path: &Path) -> Result<()> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
     if !matches!(ext.as_str(), "parquet" | "csv" | "ndjson" | "jsonl") {
-        bail!("--out {}: expected a .parquet, .csv or .ndjson file", path.display());
+        bail!(
+            "--out {}: expected a .parquet, .csv or .ndjson file",
+            path.display()
+        );
     }
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         bail!("--out {}: not a file name", path.display());
     };
     let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
     let written = write_as(df, &temp, &ext).and_then(|()| {
-        std::fs::rename(&temp, path).with_context(|| format!("--out {}: cannot rename {} into place", path.display(), temp.display()))
+        std::fs::rename(&temp, path).with_context(|| {
+            format!(
+                "--out {}: cannot rename {} into place",
+                path.display(),
+                temp.display()
+            )
+        })
     });
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -29,17 +42,26 @@ pub fn write_samples(df: &DataFrame, path: &Path) -> Result<()> {
 
 fn write_as(df: &DataFrame, temp: &Path, ext: &str) -> Result<()> {
     let mut df = df.clone();
-    let mut file = File::create(temp).with_context(|| format!("--out: cannot create {}", temp.display()))?;
+    let mut file =
+        File::create(temp).with_context(|| format!("--out: cannot create {}", temp.display()))?;
     let written = match ext {
-        "parquet" => {
-            ParquetWriter::new(&mut file).with_compression(ParquetCompression::Zstd(None)).finish(&mut df).map(|_| ())
-        }
-        "csv" => CsvWriter::new(&mut file).include_header(true).finish(&mut df),
-        _ => JsonWriter::new(&mut file).with_json_format(JsonFormat::JsonLines).finish(&mut df),
+        "parquet" => ParquetWriter::new(&mut file)
+            .with_compression(ParquetCompression::Zstd(None))
+            .finish(&mut df)
+            .map(|_| ()),
+        "csv" => CsvWriter::new(&mut file)
+            .include_header(true)
+            .finish(&mut df),
+        _ => JsonWriter::new(&mut file)
+            .with_json_format(JsonFormat::JsonLines)
+            .finish(&mut df),
     };
-    written.map_err(anyhow::Error::from).with_context(|| format!("--out: cannot write {}", temp.display()))?;
+    written
+        .map_err(anyhow::Error::from)
+        .with_context(|| format!("--out: cannot write {}", temp.display()))?;
     // on disk before the rename makes it the file
-    file.sync_all().with_context(|| format!("--out: cannot write {}", temp.display()))
+    file.sync_all()
+        .with_context(|| format!("--out: cannot write {}", temp.display()))
 }
 
 #[cfg(test)]
@@ -50,8 +72,14 @@ mod tests {
     #[test]
     fn every_format_reads_back_the_same_rows() -> Result<()> {
         let dir = tempfile::tempdir()?;
-        let time = Series::new(col::TIME.into(), vec![1_780_000_000_000i64, 1_780_000_001_000])
-            .cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
+        let time = Series::new(
+            col::TIME.into(),
+            vec![1_780_000_000_000i64, 1_780_000_001_000],
+        )
+        .cast(&DataType::Datetime(
+            TimeUnit::Milliseconds,
+            Some(TimeZone::UTC),
+        ))?;
         let df = DataFrame::new(
             2,
             vec![
@@ -65,7 +93,10 @@ mod tests {
             write_samples(&df, &path)?;
             let table = crate::source::load(
                 &[path.display().to_string()],
-                &crate::source::ReadOptions { quiet: true, ..Default::default() },
+                &crate::source::ReadOptions {
+                    quiet: true,
+                    ..Default::default()
+                },
             )?;
             assert_eq!(table.df.height(), 2, "{name}");
             let u = table.df.column(col::DEVICE_UTIL)?.f64()?.clone();
@@ -74,10 +105,14 @@ mod tests {
         }
         assert!(write_samples(&df, &dir.path().join("s.txt")).is_err());
         // no temporary file left beside the output
-        let left: Vec<_> = std::fs::read_dir(dir.path())?.flatten().map(|e| e.file_name()).collect();
+        let left: Vec<_> = std::fs::read_dir(dir.path())?
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(left.len(), 3, "{left:?}");
         // a write that cannot happen names the output and leaves nothing behind
-        let err = write_samples(&df, &dir.path().join("missing-dir").join("s.parquet")).expect_err("no such dir");
+        let err = write_samples(&df, &dir.path().join("missing-dir").join("s.parquet"))
+            .expect_err("no such dir");
         assert!(format!("{err:#}").contains("missing-dir"), "{err:#}");
         Ok(())
     }
