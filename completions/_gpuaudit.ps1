@@ -122,8 +122,10 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;scan' {
-            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m). With a CMD, its lifetime instead')
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between samples (at least 100ms)')
+            [CompletionResult]::new('--pre', '--pre', [CompletionResultType]::ParameterName, 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)')
+            [CompletionResult]::new('--post', '--post', [CompletionResultType]::ParameterName, 'With a CMD: go on sampling this long after it exits (e.g. 10s)')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'The NVML library to load instead of the driver''s libnvidia-ml.so.1')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
@@ -176,7 +178,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise')
             [CompletionResult]::new('--min', '--min', [CompletionResultType]::ParameterName, 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable')
             [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'A ceiling on CURRENT: METRIC=VALUE. Repeatable')
-            [CompletionResult]::new('--max-drop', '--max-drop', [CompletionResultType]::ParameterName, 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit')
+            [CompletionResult]::new('--max-drop', '--max-drop', [CompletionResultType]::ParameterName, 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit (for a ratio a fraction: 0.02 is 2pp)')
             [CompletionResult]::new('--max-rise', '--max-rise', [CompletionResultType]::ParameterName, 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
@@ -194,6 +196,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--pushdown', '--pushdown', [CompletionResultType]::ParameterName, 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)')
             [CompletionResult]::new('--allow-missing', '--allow-missing', [CompletionResultType]::ParameterName, 'A rule whose metric is null (not measured) is skipped instead of an error')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported')
             [CompletionResult]::new('--list-metrics', '--list-metrics', [CompletionResultType]::ParameterName, 'Print the metrics a rule can name and exit')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
             [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')

@@ -114,8 +114,10 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
         }
         &'gpuaudit;scan'= {
-            cand --duration 'How long to sample (e.g. 5s, 1m)'
+            cand --duration 'How long to sample (e.g. 5s, 1m). With a CMD, its lifetime instead'
             cand --interval 'Time between samples (at least 100ms)'
+            cand --pre 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)'
+            cand --post 'With a CMD: go on sampling this long after it exits (e.g. 10s)'
             cand --nvml-lib 'The NVML library to load instead of the driver''s libnvidia-ml.so.1'
             cand --out 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson'
             cand --format 'Output format'
@@ -167,7 +169,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --baseline 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise'
             cand --min 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable'
             cand --max 'A ceiling on CURRENT: METRIC=VALUE. Repeatable'
-            cand --max-drop 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit'
+            cand --max-drop 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit (for a ratio a fraction: 0.02 is 2pp)'
             cand --max-rise 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)'
             cand --rules 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit'
             cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
@@ -185,6 +187,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --format 'Output format'
             cand --pushdown 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)'
             cand --allow-missing 'A rule whose metric is null (not measured) is skipped instead of an error'
+            cand --strict 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported'
             cand --list-metrics 'Print the metrics a rule can name and exit'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'

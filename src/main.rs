@@ -1,7 +1,8 @@
 //! Entry point: parse, dispatch, print the error once, map it to an exit code.
 use clap::Parser;
 use gpuaudit::cli::Cli;
-use gpuaudit::error::exit_code_for;
+use gpuaudit::error::{exit_code_for, worth_a_word};
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -9,10 +10,12 @@ fn main() -> ExitCode {
     match gpuaudit::cmd::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
+            // The code was decided before any output: a closed pipe
+            // (`gpuaudit check ... | head`) keeps a failure a failure.
             let code = exit_code_for(&err);
-            // A closed pipe (`gpuaudit report x | head`) is not an error worth a word.
-            if code != 0 {
-                eprintln!("gpuaudit: {err:#}");
+            if worth_a_word(&err) {
+                // not eprintln!: a closed stderr must not turn into a panic
+                let _ = writeln!(std::io::stderr(), "gpuaudit: {err:#}");
             }
             ExitCode::from(code)
         }

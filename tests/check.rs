@@ -639,3 +639,333 @@ fn a_report_of_no_samples_never_passes() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// Run a check with stdout a pipe whose read end is already closed (`| head`
+/// that exited, a crashed uploader): the exit code and stderr.
+fn check_into_closed_pipe(args: &[&str]) -> anyhow::Result<(i32, String)> {
+    let (reader, writer) = std::io::pipe()?;
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpuaudit"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .arg("check")
+        .args(args)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()?;
+    Ok((out.status.code().unwrap_or(-1), text(&out.stderr)))
+}
+
+#[test]
+fn a_closed_stdout_never_turns_a_failure_into_a_pass() -> anyhow::Result<()> {
+    for format in ["table", "json", "markdown", "junit"] {
+        let failing = [
+            CUR_JSON,
+            "--baseline",
+            BASE_JSON,
+            "--max-drop",
+            "active=2pp",
+            "--format",
+            format,
+        ];
+        let (code, stderr) = check_into_closed_pipe(&failing)?;
+        assert_eq!(code, 1, "{format}: {stderr}");
+        assert!(
+            stderr.contains("check failed: --max-drop active=2pp"),
+            "{format}: {stderr}"
+        );
+
+        // An input error stays 2 (junit and markdown write a document first).
+        let (code, stderr) =
+            check_into_closed_pipe(&[CUR_JSON, "--min", "tensor_active=0.1", "--format", format])?;
+        assert_eq!(code, 2, "{format}: {stderr}");
+
+        // Nothing failed: the closed pipe ends the output quietly with 0.
+        let (code, stderr) =
+            check_into_closed_pipe(&[CUR_JSON, "--min", "active=0.4", "--format", format])?;
+        assert_eq!((code, stderr.as_str()), (0, ""), "{format}");
+    }
+    // The same through a shell pipeline, as a CI script runs it.
+    let out = std::process::Command::new("bash")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("-c")
+        .arg(format!(
+            "set -o pipefail; {} check {CUR_JSON} --baseline {BASE_JSON} --max-drop active=2pp | true",
+            env!("CARGO_BIN_EXE_gpuaudit")
+        ))
+        .output()?;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    Ok(())
+}
+
+#[test]
+fn a_plain_change_in_a_ratio_reads_as_points() -> anyhow::Result<()> {
+    let out = check(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-drop",
+        "sm_active=0.02",
+    ])?;
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("sm_active"))
+        .unwrap_or_default();
+    assert!(
+        row.contains("drop ≤ 2 pp") && row.contains("FAIL"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("sm_active dropped 3.75 pp; limit 2 pp"),
+        "{stdout}"
+    );
+    let (_, doc) = check_json(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-drop",
+        "sm_active=0.04",
+    ])?;
+    let r = &rules(&doc)[0];
+    assert_eq!(r["limit_unit"], "pp");
+    assert_close(num(r, "/limit"), 4.0, "0.04 as points");
+    assert_close(num(r, "/measured"), 3.75, "drop in points");
+    assert_eq!(r["verdict"], "pass");
+    // A relative limit stays a percent.
+    let out = check(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-drop",
+        "sm_active=2%",
+    ])?;
+    assert!(
+        text(&out.stdout).contains("drop ≤ 2%"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // 2 meant as 2 pp would be 200 points: refused, with both spellings offered.
+    let out = check(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-drop",
+        "sm_active=2",
+    ])?;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--max-drop sm_active=2")
+            && stderr.contains("write 2pp")
+            && stderr.contains("or 2%"),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+/// BASE_JSON made to cover a week (168 h) and 4 GPUs, written to `dir`.
+fn week_baseline(dir: &std::path::Path) -> anyhow::Result<String> {
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(BASE_JSON)?)?;
+    doc["window"]["hours"] = 168.0.into();
+    doc["gpu_count"] = 4.into();
+    let path = dir.join("week.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&doc)?)?;
+    Ok(path.display().to_string())
+}
+
+#[test]
+fn price_and_window_mismatches_are_warned_in_every_format() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let week = week_baseline(dir.path())?;
+    // CURRENT from samples at the built-in price; BASELINE priced with --price 2, a week long.
+    let args = |format: &'static str| -> Vec<String> {
+        [
+            CUR_CSV,
+            "--quiet",
+            "--baseline",
+            &week,
+            "--max-rise",
+            "idle_held_usd=1000%",
+            "--max-drop",
+            "active=10pp",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--format".to_string(), format.to_string()])
+        .collect()
+    };
+    let price = "prices differ";
+    let window = "windows differ: CURRENT covers 1 h, BASELINE 168 h (168x)";
+    let offer = "(use idle_held_usd_per_hour)";
+    let run = |format: &'static str| -> anyhow::Result<Output> {
+        Ok(gpuaudit()?.arg("check").args(args(format)).output()?)
+    };
+
+    let out = run("table")?;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "warnings leave the exit code alone: {}",
+        text(&out.stderr)
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    for want in [
+        price,
+        window,
+        offer,
+        "GPU count differs: CURRENT has 2 GPUs, BASELINE 4",
+    ] {
+        assert!(stdout.contains(want), "table lacks {want}: {stdout}");
+        assert!(stderr.contains(want), "stderr lacks {want}: {stderr}");
+    }
+    assert!(
+        stdout.contains("BASELINE by --price 2 USD per GPU-hour for every GPU"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 of 2 rules passed; 3 comparability warnings"),
+        "{stdout}"
+    );
+
+    let md = text(&run("markdown")?.stdout);
+    assert!(md.starts_with("## ⚠️ gpuaudit check"), "{md}");
+    assert!(md.contains(price) && md.contains(window), "{md}");
+
+    let json_args = args("json");
+    let without_format: Vec<&str> = json_args[..json_args.len() - 2]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let (code, doc) = check_json(&without_format)?;
+    assert_eq!(code, 0);
+    let kinds: Vec<&str> = doc["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["prices", "window", "gpu_count"]);
+    assert!(
+        doc["warnings"][1]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(window)
+    );
+    assert_eq!(
+        (doc["passed"].as_bool(), doc["strict"].as_bool()),
+        (Some(true), Some(false))
+    );
+
+    let xml = text(&run("junit")?.stdout);
+    let parsed = roxmltree::Document::parse(&xml)?;
+    let props: Vec<&str> = parsed
+        .descendants()
+        .filter(|n| n.has_tag_name("property"))
+        .filter_map(|n| n.attribute("name"))
+        .collect();
+    assert_eq!(
+        props,
+        [
+            "comparability.prices",
+            "comparability.window",
+            "comparability.gpu_count"
+        ]
+    );
+    let err = parsed
+        .descendants()
+        .find(|n| n.has_tag_name("system-err"))
+        .and_then(|n| n.text())
+        .unwrap_or_default();
+    assert!(err.contains(price) && err.contains(window), "{xml}");
+
+    // --strict: each warning is a failure, a failing case in JUnit.
+    let mut strict = args("junit");
+    strict.push("--strict".into());
+    let out = gpuaudit()?.arg("check").args(&strict).output()?;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--strict: prices differ"),
+        "{}",
+        text(&out.stderr)
+    );
+    let xml = text(&out.stdout);
+    let parsed = roxmltree::Document::parse(&xml)?;
+    let suite = parsed
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .expect("a testsuite");
+    assert_eq!(
+        (suite.attribute("tests"), suite.attribute("failures")),
+        (Some("5"), Some("3"))
+    );
+
+    // A rule on a per-hour figure has no window to worry about; same prices, no warning at all.
+    let (code, doc) = check_json(&[
+        CUR_JSON,
+        "--baseline",
+        BASE_JSON,
+        "--max-rise",
+        "idle_held_usd_per_hour=60%",
+    ])?;
+    assert_eq!(code, 0);
+    assert_eq!(doc["warnings"], serde_json::json!([]));
+    assert_close(
+        num(&rules(&doc)[0], "/current"),
+        1.5,
+        "idle $/h over a 1 h window",
+    );
+    Ok(())
+}
+
+#[test]
+fn junit_and_markdown_are_written_when_the_check_cannot_run() -> anyhow::Result<()> {
+    for args in [
+        &[CUR_JSON, "--min", "tensor_active=0.1"][..],
+        &[
+            CUR_JSON,
+            "--baseline",
+            "testdata/check/missing.json",
+            "--max-drop",
+            "active=1pp",
+        ][..],
+        &[CUR_JSON, "--min", "mfuu=0.3"][..],
+    ] {
+        let out = check(&[args, &["--format", "junit"]].concat())?;
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let xml = text(&out.stdout);
+        let parsed = roxmltree::Document::parse(&xml)?;
+        let cases: Vec<_> = parsed
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
+        assert_eq!(cases.len(), 1, "{xml}");
+        let failure = cases[0]
+            .children()
+            .find(|n| n.has_tag_name("failure"))
+            .expect("a failed case");
+        let stderr = text(&out.stderr);
+        let said = stderr.trim().trim_start_matches("gpuaudit: ");
+        assert_eq!(
+            failure.attribute("message"),
+            Some(said),
+            "the case says what stderr says"
+        );
+        let suite = parsed
+            .descendants()
+            .find(|n| n.has_tag_name("testsuite"))
+            .expect("a testsuite");
+        assert_eq!(suite.attribute("failures"), Some("1"));
+
+        let out = check(&[args, &["--format", "markdown"]].concat())?;
+        assert_eq!(out.status.code(), Some(2));
+        let md = text(&out.stdout);
+        assert!(
+            md.starts_with("## ❌ gpuaudit check could not run") && md.contains(said),
+            "{md}"
+        );
+    }
+    Ok(())
+}

@@ -6,6 +6,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 const NO_GPM: &str = "SM/tensor activity needs a Hopper+ GPU (GPM) or DCGM";
 const NVML_NOT_FOUND: &str = "NVML not found: is the NVIDIA driver installed? (gpuaudit report works on exported metrics without it)";
@@ -557,5 +558,232 @@ fn declared_work_gives_the_nodes_live_mfu() -> Result<()> {
     assert_close(&d, "scan.live_mfu.mfu", 6.0 * 7e9 * 4e4 / (2.0 * 989.4e12))?;
     let (_, d, _) = scan_json("hopper.json", &[])?;
     assert!(d["scan"].get("live_mfu").is_none());
+    Ok(())
+}
+
+/// A scan's samples read back: (rows, first and last sample time in ms).
+fn sample_times(path: &Path) -> Result<(usize, i64, i64)> {
+    use polars::prelude::*;
+    let df = ParquetReader::new(std::fs::File::open(path)?).finish()?;
+    let t = df.column("time")?.cast(&DataType::Int64)?;
+    let t = t.i64()?;
+    Ok((
+        df.height(),
+        t.min().context("no samples")?,
+        t.max().context("no samples")?,
+    ))
+}
+
+fn read_ms(path: &Path) -> Result<i64> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("{} not written", path.display()))?;
+    text.trim()
+        .parse()
+        .with_context(|| format!("{}: {text:?}", path.display()))
+}
+
+/// `scan [flags] -- sh -c SCRIPT` in `dir`, where SCRIPT writes its start and end
+/// times (ms) to the files `start` and `end`.
+fn scan_around(
+    lib: &Lib,
+    dir: &Path,
+    flags: &[&str],
+    middle: &str,
+    code: i32,
+) -> Result<std::process::Output> {
+    let script = format!("date +%s%3N > start; {middle}; date +%s%3N > end; exit {code}");
+    Ok(Command::cargo_bin("gpuaudit")?
+        .current_dir(dir)
+        .env(
+            "NVML_STANDIN_SCENARIO",
+            root().join("testdata/nvml/hopper.json"),
+        )
+        .env_remove("GPUAUDIT_NVML_LIB")
+        .args([
+            "scan",
+            "--quiet",
+            "--interval",
+            "100ms",
+            "--format",
+            "json",
+            "--out",
+            "run.parquet",
+            "--nvml-lib",
+        ])
+        .arg(&lib.so)
+        .args(flags)
+        .args(["--", "sh", "-c", &script])
+        .output()?)
+}
+
+#[test]
+fn scan_around_a_command_brackets_it_and_exits_with_its_code() -> Result<()> {
+    let lib = standin()?;
+    let dir = tempfile::tempdir()?;
+    let out = scan_around(&lib, dir.path(), &[], "sleep 2", 3)?;
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the command's exit code: {stderr}"
+    );
+    let (rows, first, last) = sample_times(&dir.path().join("run.parquet"))?;
+    let (start, end) = (
+        read_ms(&dir.path().join("start"))?,
+        read_ms(&dir.path().join("end"))?,
+    );
+    assert!(
+        first <= start && last >= end,
+        "samples {first}..{last} bracket the command {start}..{end}"
+    );
+    // exactly its lifetime: one sample just before it starts, one just after it exits
+    assert!(
+        start - first < 1000 && last - end < 1000,
+        "samples {first}..{last}, command {start}..{end}"
+    );
+    assert!(
+        rows >= 3 * 10,
+        "3 GPUs sampled every 100 ms for 2 s: {rows} rows"
+    );
+    let d: Value = serde_json::from_slice(&out.stdout).with_context(|| stderr.clone())?;
+    assert_eq!(d["schema"], "gpuaudit.report/1");
+    assert_eq!(d["scan"]["ticks"].as_u64(), Some((rows / 3) as u64));
+
+    // --pre and --post: sampling starts that long before and goes on that long after.
+    let out = scan_around(
+        &lib,
+        dir.path(),
+        &["--pre", "300ms", "--post", "300ms"],
+        "true",
+        0,
+    )?;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, first, last) = sample_times(&dir.path().join("run.parquet"))?;
+    let (start, end) = (
+        read_ms(&dir.path().join("start"))?,
+        read_ms(&dir.path().join("end"))?,
+    );
+    assert!(
+        start - first >= 300 && last - end >= 300,
+        "samples {first}..{last}, command {start}..{end}"
+    );
+
+    // A command that cannot start is gpuaudit's failure: exit 2, named.
+    let out = Command::cargo_bin("gpuaudit")?
+        .env(
+            "NVML_STANDIN_SCENARIO",
+            root().join("testdata/nvml/hopper.json"),
+        )
+        .args(["scan", "--quiet", "--interval", "100ms", "--nvml-lib"])
+        .arg(&lib.so)
+        .args(["--", "/nonexistent/bench"])
+        .output()?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/bench"));
+
+    // --duration and --once are the command's lifetime's business.
+    let out = Command::cargo_bin("gpuaudit")?
+        .args(["scan", "--duration", "5s", "--", "true"])
+        .output()?;
+    assert_eq!(out.status.code(), Some(2));
+    Ok(())
+}
+
+/// Start a scan (stderr read until it says it samples), SIGTERM it after `after`,
+/// and return its exit code, its stdout and its stderr.
+fn scan_then_sigterm(
+    lib: &Lib,
+    dir: &Path,
+    extra: &[&str],
+    after: Duration,
+) -> Result<(i32, Value, String)> {
+    use std::io::{BufRead, BufReader, Read};
+    let stdout = std::fs::File::create(dir.join("stdout.json"))?;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpuaudit"))
+        .current_dir(dir)
+        .env(
+            "NVML_STANDIN_SCENARIO",
+            root().join("testdata/nvml/hopper.json"),
+        )
+        .env_remove("GPUAUDIT_NVML_LIB")
+        .args([
+            "scan",
+            "--interval",
+            "100ms",
+            "--format",
+            "json",
+            "--out",
+            "run.parquet",
+            "--nvml-lib",
+        ])
+        .arg(&lib.so)
+        .args(extra)
+        .stdout(stdout)
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let mut stderr = BufReader::new(child.stderr.take().context("stderr")?);
+    let mut said = String::new();
+    while stderr.read_line(&mut said)? > 0 && !said.contains("sampling every") {}
+    std::thread::sleep(after);
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()?;
+    assert!(killed.success());
+    stderr.read_to_string(&mut said)?;
+    let code = child.wait()?.code().unwrap_or(-1);
+    let doc = serde_json::from_slice(&std::fs::read(dir.join("stdout.json"))?)
+        .with_context(|| said.clone())?;
+    Ok((code, doc, said))
+}
+
+#[test]
+fn sigterm_mid_scan_keeps_a_readable_parquet_and_prints_the_report() -> Result<()> {
+    let lib = standin()?;
+    let dir = tempfile::tempdir()?;
+    let (code, d, stderr) = scan_then_sigterm(
+        &lib,
+        dir.path(),
+        &["--duration", "60s"],
+        Duration::from_millis(700),
+    )?;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("SIGTERM stopped the scan after"),
+        "{stderr}"
+    );
+    let (rows, first, last) = sample_times(&dir.path().join("run.parquet"))?;
+    assert!(rows >= 3 * 2 && last > first, "{rows} rows");
+    let ticks = d["scan"]["ticks"].as_u64().context("ticks")?;
+    assert_eq!(rows as u64, 3 * ticks, "every tick written");
+    assert!(ticks < 600, "stopped early: {ticks} ticks");
+    assert!(
+        d["data_quality"]["warnings"]
+            .to_string()
+            .contains("SIGTERM")
+    );
+    // renamed into place: nothing but the outputs beside it
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["run.parquet", "stdout.json"]);
+
+    // Around a command: the command is told to stop too, and its exit (SIGTERM: 143) is gpuaudit's.
+    let dir = tempfile::tempdir()?;
+    let (code, _, stderr) = scan_then_sigterm(
+        &lib,
+        dir.path(),
+        &["--", "sleep", "30"],
+        Duration::from_millis(700),
+    )?;
+    assert_eq!(code, 128 + 15, "{stderr}");
+    let (rows, _, _) = sample_times(&dir.path().join("run.parquet"))?;
+    assert!(rows >= 3 * 2, "{rows} rows");
     Ok(())
 }

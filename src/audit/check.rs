@@ -11,6 +11,8 @@ pub enum MetricKind {
     Ratio,
     GpuHours,
     Usd,
+    /// dollars per hour of the window: does not grow with the window's length
+    UsdPerHour,
 }
 
 impl MetricKind {
@@ -19,6 +21,7 @@ impl MetricKind {
             MetricKind::Ratio => "ratio",
             MetricKind::GpuHours => "gpu_hours",
             MetricKind::Usd => "usd",
+            MetricKind::UsdPerHour => "usd_per_hour",
         }
     }
 }
@@ -30,6 +33,17 @@ pub struct Metric {
     /// where the figure lives in the "gpuaudit.report/1" JSON
     pub path: &'static str,
     pub read: fn(&Report) -> Option<f64>,
+    /// a total over the window (GPU-hours, dollars): it grows with the window's
+    /// length, so two runs of different lengths do not compare
+    pub total: bool,
+    /// for a total, the metric that does not grow with the window, offered in its place
+    pub instead: Option<&'static str>,
+}
+
+impl Metric {
+    pub fn is_dollars(&self) -> bool {
+        matches!(self.kind, MetricKind::Usd | MetricKind::UsdPerHour)
+    }
 }
 
 impl std::fmt::Debug for Metric {
@@ -45,8 +59,35 @@ macro_rules! metric {
             kind: MetricKind::$kind,
             path: $path,
             read: |$r: &Report| $read,
+            total: false,
+            instead: None,
         }
     };
+}
+
+/// A total over the window, with the window-free metric to use instead (or none).
+macro_rules! total {
+    ($name:literal, $kind:ident, $path:literal, $instead:expr, |$r:ident| $read:expr) => {
+        Metric {
+            name: $name,
+            kind: MetricKind::$kind,
+            path: $path,
+            read: |$r: &Report| $read,
+            total: true,
+            instead: $instead,
+        }
+    };
+}
+
+/// A dollar figure per hour of the window. A snapshot's dollars are already per
+/// hour of its sample weight (every GPU weighs the same), so divide by that.
+fn per_hour(r: &Report, usd: Option<f64>) -> Option<f64> {
+    let hours = if r.window.snapshot {
+        (r.gpu_count > 0).then(|| r.layers.observed_gpu_hours / r.gpu_count as f64)?
+    } else {
+        r.window.hours
+    };
+    (hours > 0.0).then_some(usd? / hours)
 }
 
 /// Every figure a rule may name: the one table `--list-metrics` prints and
@@ -60,20 +101,27 @@ pub static METRICS: &[Metric] = &[
     metric!("mfu", Ratio, "ratios.mfu", |r| r.ratios.mfu),
     metric!("held_of_observed", Ratio, "ratios.held_of_observed", |r| r.ratios.held_of_observed),
     metric!("idle_held", Ratio, "ratios.idle_held", |r| r.ratios.idle_held),
-    metric!("observed_gpu_hours", GpuHours, "layers.observed_gpu_hours", |r| Some(r.layers.observed_gpu_hours)),
-    metric!("held_gpu_hours", GpuHours, "layers.held_gpu_hours", |r| Some(r.layers.held_gpu_hours)),
-    metric!("active_gpu_hours", GpuHours, "layers.active_gpu_hours", |r| r.layers.active_gpu_hours),
-    metric!("sm_active_gpu_hours", GpuHours, "layers.sm_active_gpu_hours", |r| r.layers.sm_active_gpu_hours),
-    metric!("tensor_active_gpu_hours", GpuHours, "layers.tensor_active_gpu_hours", |r| r.layers.tensor_active_gpu_hours),
-    metric!("useful_gpu_hours", GpuHours, "layers.useful_gpu_hours", |r| r.layers.useful_gpu_hours),
-    metric!("idle_held_gpu_hours", GpuHours, "layers.idle_held_gpu_hours", |r| r.layers.idle_held_gpu_hours),
-    metric!("unallocated_gpu_hours", GpuHours, "layers.unallocated_gpu_hours", |r| Some(r.layers.unallocated_gpu_hours)),
-    metric!("unpriced_gpu_hours", GpuHours, "cost.unpriced_gpu_hours", |r| Some(r.cost.unpriced_gpu_hours)),
-    metric!("observed_usd", Usd, "cost.observed_usd", |r| r.cost.observed_usd),
-    metric!("held_usd", Usd, "cost.held_usd", |r| r.cost.held_usd),
-    metric!("idle_held_usd", Usd, "cost.idle_held_usd", |r| r.cost.idle_held_usd),
-    metric!("unallocated_usd", Usd, "cost.unallocated_usd", |r| r.cost.unallocated_usd),
-    metric!("not_useful_usd", Usd, "cost.not_useful_usd", |r| r.cost.not_useful_usd),
+    // the same figure under the name the comparability warnings offer
+    metric!("idle_held_share", Ratio, "ratios.idle_held", |r| r.ratios.idle_held),
+    total!("observed_gpu_hours", GpuHours, "layers.observed_gpu_hours", None, |r| Some(r.layers.observed_gpu_hours)),
+    total!("held_gpu_hours", GpuHours, "layers.held_gpu_hours", Some("held_of_observed"), |r| Some(r.layers.held_gpu_hours)),
+    total!("active_gpu_hours", GpuHours, "layers.active_gpu_hours", Some("active"), |r| r.layers.active_gpu_hours),
+    total!("sm_active_gpu_hours", GpuHours, "layers.sm_active_gpu_hours", Some("sm_active"), |r| r.layers.sm_active_gpu_hours),
+    total!("tensor_active_gpu_hours", GpuHours, "layers.tensor_active_gpu_hours", Some("tensor_active"), |r| r.layers.tensor_active_gpu_hours),
+    total!("useful_gpu_hours", GpuHours, "layers.useful_gpu_hours", Some("mfu"), |r| r.layers.useful_gpu_hours),
+    total!("idle_held_gpu_hours", GpuHours, "layers.idle_held_gpu_hours", Some("idle_held_share"), |r| r.layers.idle_held_gpu_hours),
+    total!("unallocated_gpu_hours", GpuHours, "layers.unallocated_gpu_hours", None, |r| Some(r.layers.unallocated_gpu_hours)),
+    total!("unpriced_gpu_hours", GpuHours, "cost.unpriced_gpu_hours", None, |r| Some(r.cost.unpriced_gpu_hours)),
+    total!("observed_usd", Usd, "cost.observed_usd", Some("observed_usd_per_hour"), |r| r.cost.observed_usd),
+    total!("held_usd", Usd, "cost.held_usd", Some("held_usd_per_hour"), |r| r.cost.held_usd),
+    total!("idle_held_usd", Usd, "cost.idle_held_usd", Some("idle_held_usd_per_hour"), |r| r.cost.idle_held_usd),
+    total!("unallocated_usd", Usd, "cost.unallocated_usd", Some("unallocated_usd_per_hour"), |r| r.cost.unallocated_usd),
+    total!("not_useful_usd", Usd, "cost.not_useful_usd", Some("not_useful_usd_per_hour"), |r| r.cost.not_useful_usd),
+    metric!("observed_usd_per_hour", UsdPerHour, "cost.observed_usd / window.hours", |r| per_hour(r, r.cost.observed_usd)),
+    metric!("held_usd_per_hour", UsdPerHour, "cost.held_usd / window.hours", |r| per_hour(r, r.cost.held_usd)),
+    metric!("idle_held_usd_per_hour", UsdPerHour, "cost.idle_held_usd / window.hours", |r| per_hour(r, r.cost.idle_held_usd)),
+    metric!("unallocated_usd_per_hour", UsdPerHour, "cost.unallocated_usd / window.hours", |r| per_hour(r, r.cost.unallocated_usd)),
+    metric!("not_useful_usd_per_hour", UsdPerHour, "cost.not_useful_usd / window.hours", |r| per_hour(r, r.cost.not_useful_usd)),
     metric!("monthly_observed_usd", Usd, "cost.monthly_run_rate.observed_usd", |r| r.cost.monthly_run_rate.observed_usd),
     metric!("monthly_held_usd", Usd, "cost.monthly_run_rate.held_usd", |r| r.cost.monthly_run_rate.held_usd),
     metric!("monthly_idle_held_usd", Usd, "cost.monthly_run_rate.idle_held_usd", |r| r.cost.monthly_run_rate.idle_held_usd),
@@ -216,7 +264,22 @@ fn parse_amount(kind: RuleKind, metric: &Metric, limit: &str) -> Result<Amount> 
             );
         }
     } else {
-        Amount::Value(number(limit, &format!("in {}", metric.kind.name()))?)
+        let v = number(limit, &format!("in {}", metric.kind.name()))?;
+        if ratio && kind.needs_baseline() {
+            // A plain change in a ratio is a change in points: 0.02 is 2 pp. Above 1
+            // it can only be a slip for points or percent (2 meant as 2 pp is 200 pp).
+            if v > 1.0 {
+                bail!(
+                    "{} is a ratio 0..1, so a change of {limit} would be {} percentage points; write {limit}pp (percentage points) or {limit}% (relative to BASELINE)",
+                    metric.name,
+                    trim_number(v * 100.0)
+                );
+            }
+            // rounded to 1e-9 pp so 0.02 reads back as 2, not 2.0000000000000004
+            Amount::Points((v * 1e11).round() / 1e9)
+        } else {
+            Amount::Value(v)
+        }
     };
     let v = match amount {
         Amount::Value(v) | Amount::Points(v) | Amount::Percent(v) => v,
@@ -228,6 +291,12 @@ fn parse_amount(kind: RuleKind, metric: &Metric, limit: &str) -> Result<Amount> 
         bail!("{} is a fraction 0..1: write 0.6 or 60%", metric.name);
     }
     Ok(amount)
+}
+
+/// A number for a message: at most 4 decimals, trailing zeros dropped.
+fn trim_number(v: f64) -> String {
+    let s = format!("{v:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The closest metric name to a misspelt one, when it is close enough.
@@ -370,6 +439,164 @@ fn evaluate_one(rule: &Rule, current: &Report, baseline: Option<&Report>) -> Out
     out
 }
 
+/// Why two reports may not compare, as far as the rules that compare them go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaveatKind {
+    /// priced by different sources, or a model at different prices
+    Prices,
+    /// windows more than 2x apart, for a rule on a total over the window
+    Window,
+    GpuCount,
+    /// held decided by different rules (held column, job column, memory)
+    HeldRule,
+}
+
+impl CaveatKind {
+    pub fn key(self) -> &'static str {
+        match self {
+            CaveatKind::Prices => "prices",
+            CaveatKind::Window => "window",
+            CaveatKind::GpuCount => "gpu_count",
+            CaveatKind::HeldRule => "held_rule",
+        }
+    }
+}
+
+/// A comparability warning: the check still runs, its verdicts may mislead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Caveat {
+    pub kind: CaveatKind,
+    pub message: String,
+}
+
+/// How far apart two windows may be before totals over them stop comparing.
+pub const WINDOW_RATIO_LIMIT: f64 = 2.0;
+
+fn hours_text(h: f64) -> String {
+    format!("{} h", trim_number((h * 100.0).round() / 100.0))
+}
+
+/// The rules' labels, joined, for a message.
+fn labels(rules: &[&Rule]) -> String {
+    rules
+        .iter()
+        .map(|r| r.label())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Each model's price per GPU-hour in a report (the first GPU of a model seen).
+fn model_prices(r: &Report) -> Vec<(&str, f64)> {
+    let mut out: Vec<(&str, f64)> = Vec::new();
+    for g in &r.gpus {
+        if let (Some(m), Some(p)) = (g.model.as_deref(), g.usd_per_hour)
+            && !out.iter().any(|(seen, _)| *seen == m)
+        {
+            out.push((m, p));
+        }
+    }
+    out
+}
+
+/// What makes CURRENT and BASELINE incomparable for the rules that compare them
+/// (--max-drop, --max-rise); --min and --max look at CURRENT alone.
+pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec<Caveat> {
+    let changes: Vec<&Rule> = rules.iter().filter(|r| r.kind.needs_baseline()).collect();
+    if changes.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+
+    let dollars: Vec<&Rule> = changes
+        .iter()
+        .copied()
+        .filter(|r| r.metric.is_dollars())
+        .collect();
+    if !dollars.is_empty() {
+        let (cur_src, base_src) = (&current.cost.price_source, &baseline.cost.price_source);
+        let base_prices = model_prices(baseline);
+        let differ: Vec<String> = model_prices(current)
+            .into_iter()
+            .filter_map(|(m, p)| {
+                let (_, b) = base_prices.iter().find(|(bm, _)| *bm == m)?;
+                ((p - b).abs() > 1e-9 * b.abs().max(1.0))
+                    .then(|| format!("{m} at ${p:.2}/h in CURRENT, ${b:.2}/h in BASELINE"))
+            })
+            .collect();
+        if cur_src != base_src || !differ.is_empty() {
+            let mut message = if cur_src != base_src {
+                format!("prices differ: CURRENT is priced by {cur_src}, BASELINE by {base_src}")
+            } else {
+                "prices differ".to_string()
+            };
+            if !differ.is_empty() {
+                message.push_str(&format!(" ({})", differ.join("; ")));
+            }
+            message.push_str(&format!(
+                "; dollars compared by {}: audit both runs with the same --price or --prices",
+                labels(&dollars)
+            ));
+            out.push(Caveat {
+                kind: CaveatKind::Prices,
+                message,
+            });
+        }
+    }
+
+    let totals: Vec<&Rule> = changes.iter().copied().filter(|r| r.metric.total).collect();
+    let (ch, bh) = (current.window.hours, baseline.window.hours);
+    let apart = if ch.min(bh) > 0.0 {
+        ch.max(bh) / ch.min(bh)
+    } else {
+        f64::INFINITY
+    };
+    let both_snapshots = current.window.snapshot && baseline.window.snapshot;
+    if !totals.is_empty() && !both_snapshots && (ch > 0.0 || bh > 0.0) && apart > WINDOW_RATIO_LIMIT
+    {
+        let offered: Vec<String> = totals
+            .iter()
+            .map(|r| match r.metric.instead {
+                Some(i) => format!("{} (use {i})", r.label()),
+                None => r.label(),
+            })
+            .collect();
+        let times = if apart.is_finite() {
+            format!(" ({}x)", trim_number((apart * 10.0).round() / 10.0))
+        } else {
+            String::new()
+        };
+        out.push(Caveat {
+            kind: CaveatKind::Window,
+            message: format!(
+                "windows differ: CURRENT covers {}, BASELINE {}{times}; totals grow with the window: {}",
+                hours_text(ch),
+                hours_text(bh),
+                offered.join(", ")
+            ),
+        });
+    }
+
+    if current.gpu_count != baseline.gpu_count {
+        out.push(Caveat {
+            kind: CaveatKind::GpuCount,
+            message: format!(
+                "GPU count differs: CURRENT has {} GPUs, BASELINE {}",
+                current.gpu_count, baseline.gpu_count
+            ),
+        });
+    }
+    if current.held_rule != baseline.held_rule {
+        out.push(Caveat {
+            kind: CaveatKind::HeldRule,
+            message: format!(
+                "held is decided differently: CURRENT by '{}', BASELINE by '{}'",
+                current.held_rule, baseline.held_rule
+            ),
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,7 +685,84 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_change_in_a_ratio_is_points() {
+        let r = rule(RuleKind::MaxDrop, "sm_active=0.02");
+        assert_eq!(r.amount, Amount::Points(2.0));
+        let err = parse_rule(RuleKind::MaxDrop, "sm_active=2").expect_err("2 is refused");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("2pp") && msg.contains("2%") && msg.contains("200 percentage points"),
+            "{msg}"
+        );
+        assert_eq!(
+            rule(RuleKind::MaxRise, "idle_held_usd=2").amount,
+            Amount::Value(2.0)
+        );
+    }
+
+    #[test]
+    fn caveats_name_what_differs() {
+        let base = report(Some(0.5), Some(10.0));
+        let mut cur = report(Some(0.5), Some(10.0));
+        let rules = [
+            rule(RuleKind::MaxRise, "idle_held_usd=5%"),
+            rule(RuleKind::MaxDrop, "active=2pp"),
+        ];
+        assert!(comparability(&rules, &cur, &base).is_empty());
+        cur.cost.price_source = "y".into();
+        cur.window.hours = 6.0;
+        cur.gpu_count = 2;
+        let c = comparability(&rules, &cur, &base);
+        let kinds: Vec<CaveatKind> = c.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            [CaveatKind::Prices, CaveatKind::Window, CaveatKind::GpuCount]
+        );
+        assert!(
+            c[1].message
+                .contains("CURRENT covers 6 h, BASELINE 1 h (6x)"),
+            "{}",
+            c[1].message
+        );
+        assert!(
+            c[1].message.contains("(use idle_held_usd_per_hour)"),
+            "{}",
+            c[1].message
+        );
+        // --min and --max do not compare, and a per-hour rule ignores the window.
+        assert!(comparability(&[rule(RuleKind::Min, "active=0.1")], &cur, &base).is_empty());
+        cur.gpu_count = 1;
+        let per_hour = comparability(
+            &[rule(RuleKind::MaxRise, "idle_held_usd_per_hour=5%")],
+            &cur,
+            &base,
+        );
+        assert_eq!(
+            per_hour.iter().map(|c| c.kind).collect::<Vec<_>>(),
+            [CaveatKind::Prices]
+        );
+        cur.held_rule = "job column".into();
+        let held = comparability(&[rule(RuleKind::MaxDrop, "active=2pp")], &cur, &base);
+        assert_eq!(
+            held.iter().map(|c| c.kind).collect::<Vec<_>>(),
+            [CaveatKind::HeldRule]
+        );
+        assert!(
+            held[0]
+                .message
+                .contains("CURRENT by 'job column', BASELINE by 'held column'")
+        );
+        let m = metric("idle_held_usd_per_hour").expect("listed");
+        assert_eq!((m.read)(&cur), Some(10.0 / 6.0));
+    }
+
+    #[test]
     fn metric_names_are_unique() {
+        for m in METRICS {
+            if let Some(i) = m.instead {
+                assert!(metric(i).is_some_and(|o| !o.total), "{} offers {i}", m.name);
+            }
+        }
         for (i, m) in METRICS.iter().enumerate() {
             assert!(
                 METRICS[i + 1..].iter().all(|o| o.name != m.name),

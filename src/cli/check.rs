@@ -35,7 +35,8 @@ pub struct CheckArgs {
     pub max: Vec<String>,
 
     /// How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp
-    /// (percentage points, ratios), 5% (relative) or a number in the metric's unit.
+    /// (percentage points, ratios), 5% (relative) or a number in the metric's unit
+    /// (for a ratio a fraction: 0.02 is 2pp).
     #[arg(long = "max-drop", value_name = "METRIC=AMOUNT")]
     pub max_drop: Vec<String>,
 
@@ -51,6 +52,11 @@ pub struct CheckArgs {
     /// A rule whose metric is null (not measured) is skipped instead of an error.
     #[arg(long)]
     pub allow_missing: bool,
+
+    /// Comparability warnings (prices, window lengths, GPU count, held rule differ
+    /// between CURRENT and BASELINE) fail the check instead of being reported.
+    #[arg(long)]
+    pub strict: bool,
 
     /// Print the metrics a rule can name and exit.
     #[arg(long, exclusive = true)]

@@ -14,9 +14,17 @@ pub enum ScanFormat {
 #[derive(Debug, Clone, Args)]
 #[command(mut_arg("interval", |a| a.long("snapshot-interval")))]
 #[command(mut_arg("held_mem", |a| a.help("A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)")))]
+#[command(
+    after_help = "Run a command and sample for exactly its lifetime:\n  gpuaudit scan --out run.parquet -- python bench.py\nSIGINT or SIGTERM stops sampling, writes what was sampled and prints the report."
+)]
 pub struct ScanArgs {
-    /// How long to sample (e.g. 5s, 1m).
-    #[arg(long, value_name = "DURATION", default_value = "5s")]
+    /// How long to sample (e.g. 5s, 1m). With a CMD, its lifetime instead.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "5s",
+        conflicts_with = "command"
+    )]
     pub duration: String,
 
     /// Time between samples (at least 100ms).
@@ -29,8 +37,16 @@ pub struct ScanArgs {
     pub sample_interval: String,
 
     /// Take one sample per GPU (after one interval) and report it as a snapshot.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "command")]
     pub once: bool,
+
+    /// With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline).
+    #[arg(long, value_name = "DURATION", requires = "command")]
+    pub pre: Option<String>,
+
+    /// With a CMD: go on sampling this long after it exits (e.g. 10s).
+    #[arg(long, value_name = "DURATION", requires = "command")]
+    pub post: Option<String>,
 
     /// The NVML library to load instead of the driver's libnvidia-ml.so.1.
     #[arg(long, value_name = "PATH", env = "GPUAUDIT_NVML_LIB")]
@@ -53,4 +69,9 @@ pub struct ScanArgs {
 
     #[command(flatten)]
     pub work: crate::cli::mfu::DeclaredWorkArgs,
+
+    /// Run CMD (after `--`) and sample for exactly its lifetime (plus --pre and
+    /// --post); gpuaudit exits with CMD's exit code (2 if gpuaudit itself failed).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }

@@ -1,24 +1,45 @@
 //! `gpuaudit check`: rules on a run's report, against a baseline; exit 1 when
 //! one fails, so a CI build goes red when utilization regresses.
-use crate::audit::check::{Rule, RuleKind, Side, Verdict, evaluate, parse_rule, rule_from_parts};
+use crate::audit::check::{
+    Rule, RuleKind, Side, Verdict, comparability, evaluate, parse_rule, rule_from_parts,
+};
 use crate::audit::model::{Report, SCHEMA};
 use crate::cli::check::{CheckArgs, CheckFormat};
 use crate::cli::{InputArgs, ReportArgs, ReportFormat};
-use crate::error::Findings;
-use crate::output::write_stdout;
+use crate::error::{Findings, emit};
 use crate::render::check::{CheckView, RunSource};
 use crate::render::table::TableOptions;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
+use std::io::Write;
 use std::path::Path;
 
 pub fn run(args: CheckArgs) -> Result<u8> {
     let width = TableOptions::detect(0).width;
     if args.list_metrics {
-        write_stdout(&crate::render::check::metric_list(width))?;
-        return Ok(0);
+        return emit(&crate::render::check::metric_list(width), Ok(0));
     }
-    let rules = collect_rules(&args)?;
+    match check(&args, width) {
+        Ok((text, verdict)) => emit(&text, verdict),
+        // A check that cannot run still leaves a CI page something to show.
+        Err(err) => match args.format {
+            CheckFormat::Junit => emit(
+                &crate::render::check::junit_error(&format!("{err:#}")),
+                Err(err),
+            ),
+            CheckFormat::Markdown => emit(
+                &crate::render::check::markdown_error(&format!("{err:#}")),
+                Err(err),
+            ),
+            CheckFormat::Table | CheckFormat::Json => Err(err),
+        },
+    }
+}
+
+/// Run the rules: the rendered result and the exit it decides (decided before
+/// anything is written, so a closed stdout cannot turn a failure into a pass).
+fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
+    let rules = collect_rules(args)?;
     if rules.is_empty() {
         bail!("no rules to check: give --min, --max, --max-drop, --max-rise or --rules FILE");
     }
@@ -37,7 +58,7 @@ pub fn run(args: CheckArgs) -> Result<u8> {
         bail!("CURRENT and --baseline cannot both read standard input");
     }
 
-    let (current, current_src) = load_run(&args, args.input.clone())?;
+    let (current, current_src) = load_run(args, args.input.clone())?;
     let baseline = match &args.baseline {
         Some(spec) => {
             let mut input = InputArgs {
@@ -46,13 +67,13 @@ pub fn run(args: CheckArgs) -> Result<u8> {
             };
             // --prometheus is where CURRENT comes from; the baseline is the file named.
             input.live.prometheus = None;
-            Some(load_run(&args, input).context("--baseline")?)
+            Some(load_run(args, input).context("--baseline")?)
         }
         None => None,
     };
     let all_reports =
         current_src.kind == "report" && baseline.as_ref().is_none_or(|(_, s)| s.kind == "report");
-    if all_reports && let Some(flag) = sample_options(&args).first() {
+    if all_reports && let Some(flag) = sample_options(args).first() {
         bail!(
             "{flag} applies to raw samples, but every input is a report already audited; give it to `gpuaudit report`, or check the samples"
         );
@@ -88,11 +109,27 @@ pub fn run(args: CheckArgs) -> Result<u8> {
             missing.join("; ")
         );
     }
+    let caveats = match &baseline {
+        Some((b, _)) => comparability(&rules, &current, b),
+        None => Vec::new(),
+    };
+    // On stderr too: a CI log shows them even when stdout goes to a file.
+    for c in &caveats {
+        let word = if args.strict {
+            "error (--strict)"
+        } else {
+            "warning"
+        };
+        // not eprintln!: a closed stderr must not become a panic
+        let _ = writeln!(std::io::stderr(), "gpuaudit: {word}: {}", c.message);
+    }
 
     let view = CheckView {
         current: &current_src,
         baseline: baseline.as_ref().map(|(_, s)| s),
         outcomes: &outcomes,
+        caveats: &caveats,
+        strict: args.strict,
     };
     let text = match args.format {
         CheckFormat::Table => crate::render::check::table(&view, width),
@@ -100,17 +137,19 @@ pub fn run(args: CheckArgs) -> Result<u8> {
         CheckFormat::Junit => crate::render::check::junit(&view),
         CheckFormat::Json => crate::render::check::json(&view)?,
     };
-    write_stdout(&text)?;
-    if outcomes.iter().any(|o| o.verdict == Verdict::Fail) {
-        return Err(anyhow::Error::new(Findings(
+    let verdict = if !view.passed() {
+        Err(anyhow::Error::new(Findings(
             crate::render::check::failure_line(&view),
-        )));
-    }
-    if outcomes.iter().all(|o| o.verdict == Verdict::Skipped) {
+        )))
+    } else if outcomes.iter().all(|o| o.verdict == Verdict::Skipped) {
         // Nothing was measured: a check that checked nothing must not pass.
-        bail!("no rule could be checked: every metric named is null");
-    }
-    Ok(0)
+        Err(anyhow::anyhow!(
+            "no rule could be checked: every metric named is null"
+        ))
+    } else {
+        Ok(0)
+    };
+    Ok((text, verdict))
 }
 
 /// The reading and audit options given, which a report document ignores

@@ -3,6 +3,7 @@
 use crate::cli::{Cli, Command};
 use anyhow::Result;
 
+pub mod bracket;
 pub mod check;
 pub mod common;
 pub mod demo;

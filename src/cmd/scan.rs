@@ -1,9 +1,10 @@
 //! `gpuaudit scan`: sample this node's GPUs through NVML, name who holds each
 //! card, and print the same held-vs-used report as `report` (one audit path).
+use super::bracket::{Bracket, Signals, exit_code, signal_name};
 use super::common::audit_config;
 use crate::audit::audit;
 use crate::cli::scan::{ScanArgs, ScanFormat};
-use crate::output::write_stdout;
+use crate::error::emit;
 use crate::render;
 use crate::samples::Quality;
 use crate::source::nvml::{NvmlSampler, open};
@@ -12,7 +13,7 @@ use crate::source::scan::{self as sampling, Hooks, Plan};
 use crate::timeparse::{parse_duration_ms, parse_size_bytes};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -23,18 +24,51 @@ fn host_name() -> String {
         .unwrap_or_default()
 }
 
-fn progress(quiet: bool, ticks: usize) -> ProgressBar {
-    let bar = if quiet {
-        ProgressBar::with_draw_target(Some(ticks as u64), ProgressDrawTarget::hidden())
+fn progress(quiet: bool, ticks: Option<usize>) -> ProgressBar {
+    let target = if quiet {
+        ProgressDrawTarget::hidden()
     } else {
-        // indicatif hides itself when stderr is not a terminal.
-        ProgressBar::new(ticks as u64)
+        ProgressDrawTarget::stderr()
+    };
+    // indicatif hides itself when stderr is not a terminal.
+    let (bar, template) = match ticks {
+        Some(n) => (
+            ProgressBar::with_draw_target(Some(n as u64), target),
+            "{spinner} sampling {pos}/{len} ticks [{elapsed}/{duration}]",
+        ),
+        None => (
+            ProgressBar::with_draw_target(None, target),
+            "{spinner} sampling: {pos} ticks [{elapsed}]",
+        ),
     };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} sampling {pos}/{len} ticks [{elapsed}/{duration}]")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar
+}
+
+fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {
+    let Some(v) = value else {
+        return Ok(Duration::ZERO);
+    };
+    let ms = parse_duration_ms(v).with_context(|| format!("{flag} {v}"))?;
+    if ms < 0 {
+        bail!("{flag} {v}: must not be negative");
+    }
+    Ok(Duration::from_millis(ms as u64))
+}
+
+/// The one line a CI log shows when a scan starts (not with --quiet).
+fn announce(args: &ScanArgs) {
+    let what = if args.command.is_empty() {
+        format!("for {}", args.duration)
+    } else {
+        format!("while `{}` runs", args.command.join(" "))
+    };
+    eprintln!(
+        "gpuaudit: sampling every {} {what}; SIGINT or SIGTERM stops and keeps the samples",
+        args.sample_interval
+    );
 }
 
 pub fn run(args: ScanArgs) -> Result<u8> {
@@ -49,6 +83,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     if duration_ms <= 0 {
         bail!("--duration {}: must be positive", args.duration);
     }
+    let (pre, post) = (
+        margin("--pre", args.pre.as_deref())?,
+        margin("--post", args.post.as_deref())?,
+    );
     let held_mem = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
     if let Some(out) = &args.out {
         let ext = out
@@ -64,37 +102,67 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         }
     }
     let interval = Duration::from_millis(interval_ms as u64);
-    let plan = Plan::new(
-        Duration::from_millis(duration_ms as u64),
-        interval,
-        args.once,
-    );
+    let plan = if args.command.is_empty() {
+        Plan::new(
+            Duration::from_millis(duration_ms as u64),
+            interval,
+            args.once,
+        )
+    } else {
+        Plan::until_stopped(interval)
+    };
     let host = host_name();
 
     let nvml = open(args.nvml_lib.as_deref())?;
+    let signals = Signals::catch()?;
+    let mut bracket = if args.command.is_empty() {
+        Bracket::plain()
+    } else {
+        Bracket::command(args.command.clone(), pre, post)
+    };
+    if !args.quiet {
+        announce(&args);
+    }
     let mut sampler = NvmlSampler::new(&nvml);
     let bar = progress(args.quiet, plan.ticks);
     let mut procfs = ProcFs::default();
-    let data = sampling::run(
+    let sampled = sampling::run(
         &mut sampler,
         plan,
         &host,
         Hooks {
             now_ms: &mut || chrono::Utc::now().timestamp_millis(),
-            sleep_until: &mut |t| std::thread::sleep(t.saturating_duration_since(Instant::now())),
+            wait_until: &mut |t| bracket.wait_until(t, &signals),
             owner: &mut |pid| procfs.owner(pid),
             on_tick: &mut |n| bar.set_position(n as u64),
         },
-    )?;
+    );
     bar.finish_and_clear();
     drop(sampler); // GPM samples go back to NVML before it shuts down
     drop(nvml);
+    let data = match sampled {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = bracket.finish();
+            return Err(e);
+        }
+    };
 
-    let warnings = data.warnings();
+    let mut warnings = data.warnings();
     for w in &warnings {
         eprintln!("gpuaudit: warning: {w}");
     }
+    if let Some(sig) = bracket.stopped_by {
+        let w = format!(
+            "{} stopped the scan after {} ticks; the report covers what was sampled",
+            signal_name(sig),
+            data.ticks
+        );
+        eprintln!("gpuaudit: {w}");
+        warnings.push(w);
+    }
     if data.rows.is_empty() {
+        let _ = bracket.finish();
         bail!("no samples: every GPU failed before its first sample");
     }
     let frame = sampling::to_frame(&data, held_mem)?;
@@ -120,6 +188,12 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         }
     );
     let table = crate::source::from_frame(&source_name, frame, &[], quality)?;
+    // The samples go to disk first: a stopped scan keeps them even if what follows fails.
+    if let Some(out) = &args.out {
+        crate::source::write::write_samples(&table.df, out)?;
+    }
+    // The command's exit, or an error running it (exit 2, after the samples are safe).
+    let status = bracket.finish()?;
     let mut cfg = audit_config(&args.audit, &table)?;
     // A GPU that failed after its first sample stands for one interval, not for the
     // hour a snapshot stands for; only --once is a snapshot.
@@ -127,9 +201,6 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         cfg.interval_ms = Some(interval_ms);
     }
     let report = audit(&table, &cfg)?;
-    if let Some(out) = &args.out {
-        crate::source::write::write_samples(&table.df, out)?;
-    }
     let mut detail = crate::scan::build(
         &data,
         &report,
@@ -168,8 +239,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         }
         ScanFormat::Json => render::scan::render_json(&report, &detail)?,
     };
-    write_stdout(&text)?;
-    if !data.dropped.is_empty() {
+    // Decided before writing: a closed stdout keeps a failure (or the command's code).
+    let decided = if data.dropped.is_empty() {
+        Ok(status.map_or(0, exit_code))
+    } else {
         let names: Vec<String> = data
             .dropped
             .keys()
@@ -180,10 +253,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         } else {
             ("their", "warnings")
         };
-        return Err(anyhow!(
+        Err(anyhow!(
             "{} failed mid-scan: {its} remaining samples are missing (see the {them} above)",
             names.join(", ")
-        ));
-    }
-    Ok(0)
+        ))
+    };
+    emit(&text, decided)
 }

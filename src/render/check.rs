@@ -2,7 +2,9 @@
 //! comment, JUnit XML for CI test reports, JSON for machines.
 use super::fmt::{thousands, usd};
 use super::table::new_table;
-use crate::audit::check::{Amount, METRICS, MetricKind, Outcome, Rule, RuleKind, Side, Verdict};
+use crate::audit::check::{
+    Amount, Caveat, METRICS, MetricKind, Outcome, Rule, RuleKind, Side, Verdict,
+};
 use anyhow::Result;
 use comfy_table::{Cell, CellAlignment};
 use serde::Serialize;
@@ -21,11 +23,31 @@ pub struct CheckView<'a> {
     pub current: &'a RunSource,
     pub baseline: Option<&'a RunSource>,
     pub outcomes: &'a [Outcome],
+    /// why CURRENT and BASELINE may not compare
+    pub caveats: &'a [Caveat],
+    /// --strict: every caveat is a failure
+    pub strict: bool,
 }
 
 impl CheckView<'_> {
     fn count(&self, v: Verdict) -> usize {
         self.outcomes.iter().filter(|o| o.verdict == v).count()
+    }
+    /// The caveats that fail the check (all of them under --strict).
+    fn failing_caveats(&self) -> usize {
+        if self.strict { self.caveats.len() } else { 0 }
+    }
+    pub fn passed(&self) -> bool {
+        self.count(Verdict::Fail) == 0 && self.failing_caveats() == 0
+    }
+}
+
+/// "warning" or, under --strict, "FAIL (--strict)".
+fn caveat_word(view: &CheckView) -> &'static str {
+    if view.strict {
+        "FAIL (--strict)"
+    } else {
+        "warning"
     }
 }
 
@@ -56,6 +78,7 @@ fn value(kind: MetricKind, v: Option<f64>) -> String {
         MetricKind::GpuHours if v.abs() >= 100.0 => thousands(v.round() as i64),
         MetricKind::GpuHours => trim(v, 2),
         MetricKind::Usd => usd(Some(v)),
+        MetricKind::UsdPerHour => format!("{}/h", usd(Some(v))),
     }
 }
 
@@ -66,8 +89,8 @@ fn delta(o: &Outcome) -> String {
     };
     let abs = match o.rule.metric.kind {
         MetricKind::Ratio => format!("{} pp", signed(trim(d * 100.0, 2), d < 0.0)),
-        MetricKind::Usd => {
-            let s = usd(Some(d.abs()));
+        MetricKind::Usd | MetricKind::UsdPerHour => {
+            let s = value(o.rule.metric.kind, Some(d.abs()));
             if d < 0.0 {
                 format!("-{s}")
             } else if d > 0.0 {
@@ -168,10 +191,20 @@ fn headline(view: &CheckView) -> String {
     } else {
         String::new()
     };
+    let caveats = match (view.caveats.len(), view.strict) {
+        (0, _) => String::new(),
+        (1, false) => "; 1 comparability warning".to_string(),
+        (c, false) => format!("; {c} comparability warnings"),
+        (1, true) => "; 1 comparability warning fails (--strict)".to_string(),
+        (c, true) => format!("; {c} comparability warnings fail (--strict)"),
+    };
     if failed > 0 {
-        format!("{failed} of {n} rules failed{skipped}")
+        format!("{failed} of {n} rules failed{skipped}{caveats}")
     } else {
-        format!("{} of {n} rules passed{skipped}", view.count(Verdict::Pass))
+        format!(
+            "{} of {n} rules passed{skipped}{caveats}",
+            view.count(Verdict::Pass)
+        )
     }
 }
 
@@ -231,16 +264,31 @@ pub fn table(view: &CheckView, width: u16) -> String {
             explain(o)
         ));
     }
+    for c in view.caveats {
+        out.push_str(&format!("{}: {}\n", caveat_word(view), c.message));
+    }
     out
 }
 
 pub fn markdown(view: &CheckView) -> String {
-    let icon = if view.count(Verdict::Fail) > 0 {
+    let icon = if !view.passed() {
         "❌"
+    } else if !view.caveats.is_empty() {
+        "⚠️"
     } else {
         "✅"
     };
     let mut out = format!("## {icon} gpuaudit check: {}\n\n", headline(view));
+    for c in view.caveats {
+        out.push_str(&format!(
+            "> ⚠️ **{}**: {}\n",
+            caveat_word(view),
+            c.message.replace('|', "\\|")
+        ));
+    }
+    if !view.caveats.is_empty() {
+        out.push('\n');
+    }
     out.push_str("| rule (metric) | baseline | current | delta | limit | verdict |\n");
     out.push_str("|---|---:|---:|---:|---|---|\n");
     for o in view.outcomes {
@@ -286,15 +334,38 @@ fn xml(s: &str) -> String {
 
 /// JUnit XML: one testcase per rule, named after the rule.
 pub fn junit(view: &CheckView) -> String {
+    let strict = view.failing_caveats();
     let (n, failed, skipped) = (
-        view.outcomes.len(),
-        view.count(Verdict::Fail),
+        view.outcomes.len() + strict,
+        view.count(Verdict::Fail) + strict,
         view.count(Verdict::Skipped),
     );
     let counts = format!(r#"tests="{n}" failures="{failed}" errors="0" skipped="{skipped}""#);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!("<testsuites name=\"gpuaudit check\" {counts}>\n"));
     out.push_str(&format!("  <testsuite name=\"gpuaudit check\" {counts}>\n"));
+    if !view.caveats.is_empty() {
+        // CI pages show properties and the suite's system-err; --strict adds a
+        // failing case per caveat, which every JUnit viewer shows.
+        out.push_str("    <properties>\n");
+        for c in view.caveats {
+            out.push_str(&format!(
+                "      <property name=\"comparability.{}\" value=\"{}\"/>\n",
+                c.kind.key(),
+                xml(&c.message)
+            ));
+        }
+        out.push_str("    </properties>\n");
+    }
+    if view.strict {
+        for c in view.caveats {
+            out.push_str(&format!(
+                "    <testcase classname=\"gpuaudit.check.comparability\" name=\"comparable: {}\" time=\"0\">\n      <failure type=\"comparability\" message=\"{}\">--strict: the reports do not compare</failure>\n    </testcase>\n",
+                c.kind.key(),
+                xml(&c.message)
+            ));
+        }
+    }
     for o in view.outcomes {
         let [b, c, d, l, _] = cells(o);
         let detail = format!("baseline {b}, current {c}, delta {d}, limit {l}");
@@ -321,8 +392,37 @@ pub fn junit(view: &CheckView) -> String {
         }
         out.push_str("    </testcase>\n");
     }
+    if !view.caveats.is_empty() {
+        let lines: Vec<String> = view
+            .caveats
+            .iter()
+            .map(|c| format!("{}: {}", caveat_word(view), c.message))
+            .collect();
+        out.push_str(&format!(
+            "    <system-err>{}</system-err>\n",
+            xml(&lines.join("\n"))
+        ));
+    }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
+}
+
+/// JUnit when the check could not run (bad input, an unmeasured metric): one
+/// failing case saying why, so the CI page is never an empty file.
+pub fn junit_error(message: &str) -> String {
+    let counts = r#"tests="1" failures="1" errors="0" skipped="0""#;
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpuaudit check\" {counts}>\n  <testsuite name=\"gpuaudit check\" {counts}>\n    <testcase classname=\"gpuaudit.check\" name=\"gpuaudit check could not run\" time=\"0\">\n      <failure type=\"error\" message=\"{m}\">{m}</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n",
+        m = xml(message)
+    )
+}
+
+/// Markdown when the check could not run: a summary that says why.
+pub fn markdown_error(message: &str) -> String {
+    format!(
+        "## ❌ gpuaudit check could not run\n\n> {}\n\nNo rule was checked (exit 2).\n",
+        message.replace('\n', " ")
+    )
 }
 
 #[derive(Serialize)]
@@ -355,6 +455,15 @@ struct JsonCheck<'a> {
     baseline: Option<&'a RunSource>,
     summary: JsonSummary,
     rules: Vec<JsonRule>,
+    /// why CURRENT and BASELINE may not compare; failures under --strict
+    warnings: Vec<JsonCaveat>,
+    strict: bool,
+}
+
+#[derive(Serialize)]
+struct JsonCaveat {
+    kind: &'static str,
+    message: String,
 }
 
 #[derive(Serialize)]
@@ -408,7 +517,7 @@ pub fn json(view: &CheckView) -> Result<String> {
         .collect();
     let doc = JsonCheck {
         schema: CHECK_SCHEMA,
-        passed: view.count(Verdict::Fail) == 0,
+        passed: view.passed(),
         current: view.current,
         baseline: view.baseline,
         summary: JsonSummary {
@@ -418,6 +527,15 @@ pub fn json(view: &CheckView) -> Result<String> {
             skipped: view.count(Verdict::Skipped),
         },
         rules,
+        warnings: view
+            .caveats
+            .iter()
+            .map(|c| JsonCaveat {
+                kind: c.kind.key(),
+                message: c.message.clone(),
+            })
+            .collect(),
+        strict: view.strict,
     };
     let mut s = serde_json::to_string_pretty(&doc)?;
     s.push('\n');
@@ -431,6 +549,12 @@ pub fn failure_line(view: &CheckView) -> String {
         .iter()
         .filter(|o| o.verdict == Verdict::Fail)
         .map(|o| format!("{} ({})", o.rule.label(), explain(o)))
+        .chain(
+            view.caveats
+                .iter()
+                .take(view.failing_caveats())
+                .map(|c| format!("--strict: {}", c.message)),
+        )
         .collect();
     format!("check failed: {}", fails.join("; "))
 }
@@ -444,6 +568,7 @@ pub fn metric_list(width: u16) -> String {
             MetricKind::Ratio => "ratio 0..1 (2pp, 5%, 0.35)",
             MetricKind::GpuHours => "GPU-hours (5%, 12.5)",
             MetricKind::Usd => "USD (5%, 50)",
+            MetricKind::UsdPerHour => "USD per hour (5%, 2.5)",
         };
         t.add_row(vec![m.name, unit, m.path]);
     }

@@ -84,7 +84,8 @@ pub trait Sampler {
 /// How long and how often.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
-    pub ticks: usize,
+    /// None: until the waiting hook says stop (a wrapped command's lifetime, a signal)
+    pub ticks: Option<usize>,
     pub interval: Duration,
 }
 
@@ -99,8 +100,31 @@ impl Plan {
                 .round()
                 .max(1.0) as usize
         };
-        Plan { ticks, interval }
+        Plan {
+            ticks: Some(ticks),
+            interval,
+        }
     }
+
+    /// Until stopped: a wrapped command's lifetime and its margins.
+    pub fn until_stopped(interval: Duration) -> Plan {
+        Plan {
+            ticks: None,
+            interval,
+        }
+    }
+}
+
+/// Why the waiting hook returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// the deadline came: the next tick on the interval's grid
+    Tick,
+    /// sample now, off the grid, and go on (a wrapped command starts or ends);
+    /// the grid starts again from here
+    Now,
+    /// sample now and stop (the command and its margin are over, or a signal came)
+    Last,
 }
 
 /// One row of the scan: a unit's reading at a time, with the owners of its processes.
@@ -149,13 +173,15 @@ impl ScanData {
 /// Hooks the loop calls: time, waiting, owner lookup, progress.
 pub struct Hooks<'a> {
     pub now_ms: &'a mut dyn FnMut() -> i64,
-    pub sleep_until: &'a mut dyn FnMut(Instant),
+    /// wait until the deadline, or less when something happens that needs a sample
+    pub wait_until: &'a mut dyn FnMut(Instant) -> Wake,
     pub owner: &'a mut dyn FnMut(u32) -> Owner,
     pub on_tick: &'a mut dyn FnMut(usize),
 }
 
-/// Sample every unit `plan.ticks` times. A unit whose read fails is dropped from
-/// then on (its remaining samples are missing); the others continue.
+/// Sample every unit each tick of the plan (or until the waiting hook says
+/// stop). A unit whose read fails is dropped from then on (its remaining
+/// samples are missing); the others continue.
 pub fn run(
     sampler: &mut dyn Sampler,
     plan: Plan,
@@ -166,12 +192,18 @@ pub fn run(
     let mut data = ScanData {
         host: host.to_string(),
         mig_parents: sampler.mig_parents(),
-        ticks: plan.ticks,
+        ticks: plan.ticks.unwrap_or(0),
         ..Default::default()
     };
-    let start = Instant::now();
-    for tick in 0..plan.ticks {
-        (hooks.sleep_until)(start + plan.interval * (tick as u32 + 1));
+    let mut next = Instant::now() + plan.interval;
+    let mut tick = 0usize;
+    while plan.ticks.is_none_or(|n| tick < n) {
+        let wake = (hooks.wait_until)(next);
+        next = if wake == Wake::Tick {
+            next + plan.interval
+        } else {
+            Instant::now() + plan.interval
+        };
         for i in 0..units.len() {
             if data.dropped.contains_key(&i) {
                 continue;
@@ -204,8 +236,14 @@ pub fn run(
                 }
             }
         }
-        (hooks.on_tick)(tick + 1);
+        tick += 1;
+        (hooks.on_tick)(tick);
+        if wake == Wake::Last {
+            break;
+        }
     }
+    // A scan stopped early (or open-ended) took the ticks it took.
+    data.ticks = tick;
     data.units = units;
     Ok(data)
 }
@@ -361,7 +399,7 @@ mod tests {
         let data = run(
             &mut fake,
             Plan {
-                ticks: 4,
+                ticks: Some(4),
                 interval: Duration::ZERO,
             },
             "node1",
@@ -370,7 +408,7 @@ mod tests {
                     t += 1000;
                     t
                 },
-                sleep_until: &mut |_| {},
+                wait_until: &mut |_| Wake::Tick,
                 owner: &mut |pid| Owner {
                     pid,
                     user: "alice".into(),
@@ -421,15 +459,50 @@ mod tests {
     fn plan_rounds_and_once_is_one_tick() {
         assert_eq!(
             Plan::new(Duration::from_secs(5), Duration::from_secs(1), false).ticks,
-            5
+            Some(5)
         );
         assert_eq!(
             Plan::new(Duration::from_secs(5), Duration::from_secs(1), true).ticks,
-            1
+            Some(1)
         );
         assert_eq!(
             Plan::new(Duration::from_millis(50), Duration::from_millis(100), false).ticks,
-            1
+            Some(1)
         );
+    }
+
+    #[test]
+    fn an_open_plan_samples_until_the_last_wake() -> Result<()> {
+        let mut fake = Fake { reads: vec![0, 0] };
+        let mut wakes = [Wake::Now, Wake::Tick, Wake::Tick, Wake::Now, Wake::Last].into_iter();
+        let mut t = 0i64;
+        let data = run(
+            &mut fake,
+            Plan::until_stopped(Duration::ZERO),
+            "node1",
+            Hooks {
+                now_ms: &mut || {
+                    t += 1000;
+                    t
+                },
+                wait_until: &mut |_| wakes.next().unwrap_or(Wake::Last),
+                owner: &mut |pid| Owner {
+                    pid,
+                    user: "alice".into(),
+                    command: None,
+                    job: None,
+                },
+                on_tick: &mut |_| {},
+            },
+        )?;
+        assert_eq!(data.ticks, 5);
+        assert_eq!(data.rows.iter().filter(|r| r.unit == 0).count(), 5);
+        // unit 1 is lost at its third read: 2 samples, 3 missing
+        assert!(
+            data.warnings()[0].contains("failed at tick 3 of 5"),
+            "{:?}",
+            data.warnings()
+        );
+        Ok(())
     }
 }

@@ -6,6 +6,9 @@ use std::fs::File;
 use std::path::Path;
 
 /// Write `df` (canonical columns) to `path`, the format chosen by its extension.
+/// Written to a temporary file beside it and renamed into place, so `path` is
+/// either the old file or the whole new one, never half a file (a scan stopped
+/// by a signal, a full disk).
 pub fn write_samples(df: &DataFrame, path: &Path) -> Result<()> {
     let ext = path
         .extension()
@@ -18,10 +21,30 @@ pub fn write_samples(df: &DataFrame, path: &Path) -> Result<()> {
             path.display()
         );
     }
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        bail!("--out {}: not a file name", path.display());
+    };
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = write_as(df, &temp, &ext).and_then(|()| {
+        std::fs::rename(&temp, path).with_context(|| {
+            format!(
+                "--out {}: cannot rename {} into place",
+                path.display(),
+                temp.display()
+            )
+        })
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+fn write_as(df: &DataFrame, temp: &Path, ext: &str) -> Result<()> {
     let mut df = df.clone();
     let mut file =
-        File::create(path).with_context(|| format!("--out {}: cannot create", path.display()))?;
-    let written = match ext.as_str() {
+        File::create(temp).with_context(|| format!("--out: cannot create {}", temp.display()))?;
+    let written = match ext {
         "parquet" => ParquetWriter::new(&mut file)
             .with_compression(ParquetCompression::Zstd(None))
             .finish(&mut df)
@@ -35,7 +58,10 @@ pub fn write_samples(df: &DataFrame, path: &Path) -> Result<()> {
     };
     written
         .map_err(anyhow::Error::from)
-        .with_context(|| format!("--out {}: cannot write", path.display()))
+        .with_context(|| format!("--out: cannot write {}", temp.display()))?;
+    // on disk before the rename makes it the file
+    file.sync_all()
+        .with_context(|| format!("--out: cannot write {}", temp.display()))
 }
 
 #[cfg(test)]
@@ -78,6 +104,16 @@ mod tests {
             assert_eq!(u.get(1), None, "{name}");
         }
         assert!(write_samples(&df, &dir.path().join("s.txt")).is_err());
+        // no temporary file left beside the output
+        let left: Vec<_> = std::fs::read_dir(dir.path())?
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left.len(), 3, "{left:?}");
+        // a write that cannot happen names the output and leaves nothing behind
+        let err = write_samples(&df, &dir.path().join("missing-dir").join("s.parquet"))
+            .expect_err("no such dir");
+        assert!(format!("{err:#}").contains("missing-dir"), "{err:#}");
         Ok(())
     }
 }
