@@ -17,11 +17,15 @@ use std::path::Path;
 
 pub use page::REPORT_SCRIPT_ID;
 
+/// Per-GPU rows are embedded up to this many GPUs (about 0.7 kB each, so
+/// 1,000 GPUs stay well under 1 MB); the page itself shows none of them.
+const MAX_EMBEDDED_GPUS: usize = 1000;
+
 /// What the page shows beyond the report itself.
 #[derive(Debug, Clone, Default)]
 pub struct HtmlOptions {
     /// rows of the top-N tables (idle episodes, jobs); the embedded JSON keeps
-    /// this many idle episodes too, so the file stays small on a large fleet
+    /// as many, so the file stays small on a large fleet
     pub top: usize,
     /// the thresholds and options the audit ran with, as (name, value) lines
     pub settings: Vec<(String, String)>,
@@ -60,16 +64,48 @@ pub fn render(report: &Report, opts: &HtmlOptions) -> Result<String> {
     sections::jobs(&mut body, report, opts);
     // hook: findings
     sections::data_quality(&mut body, report, opts);
+    let (embedded, cuts) = embedded_report(report, opts.top);
+    let cut_note = if cuts.is_empty() {
+        "every list in full".to_string()
+    } else {
+        format!("lists cut to what this page shows: {}; `--format json` has them all", cuts.join(", "))
+    };
     body.push_str(&format!(
-        "<footer>Written by gpuaudit {}. The report is embedded as JSON ({SCHEMA}, script id “{REPORT_SCRIPT_ID}”, the top {} idle episodes): <code>gpuaudit check this.html --baseline …</code> reads it.</footer>\n",
+        "<footer>Written by gpuaudit {}. The report is embedded as JSON ({SCHEMA}, script id “{REPORT_SCRIPT_ID}”, {}): <code>gpuaudit check this.html --baseline …</code> reads it.</footer>\n",
         env!("CARGO_PKG_VERSION"),
-        opts.top
+        escape::text(&cut_note)
     ));
-
-    let mut embedded = report.clone();
-    embedded.idle_episodes.truncate(opts.top);
     let json = serde_json::to_string(&embedded)?;
-    Ok(page::document(&format!("GPU audit {window}"), &body, &json))
+    Ok(page::document(&format!("GPU audit {window}"), &body, &json, &cuts.join(", ")))
+}
+
+/// The report as embedded: every figure as computed, its long lists cut to
+/// the top N the page shows (idle episodes, jobs, showback groups) and the
+/// per-GPU rows left out above `MAX_EMBEDDED_GPUS`, so the file stays small on
+/// a large fleet. Returns the cuts made, as "list kept of total".
+fn embedded_report(report: &Report, top: usize) -> (Report, Vec<String>) {
+    let mut r = report.clone();
+    let mut cuts = Vec::new();
+    let mut cut = |name: &str, total: usize, kept: usize| {
+        if kept < total {
+            cuts.push(format!("{name} {kept} of {total}"));
+        }
+    };
+    cut("idle_episodes", r.idle_episodes.len(), top.min(r.idle_episodes.len()));
+    r.idle_episodes.truncate(top);
+    if let Some(groups) = &mut r.groups {
+        cut("groups", groups.len(), sections::TOP_GROUPS.min(groups.len()));
+        groups.truncate(sections::TOP_GROUPS);
+    }
+    if let Some(jobs) = &mut r.jobs {
+        cut("jobs", jobs.len(), top.min(jobs.len()));
+        jobs.truncate(top);
+    }
+    if r.gpus.len() > MAX_EMBEDDED_GPUS {
+        cut("gpus", r.gpus.len(), 0);
+        r.gpus.clear();
+    }
+    (r, cuts)
 }
 
 /// Whether the head of a file is an HTML document (for `check` to tell it from JSON).

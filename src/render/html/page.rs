@@ -66,8 +66,9 @@ footer { margin-top: 2.5rem; font-size: .8rem; color: var(--muted); }
 }
 "#;
 
-/// The whole document: `title` is plain text, `body` ready HTML, `report_json` the report as JSON.
-pub fn document(title: &str, body: &str, report_json: &str) -> String {
+/// The whole document: `title` is plain text, `body` ready HTML, `report_json`
+/// the report as JSON, `cuts` the lists cut short in it ("" when none).
+pub fn document(title: &str, body: &str, report_json: &str, cuts: &str) -> String {
     let mut s = String::with_capacity(body.len() + report_json.len() + STYLE.len() + 1024);
     s.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     s.push_str(&format!(
@@ -81,8 +82,9 @@ pub fn document(title: &str, body: &str, report_json: &str) -> String {
     ));
     s.push_str(body);
     s.push_str("</main>\n");
+    let cut_attr = if cuts.is_empty() { String::new() } else { format!(" data-cut=\"{}\"", text(cuts)) };
     s.push_str(&format!(
-        "<script type=\"application/json\" id=\"{REPORT_SCRIPT_ID}\">{}</script>\n",
+        "<script type=\"application/json\" id=\"{REPORT_SCRIPT_ID}\"{cut_attr}>{}</script>\n",
         json_in_script(report_json)
     ));
     s.push_str("</body>\n</html>\n");

@@ -10,7 +10,7 @@ use crate::render::table::{headline, units};
 use std::fmt::Write;
 
 /// The showback chart and table list this many groups; the embedded JSON has them all.
-const TOP_GROUPS: usize = 20;
+pub const TOP_GROUPS: usize = 20;
 
 /// A headline figure: its JSON pointer and exact value travel as data
 /// attributes, so a reader (or the browser test) can tell the page says
