@@ -68,7 +68,10 @@ pub fn render(report: &Report, opts: &HtmlOptions) -> Result<String> {
     let cut_note = if cuts.is_empty() {
         "every list in full".to_string()
     } else {
-        format!("lists cut to what this page shows: {}; `--format json` has them all", cuts.join(", "))
+        format!(
+            "lists cut to what this page shows: {}; `--format json` has them all",
+            cuts.join(", ")
+        )
     };
     body.push_str(&format!(
         "<footer>Written by gpuaudit {}. The report is embedded as JSON ({SCHEMA}, script id “{REPORT_SCRIPT_ID}”, {}): <code>gpuaudit check this.html --baseline …</code> reads it.</footer>\n",
@@ -76,7 +79,12 @@ pub fn render(report: &Report, opts: &HtmlOptions) -> Result<String> {
         escape::text(&cut_note)
     ));
     let json = serde_json::to_string(&embedded)?;
-    Ok(page::document(&format!("GPU audit {window}"), &body, &json, &cuts.join(", ")))
+    Ok(page::document(
+        &format!("GPU audit {window}"),
+        &body,
+        &json,
+        &cuts.join(", "),
+    ))
 }
 
 /// The report as embedded: every figure as computed, its long lists cut to
@@ -91,10 +99,18 @@ fn embedded_report(report: &Report, top: usize) -> (Report, Vec<String>) {
             cuts.push(format!("{name} {kept} of {total}"));
         }
     };
-    cut("idle_episodes", r.idle_episodes.len(), top.min(r.idle_episodes.len()));
+    cut(
+        "idle_episodes",
+        r.idle_episodes.len(),
+        top.min(r.idle_episodes.len()),
+    );
     r.idle_episodes.truncate(top);
     if let Some(groups) = &mut r.groups {
-        cut("groups", groups.len(), sections::TOP_GROUPS.min(groups.len()));
+        cut(
+            "groups",
+            groups.len(),
+            sections::TOP_GROUPS.min(groups.len()),
+        );
         groups.truncate(sections::TOP_GROUPS);
     }
     if let Some(jobs) = &mut r.jobs {

@@ -82,7 +82,11 @@ pub fn document(title: &str, body: &str, report_json: &str, cuts: &str) -> Strin
     ));
     s.push_str(body);
     s.push_str("</main>\n");
-    let cut_attr = if cuts.is_empty() { String::new() } else { format!(" data-cut=\"{}\"", text(cuts)) };
+    let cut_attr = if cuts.is_empty() {
+        String::new()
+    } else {
+        format!(" data-cut=\"{}\"", text(cuts))
+    };
     s.push_str(&format!(
         "<script type=\"application/json\" id=\"{REPORT_SCRIPT_ID}\"{cut_attr}>{}</script>\n",
         json_in_script(report_json)

@@ -225,9 +225,9 @@ pub fn cost(out: &mut String, r: &Report) {
             &segs,
             total,
         ));
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<figcaption><span class=\"key k-held\"></span>held {} <span class=\"key k-idle_held\"></span>of which idle {} <span class=\"key k-unallocated\"></span>unallocated {} — of {} observed{per}</figcaption></figure>\n",
+            "<figcaption><span class=\"key k-held\"></span>held {} <span class=\"key k-idle_held\"></span>of which idle {} <span class=\"key k-unallocated\"></span>unallocated {} — of {} observed{per}</figcaption></figure>",
             text(&usd(Some(held))),
             text(&usd(c.idle_held_usd)),
             text(&usd(Some(unalloc))),
@@ -331,9 +331,9 @@ pub fn showback(out: &mut String, r: &Report) {
             &rows,
             max,
         ));
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<figcaption><span class=\"key k-held\"></span>held <span class=\"key k-active\"></span>device active (held × device activity)</figcaption></figure>\n"
+            "<figcaption><span class=\"key k-held\"></span>held <span class=\"key k-active\"></span>device active (held × device activity)</figcaption></figure>"
         );
     }
     let _ = write!(
