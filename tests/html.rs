@@ -542,6 +542,8 @@ fn the_demo_report_in_headless_chromium() -> anyhow::Result<()> {
         chromium(&work.path().join(format!("p-{name}")), &a, &url)?;
         assert!(std::fs::read(&png)?.starts_with(b"\x89PNG"), "{name}");
     }
+    // prefers-color-scheme: dark swaps the palette
+    assert_ne!(std::fs::read(dir.join("report.png"))?, std::fs::read(dir.join("report-dark.png"))?);
     println!("browser output: {}", dir.display());
     if std::env::var_os("GPUAUDIT_REGEN").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");

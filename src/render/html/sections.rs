@@ -112,12 +112,20 @@ pub fn waterfall(out: &mut String, r: &Report) {
                 None => "n/a (not measured)".to_string(),
             };
             Bar {
-                tip: format!(
-                    "{name}: {} {unit}, {} of held, {} of observed",
-                    opt_hours(s.gpu_hours),
-                    pct(s.pct_of_held),
-                    pct(s.pct_of_observed)
-                ),
+                tip: match (s.gpu_hours, s.pct_of_held) {
+                    (None, _) => format!("{name}: not measured"),
+                    (Some(h), None) => format!(
+                        "{name}: {} {unit}, {} of observed",
+                        hours(h),
+                        pct(s.pct_of_observed)
+                    ),
+                    (Some(h), Some(of_held)) => format!(
+                        "{name}: {} {unit}, {} of held, {} of observed",
+                        hours(h),
+                        pct(Some(of_held)),
+                        pct(s.pct_of_observed)
+                    ),
+                },
                 label: name,
                 value: s.gpu_hours,
                 class: layer_class(&s.layer),
@@ -374,7 +382,7 @@ pub fn idle_episodes(out: &mut String, r: &Report, opts: &HtmlOptions) {
     out.push_str("<section id=\"idle-episodes\">\n<h2>Top idle held episodes</h2>\n");
     let _ = writeln!(
         out,
-        "<p class=\"note\">{} episodes of at least the minimum idle length found; the {} longest:</p>",
+        "<p class=\"note\">Idle held episodes at least the minimum idle length long: {} found, the longest {} listed.</p>",
         r.idle_episodes_total,
         shown.len()
     );
