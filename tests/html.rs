@@ -110,6 +110,31 @@ fn same_input_same_bytes() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// With `--jobs`, the useful layer joins the waterfall and the jobs table lists MFU
+/// (testdata/mfu: train-a at 30%, not useful $12.60; see tests/mfu.rs).
+#[test]
+fn declared_jobs_show_their_mfu() -> anyhow::Result<()> {
+    let html = report(
+        &[&data("mfu/fleet.csv"), "--jobs", &data("mfu/jobs.csv")],
+        "html",
+    )?;
+    let jobs = html
+        .split("<section id=\"jobs\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .ok_or_else(|| anyhow::anyhow!("no jobs section"))?;
+    assert!(
+        jobs.contains("<tr><td>train-a</td><td class=\"n\">2</td><td class=\"n\">6.00</td><td class=\"n\">95.0%</td><td class=\"n\">70.0%</td><td class=\"n\">50.0%</td><td class=\"n\">30.0%</td><td class=\"n\">$12.60</td></tr>"),
+        "{jobs}"
+    );
+    assert!(jobs.contains("<td>mystery</td>") && jobs.contains("<td class=\"n\">n/a</td>"));
+    assert!(
+        html.contains("<title>useful: "),
+        "the useful layer is drawn"
+    );
+    Ok(())
+}
+
 #[test]
 fn page_fetches_nothing() -> anyhow::Result<()> {
     let html = report(&[&data("demo-fleet.parquet"), "--by", "team"], "html")?;
@@ -543,7 +568,10 @@ fn the_demo_report_in_headless_chromium() -> anyhow::Result<()> {
         assert!(std::fs::read(&png)?.starts_with(b"\x89PNG"), "{name}");
     }
     // prefers-color-scheme: dark swaps the palette
-    assert_ne!(std::fs::read(dir.join("report.png"))?, std::fs::read(dir.join("report-dark.png"))?);
+    assert_ne!(
+        std::fs::read(dir.join("report.png"))?,
+        std::fs::read(dir.join("report-dark.png"))?
+    );
     println!("browser output: {}", dir.display());
     if std::env::var_os("GPUAUDIT_REGEN").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
