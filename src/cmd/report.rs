@@ -31,14 +31,23 @@ pub fn build(args: &ReportArgs) -> Result<Report> {
 /// parquet, or their samples are not in time order (then the in-memory path sorts them).
 fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Option<Report>> {
     let inputs = crate::source::resolve_inputs(&args.input.inputs)?;
-    let forced_other = opts.format.is_some_and(|f| f != crate::source::InputFormat::Parquet);
-    let Some(stream) = crate::source::stream::ParquetStream::open(&inputs, &opts.maps, forced_other)? else {
+    let forced_other = opts
+        .format
+        .is_some_and(|f| f != crate::source::InputFormat::Parquet);
+    let Some(stream) =
+        crate::source::stream::ParquetStream::open(&inputs, &opts.maps, forced_other)?
+    else {
         return Ok(None);
     };
     let cfg = super::common::audit_config_with_end(&args.audit, &|| stream.max_time())?;
     match crate::audit::audit_chunks(&stream, &cfg) {
         Ok(r) => Ok(Some(r)),
-        Err(e) if e.downcast_ref::<crate::audit::engine::OutOfOrder>().is_some() => Ok(None),
+        Err(e)
+            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
+                .is_some() =>
+        {
+            Ok(None)
+        }
         Err(e) => Err(e),
     }
 }
@@ -47,14 +56,17 @@ pub fn run(args: ReportArgs) -> Result<u8> {
     let report = build(&args)?;
     let top_default = args.audit.top.unwrap_or(10);
     let text = match args.format {
-        ReportFormat::Table => render::table::render(&report, &render::table::TableOptions::detect(top_default)),
+        ReportFormat::Table => {
+            render::table::render(&report, &render::table::TableOptions::detect(top_default))
+        }
         ReportFormat::Json => render::json::render(&report)?,
         ReportFormat::Csv => render::csv::render(&report),
         ReportFormat::Markdown => render::markdown::render(&report, top_default),
         ReportFormat::Html => render::html::render(&report, &html_options(&args, top_default))?,
     };
     match &args.output {
-        Some(path) => std::fs::write(path, &text).with_context(|| format!("--output {}: cannot write", path.display()))?,
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("--output {}: cannot write", path.display()))?,
         None => write_stdout(&text)?,
     }
     Ok(0)
@@ -67,11 +79,23 @@ fn html_options(args: &ReportArgs, top: usize) -> render::html::HtmlOptions {
     let settings = [
         ("idle when device activity is below", a.idle_below.clone()),
         ("idle episodes listed from", a.min_idle.clone()),
-        ("max gap (longer is unobserved)", or(&a.max_gap, "3 × the GPU's median sample step")),
+        (
+            "max gap (longer is unobserved)",
+            or(&a.max_gap, "3 × the GPU's median sample step"),
+        ),
         ("a single sample stands for", or(&a.interval, "1h")),
-        ("held by memory (when that is the rule) above", a.held_mem.clone()),
+        (
+            "held by memory (when that is the rule) above",
+            a.held_mem.clone(),
+        ),
         ("since", or(&a.since, "first sample")),
         ("until", or(&a.until, "end of the last sample")),
     ];
-    render::html::HtmlOptions { top, settings: settings.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+    render::html::HtmlOptions {
+        top,
+        settings: settings
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    }
 }
