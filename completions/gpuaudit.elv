@@ -60,6 +60,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --top 'How many idle episodes to list (all in JSON output unless set)'
             cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
             cand --format 'Output format'
+            cand -o 'Write the report to FILE instead of standard output'
+            cand --output 'Write the report to FILE instead of standard output'
             cand --pushdown 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'

@@ -75,7 +75,9 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l jobs -d 'De
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 csv\t''
-markdown\t''"
+markdown\t''
+html\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l pushdown -d 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'

@@ -7,6 +7,8 @@ pub enum ReportFormat {
     Json,
     Csv,
     Markdown,
+    // one self-contained page with charts and the JSON embedded (render/html)
+    Html,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -20,6 +22,10 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
+
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 
     /// No progress bar.
     #[arg(long, short)]

@@ -308,6 +308,7 @@ fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
         input,
         audit: args.audit.clone(),
         format: ReportFormat::Json,
+        output: None,
         quiet: args.quiet,
     };
     let kind = if report_args.input.live.prometheus.is_some() {
@@ -328,6 +329,9 @@ fn read_report_document(spec: &str) -> Result<Option<Report>> {
     }
     let head = crate::source::files::read_head(path, 4096)?;
     let head = String::from_utf8_lossy(&head);
+    if crate::render::html::looks_like_html(&head) {
+        return crate::render::html::read_embedded_report(path).map(Some);
+    }
     if !head.trim_start().starts_with('{')
         || !head.contains("\"schema\"")
         || !head.contains("\"gpuaudit.")

@@ -4,7 +4,7 @@ use crate::audit::{audit, model::Report};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::output::write_stdout;
 use crate::render;
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 /// Read, audit: the report model for the given arguments (also used by `check`).
 pub fn build(args: &ReportArgs) -> Result<Report> {
@@ -62,7 +62,40 @@ pub fn run(args: ReportArgs) -> Result<u8> {
         ReportFormat::Json => render::json::render(&report)?,
         ReportFormat::Csv => render::csv::render(&report),
         ReportFormat::Markdown => render::markdown::render(&report, top_default),
+        ReportFormat::Html => render::html::render(&report, &html_options(&args, top_default))?,
     };
-    write_stdout(&text)?;
+    match &args.output {
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("--output {}: cannot write", path.display()))?,
+        None => write_stdout(&text)?,
+    }
     Ok(0)
+}
+
+/// The thresholds the audit ran with, as given, so the HTML page stands alone.
+fn html_options(args: &ReportArgs, top: usize) -> render::html::HtmlOptions {
+    let a = &args.audit;
+    let or = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.to_string());
+    let settings = [
+        ("idle when device activity is below", a.idle_below.clone()),
+        ("idle episodes listed from", a.min_idle.clone()),
+        (
+            "max gap (longer is unobserved)",
+            or(&a.max_gap, "3 × the GPU's median sample step"),
+        ),
+        ("a single sample stands for", or(&a.interval, "1h")),
+        (
+            "held by memory (when that is the rule) above",
+            a.held_mem.clone(),
+        ),
+        ("since", or(&a.since, "first sample")),
+        ("until", or(&a.until, "end of the last sample")),
+    ];
+    render::html::HtmlOptions {
+        top,
+        settings: settings
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    }
 }

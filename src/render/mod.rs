@@ -1,7 +1,8 @@
-//! The only code that formats: table, json, csv, markdown.
+//! The only code that formats: table, json, csv, markdown, html.
 pub mod check;
 pub mod csv;
 pub mod fmt;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod mfu;

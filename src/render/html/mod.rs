@@ -1,0 +1,190 @@
+//! `report --format html`: the meeting document. One self-contained file:
+//! inline CSS and SVG drawn here, no script to run, nothing fetched (a
+//! Content-Security-Policy forbids it), dark mode and print styles, and the
+//! report's JSON embedded so `check` can read the file back.
+//!
+//! Plain `write!` into escaping helpers (escape.rs) rather than a template
+//! crate: the page is a dozen fixed sections, and one escaping function per
+//! context is easier to audit than a template language's rules.
+mod escape;
+mod page;
+mod sections;
+mod svg;
+
+use crate::audit::model::{Report, SCHEMA};
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+
+pub use page::REPORT_SCRIPT_ID;
+
+/// Per-GPU rows are embedded up to this many GPUs (about 0.7 kB each, so
+/// 1,000 GPUs stay well under 1 MB); the page itself shows none of them.
+const MAX_EMBEDDED_GPUS: usize = 1000;
+
+/// What the page shows beyond the report itself.
+#[derive(Debug, Clone, Default)]
+pub struct HtmlOptions {
+    /// rows of the top-N tables (idle episodes, jobs); the embedded JSON keeps
+    /// as many, so the file stays small on a large fleet
+    pub top: usize,
+    /// the thresholds and options the audit ran with, as (name, value) lines
+    pub settings: Vec<(String, String)>,
+}
+
+/// The whole HTML document.
+pub fn render(report: &Report, opts: &HtmlOptions) -> Result<String> {
+    let mut body = String::new();
+    let window = format!(
+        "{} → {} UTC",
+        crate::render::fmt::short_time(&report.window.start),
+        crate::render::fmt::short_time(&report.window.end)
+    );
+    body.push_str("<header>\n<h1>GPU audit: held vs used</h1>\n");
+    body.push_str(&format!(
+        "<p class=\"window\">{} · {} GPUs · {} h{}</p>\n</header>\n",
+        escape::text(&window),
+        report.gpu_count,
+        crate::render::fmt::hours(report.window.hours),
+        if report.window.snapshot {
+            " · snapshot"
+        } else {
+            ""
+        }
+    ));
+    // In the order the meeting needs them. The diagnosis sections (verdict,
+    // timeline with the spare band, leak map, findings) go where marked once
+    // the report model carries them.
+    sections::answer(&mut body, report);
+    sections::waterfall(&mut body, report);
+    // hook: leak map (one stacked bar of the leak classes, with dollars)
+    sections::cost(&mut body, report);
+    // hook: timeline of observed / held / active / SM / tensor GPUs with the spare band
+    sections::showback(&mut body, report);
+    sections::idle_episodes(&mut body, report, opts);
+    sections::jobs(&mut body, report, opts);
+    // hook: findings
+    sections::data_quality(&mut body, report, opts);
+    let (embedded, cuts) = embedded_report(report, opts.top);
+    let cut_note = if cuts.is_empty() {
+        "every list in full".to_string()
+    } else {
+        format!(
+            "lists cut to what this page shows: {}; `--format json` has them all",
+            cuts.join(", ")
+        )
+    };
+    body.push_str(&format!(
+        "<footer>Written by gpuaudit {}. The report is embedded as JSON ({SCHEMA}, script id “{REPORT_SCRIPT_ID}”, {}): <code>gpuaudit check this.html --baseline …</code> reads it.</footer>\n",
+        env!("CARGO_PKG_VERSION"),
+        escape::text(&cut_note)
+    ));
+    let json = serde_json::to_string(&embedded)?;
+    Ok(page::document(
+        &format!("GPU audit {window}"),
+        &body,
+        &json,
+        &cuts.join(", "),
+    ))
+}
+
+/// The report as embedded: every figure as computed, its long lists cut to
+/// the top N the page shows (idle episodes, jobs, showback groups) and the
+/// per-GPU rows left out above `MAX_EMBEDDED_GPUS`, so the file stays small on
+/// a large fleet. Returns the cuts made, as "list kept of total".
+fn embedded_report(report: &Report, top: usize) -> (Report, Vec<String>) {
+    let mut r = report.clone();
+    let mut cuts = Vec::new();
+    let mut cut = |name: &str, total: usize, kept: usize| {
+        if kept < total {
+            cuts.push(format!("{name} {kept} of {total}"));
+        }
+    };
+    cut(
+        "idle_episodes",
+        r.idle_episodes.len(),
+        top.min(r.idle_episodes.len()),
+    );
+    r.idle_episodes.truncate(top);
+    if let Some(groups) = &mut r.groups {
+        cut(
+            "groups",
+            groups.len(),
+            sections::TOP_GROUPS.min(groups.len()),
+        );
+        groups.truncate(sections::TOP_GROUPS);
+    }
+    if let Some(jobs) = &mut r.jobs {
+        cut("jobs", jobs.len(), top.min(jobs.len()));
+        jobs.truncate(top);
+    }
+    if r.gpus.len() > MAX_EMBEDDED_GPUS {
+        cut("gpus", r.gpus.len(), 0);
+        r.gpus.clear();
+    }
+    (r, cuts)
+}
+
+/// Whether the head of a file is an HTML document (for `check` to tell it from JSON).
+pub fn looks_like_html(head: &str) -> bool {
+    let h = head.trim_start_matches('\u{feff}').trim_start();
+    let lower: String = h.chars().take(15).collect::<String>().to_ascii_lowercase();
+    lower.starts_with("<!doctype html") || lower.starts_with("<html")
+}
+
+/// The report JSON embedded in a page written by `--format html`: the text
+/// of `<script type="application/json" id="gpuaudit-report">`.
+pub fn embedded_report_json(html: &str) -> Option<&str> {
+    let id = format!("id=\"{REPORT_SCRIPT_ID}\"");
+    let mut from = 0;
+    while let Some(i) = html[from..].find("<script") {
+        let tag_start = from + i;
+        let tag_end = tag_start + html[tag_start..].find('>')?;
+        let tag = &html[tag_start..tag_end];
+        if tag.contains(&id) && tag.contains("application/json") {
+            let body_start = tag_end + 1;
+            let body_end = body_start + html[body_start..].find("</script")?;
+            return Some(&html[body_start..body_end]);
+        }
+        from = tag_end;
+    }
+    None
+}
+
+/// Read a report back from an HTML file written by `--format html`.
+pub fn read_embedded_report(path: &Path) -> Result<Report> {
+    let name = path.display();
+    let html = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+    let Some(json) = embedded_report_json(&html) else {
+        bail!(
+            "{name}: an HTML file without an embedded report (expected <script type=\"application/json\" id=\"{REPORT_SCRIPT_ID}\">, as `gpuaudit report --format html` writes)"
+        );
+    };
+    let doc: serde_json::Value = serde_json::from_str(json)
+        .with_context(|| format!("{name}: the embedded report is not valid JSON"))?;
+    match doc.get("schema").and_then(|s| s.as_str()) {
+        Some(SCHEMA) => {}
+        Some(s) => bail!("{name}: the embedded document is '{s}', expected a {SCHEMA} report"),
+        None => {
+            bail!("{name}: the embedded document has no \"schema\", expected a {SCHEMA} report")
+        }
+    }
+    serde_json::from_str(json)
+        .with_context(|| format!("{name}: the embedded report is not a valid {SCHEMA} report"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_report_script_among_others() {
+        let html = r#"<!DOCTYPE html><script type="text/plain">x</script><script type="application/json" id="gpuaudit-report">{"a":1}</script>"#;
+        assert!(looks_like_html(html));
+        assert_eq!(embedded_report_json(html), Some(r#"{"a":1}"#));
+        assert_eq!(
+            embedded_report_json("<html><body>no report</body></html>"),
+            None
+        );
+        assert!(!looks_like_html("{\"schema\": \"gpuaudit.report/1\"}"));
+    }
+}
