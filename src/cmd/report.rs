@@ -1,10 +1,10 @@
 //! `gpuaudit report`: metric dumps in, held-vs-used report out.
 use super::common::{audit_config, read_options};
 use crate::audit::{audit, model::Report};
-use crate::cli::{ReportArgs, ReportFormat};
+use crate::cli::{CsvTable, ReportArgs, ReportCommand, ReportFormat};
 use crate::output::write_stdout;
 use crate::render;
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 /// Read, audit: the report model for the given arguments (also used by `check`).
 pub fn build(args: &ReportArgs) -> Result<Report> {
@@ -31,26 +31,48 @@ pub fn build(args: &ReportArgs) -> Result<Report> {
 /// parquet, or their samples are not in time order (then the in-memory path sorts them).
 fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Option<Report>> {
     let inputs = crate::source::resolve_inputs(&args.input.inputs)?;
-    let forced_other = opts.format.is_some_and(|f| f != crate::source::InputFormat::Parquet);
-    let Some(stream) = crate::source::stream::ParquetStream::open(&inputs, &opts.maps, forced_other)? else {
+    let forced_other = opts
+        .format
+        .is_some_and(|f| f != crate::source::InputFormat::Parquet);
+    let Some(stream) =
+        crate::source::stream::ParquetStream::open(&inputs, &opts.maps, forced_other)?
+    else {
         return Ok(None);
     };
     let cfg = super::common::audit_config_with_end(&args.audit, &|| stream.max_time())?;
     match crate::audit::audit_chunks(&stream, &cfg) {
         Ok(r) => Ok(Some(r)),
-        Err(e) if e.downcast_ref::<crate::audit::engine::OutOfOrder>().is_some() => Ok(None),
+        Err(e)
+            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
+                .is_some() =>
+        {
+            Ok(None)
+        }
         Err(e) => Err(e),
     }
 }
 
-pub fn run(args: ReportArgs) -> Result<u8> {
-    let report = build(&args)?;
+pub fn run(cmd: ReportCommand) -> Result<u8> {
+    let (args, layout) = (&cmd.report, &cmd.layout);
+    if layout.table != CsvTable::Layers && args.format != ReportFormat::Csv {
+        bail!("--table picks the table of --format csv; add --format csv");
+    }
+    let report = build(args)?;
     let top_default = args.audit.top.unwrap_or(10);
     let text = match args.format {
-        ReportFormat::Table => render::table::render(&report, &render::table::TableOptions::detect(top_default)),
+        ReportFormat::Table => {
+            let width =
+                render::table::detect_width(layout.width).unwrap_or(render::table::UNLIMITED);
+            let opts = render::table::TableOptions {
+                width,
+                top: top_default,
+                per_gpu: layout.per_gpu,
+            };
+            render::table::render(&report, &opts)
+        }
         ReportFormat::Json => render::json::render(&report)?,
-        ReportFormat::Csv => render::csv::render(&report),
-        ReportFormat::Markdown => render::markdown::render(&report, top_default),
+        ReportFormat::Csv => render::csv::render(&report, layout.table, layout.per_gpu)?,
+        ReportFormat::Markdown => render::markdown::render(&report, top_default, layout.per_gpu),
     };
     write_stdout(&text)?;
     Ok(0)

@@ -1,15 +1,10 @@
 //! The per-GPU table of a live scan, and its JSON: the report document with
 //! the scan detail under "scan".
 use super::fmt::{bytes_gib, pct, usd};
-use super::table::new_table;
+use super::grid::{Column, Grid, ellipsize};
 use crate::audit::model::Report;
 use crate::scan::{ScanDetail, ScanGpu};
-use comfy_table::{Cell, CellAlignment};
 use serde::Serialize;
-
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
 
 /// "alice 4242 (python train.py)" per holder; "-" when nobody holds the card.
 fn holders(g: &ScanGpu) -> String {
@@ -22,13 +17,16 @@ fn holders(g: &ScanGpu) -> String {
     g.holders
         .iter()
         .map(|h| {
-            let mut s = format!("{} pid {}", h.owner.user, h.owner.pid);
+            let mut s = format!("{} pid {}", ellipsize(&h.owner.user, 20), h.owner.pid);
             if let Some(j) = &h.owner.job {
-                s.push_str(&format!(" job {j}"));
+                s.push_str(&format!(" job {}", ellipsize(j, 28)));
             }
             if let Some(c) = &h.owner.command {
                 let short: String = c.chars().take(32).collect();
-                s.push_str(&format!(" ({short}{})", if c.chars().count() > 32 { "…" } else { "" }));
+                s.push_str(&format!(
+                    " ({short}{})",
+                    if c.chars().count() > 32 { "…" } else { "" }
+                ));
             }
             s
         })
@@ -37,13 +35,18 @@ fn holders(g: &ScanGpu) -> String {
 }
 
 fn watts(v: Option<f64>) -> String {
-    v.map(|w| format!("{w:.0} W")).unwrap_or_else(|| "n/a".to_string())
+    v.map(|w| format!("{w:.0} W"))
+        .unwrap_or_else(|| "n/a".to_string())
 }
 
 pub fn render_table(d: &ScanDetail, width: u16) -> String {
     let mut out = format!(
         "GPUs on {} ({} sample{}, {:.1}s apart)\n",
-        if d.host.is_empty() { "this node" } else { d.host.as_str() },
+        if d.host.is_empty() {
+            "this node"
+        } else {
+            d.host.as_str()
+        },
         d.ticks,
         if d.ticks == 1 { "" } else { "s" },
         d.interval_seconds
@@ -58,28 +61,40 @@ pub fn render_table(d: &ScanDetail, width: u16) -> String {
             if m.held_gpus == 1 { "" } else { "s" }
         ));
     }
-    let mut t = new_table(width);
-    t.set_header(vec!["gpu", "model", "held by", "device", "SM", "tensor", "memory", "power", "idle $/h"]);
+    let mut t = Grid::new(vec![
+        Column::new("gpu").label(),
+        Column::new("model").label().drop_rank(2),
+        Column::new("held by"),
+        Column::new("device").right(),
+        Column::new("SM").right().drop_rank(1),
+        Column::new("tensor").right().drop_rank(3),
+        Column::new("memory").right().drop_rank(1),
+        Column::new("power").right().drop_rank(2),
+        Column::new("idle $/h").right(),
+    ]);
     for g in &d.gpus {
         let memory = match (g.mem_used_bytes, g.mem_total_bytes) {
             (Some(u), Some(t)) => format!("{} / {}", bytes_gib(Some(u)), bytes_gib(Some(t))),
             (u, _) => bytes_gib(u),
         };
-        let gpu = if g.failed.is_some() { format!("{} (failed)", g.label) } else { g.label.clone() };
-        t.add_row(vec![
-            Cell::new(gpu),
-            Cell::new(g.model.as_deref().unwrap_or("n/a")),
-            Cell::new(holders(g)),
-            right(pct(g.device_util)),
-            right(pct(g.sm_active)),
-            right(pct(g.tensor_active)),
-            right(memory),
-            right(watts(g.power_w)),
-            right(usd(g.idle_usd_per_hour)),
+        let gpu = if g.failed.is_some() {
+            format!("{} (failed)", g.label)
+        } else {
+            g.label.clone()
+        };
+        t.row(vec![
+            gpu,
+            g.model.as_deref().unwrap_or("n/a").to_string(),
+            holders(g),
+            pct(g.device_util),
+            pct(g.sm_active),
+            pct(g.tensor_active),
+            memory,
+            watts(g.power_w),
+            usd(g.idle_usd_per_hour),
         ]);
     }
-    out.push_str(&t.to_string());
-    out.push('\n');
+    out.push_str(&t.render_with_note(super::table::limit(width)));
     for p in &d.mig_parents {
         out.push_str(&format!(
             "GPU {} ({}) is in MIG mode with {} instances; power {}; device activity {}\n",
@@ -119,7 +134,10 @@ struct ScanDocument<'a> {
 
 /// The "gpuaudit.report/1" document with the scan's per-GPU detail under "scan".
 pub fn render_json(report: &Report, detail: &ScanDetail) -> anyhow::Result<String> {
-    let mut s = serde_json::to_string_pretty(&ScanDocument { report, scan: detail })?;
+    let mut s = serde_json::to_string_pretty(&ScanDocument {
+        report,
+        scan: detail,
+    })?;
     s.push('\n');
     Ok(s)
 }
