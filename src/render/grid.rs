@@ -8,7 +8,7 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 
 /// Label columns start at this many characters and shrink to `MIN_LABEL` when narrow.
 const LABEL: usize = 28;
-const MIN_LABEL: usize = 10;
+const MIN_LABEL: usize = 12;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {

@@ -339,7 +339,7 @@ fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
         Column::new("user").label().drop_rank(2),
         Column::new("team").label().drop_rank(3),
         Column::new("start"),
-        Column::new("end"),
+        Column::new("end").drop_rank(1),
         Column::new("hours").right(),
         Column::new("USD").right(),
     ]);
