@@ -536,3 +536,51 @@ fn huge_labels_render_quickly_and_json_keeps_them_whole() -> anyhow::Result<()> 
     assert_eq!(v["groups"][0]["key"].as_str().map(str::len), Some(job.len()));
     Ok(())
 }
+
+#[test]
+fn a_short_run_reads_in_gpu_minutes_and_never_as_free() -> anyhow::Result<()> {
+    // 2 GPUs, 5 samples 1 min apart (5 min each), held and idle; window 5 min
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("short.csv");
+    let mut csv = String::from("time,gpu,model,job,device_util\n");
+    for i in 0..5 {
+        for g in 0..2 {
+            csv.push_str(&format!("2026-07-06T10:0{i}:00Z,{g},NVIDIA H100 80GB HBM3,nb,0\n"));
+        }
+    }
+    std::fs::write(&path, csv)?;
+    let p = path.display().to_string();
+    let text = table_text(&[&p, "--min-idle", "1m"])?;
+    assert!(text.starts_with("2 GPUs held 10.0 GPU-min of 10.0 observed"), "{text}");
+    assert!(text.contains("(5.00 min)"), "{text}");
+    // 10 GPU-min at $3/h = $0.50, not "$0.00"
+    assert!(text.contains("$0.50 spent on held cards doing nothing (10.0 GPU-min"), "{text}");
+    // --until past the data does not stretch the window
+    let v = report_json(&[&p, "--until", "2026-07-07T00:00:00Z"])?;
+    assert_eq!(v["window"]["end"], "2026-07-06T10:05:00Z");
+    assert_close(num(&v, "/window/hours"), 5.0 / 60.0, "window");
+    Ok(())
+}
+
+#[test]
+fn a_snapshot_reads_as_gpus_and_dollars_per_hour_with_no_episodes() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("snap.csv");
+    std::fs::write(
+        &path,
+        "time,gpu,model,job,device_util\n2026-07-06T10:00:00Z,0,NVIDIA H100 80GB HBM3,nb,0\n2026-07-06T10:00:00Z,1,NVIDIA H100 80GB HBM3,train,0.9\n",
+    )?;
+    let p = path.display().to_string();
+    let text = table_text(&[&p])?;
+    assert!(text.starts_with("2 GPUs held 2.00 GPUs of 2.00 observed"), "{text}");
+    assert!(text.contains("$3.00/h spent on held cards doing nothing (1.00 GPUs"), "{text}");
+    assert!(text.contains("Snapshot at 2026-07-06 10:00 UTC"), "{text}");
+    assert!(text.contains("Idle held now: 1.00 GPUs, $3.00/h"), "{text}");
+    assert!(!text.contains("episodes ("), "{text}");
+    let v = report_json(&[&p])?;
+    assert_eq!(v["idle_episodes"].as_array().map(Vec::len), Some(0));
+    assert_eq!(v["window"]["snapshot"], true);
+    let md = table_text(&[&p, "--format", "markdown"])?;
+    assert!(md.contains("### Idle held now") && md.contains("Cost (USD/h)"), "{md}");
+    Ok(())
+}
