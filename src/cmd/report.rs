@@ -40,7 +40,17 @@ fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Opti
         return Ok(None);
     };
     let cfg = super::common::audit_config_with_end(&args.audit, &|| stream.max_time())?;
-    match crate::audit::audit_chunks(&stream, &cfg) {
+    let bytes = inputs
+        .iter()
+        .filter_map(|(_, i)| match i {
+            crate::source::Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            _ => None,
+        })
+        .sum();
+    let progressed = super::progress::Progressed::new(&stream, args.quiet, bytes);
+    let result = crate::audit::audit_chunks(&progressed, &cfg);
+    progressed.finish();
+    match result {
         Ok(r) => Ok(Some(r)),
         Err(e)
             if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
