@@ -675,11 +675,6 @@ impl<'a> Engine<'a> {
                 .then_with(|| a.start.cmp(&b.start))
                 .then_with(|| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)))
         });
-        // One sample per GPU is an instant, not an episode: a snapshot lists none
-        // (its idle held GPUs still count in idle_held).
-        if all_single {
-            episodes.clear();
-        }
         let idle_episodes_total = episodes.len();
         let mut episode_groups = super::listing::group_episodes(&episodes);
         let idle_episode_groups_total = episode_groups.len();

@@ -385,7 +385,7 @@ fn jobs(report: &Report, u: Units, width: Option<u16>) -> Option<String> {
         ]);
     }
     Some(format!(
-        "Jobs (not useful: held dollars x (1 - MFU))\n{}",
+        "Jobs\n{}",
         g.render_with_note(width)
     ))
 }
