@@ -228,7 +228,12 @@ fn man_pages_and_completions_match_the_cli() -> anyhow::Result<()> {
 /// (the binary accepts any string there and explains a bad one itself).
 fn with_value_hints(cmd: clap::Command) -> clap::Command {
     use clap::builder::PossibleValuesParser;
-    let gpus: Vec<&'static str> = gpuaudit::hardware::CHIPS.iter().map(|c| c.name).collect();
+    // NVML names carry spaces, which shells split: offer them squashed
+    // ("H100-80GB-HBM3"), which the chip lookup matches just as well
+    let gpus: Vec<&'static str> = gpuaudit::hardware::CHIPS
+        .iter()
+        .map(|c| &*Box::leak(c.name.trim_start_matches("NVIDIA ").replace(' ', "-").into_boxed_str()))
+        .collect();
     // a rule is METRIC=LIMIT: complete the metric and its '='
     let metrics: Vec<&'static str> =
         gpuaudit::audit::check::METRICS.iter().map(|m| &*Box::leak(format!("{}=", m.name).into_boxed_str())).collect();
@@ -276,4 +281,12 @@ fn man_pages_pass_mandoc_lint() -> anyhow::Result<()> {
     assert!(report.contains("\\fBgpuaudit report\\fR"), "synopsis names the real command");
     assert!(report.contains("\\fB\\-\\-since\\fR \\fITIME\\fR"), "options carry their values");
     Ok(())
+}
+
+#[test]
+fn offered_gpu_names_resolve() {
+    for c in gpuaudit::hardware::CHIPS {
+        let squashed = c.name.trim_start_matches("NVIDIA ").replace(' ', "-");
+        assert_eq!(gpuaudit::hardware::lookup(&squashed).map(|x| x.name), Some(c.name), "{squashed}");
+    }
 }

@@ -281,9 +281,12 @@ fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
             usd(report.cost.idle_held_usd)
         );
     }
+    if report.idle_episodes_total == 0 {
+        return "Idle held episodes (≥ min-idle): none\n".to_string();
+    }
     // grouped unless asked per GPU, or when an older document carries no groups
     let grouped =
-        !opts.per_gpu && (report.idle_episode_groups_total > 0 || report.idle_episodes_total == 0);
+        !opts.per_gpu && report.idle_episode_groups_total > 0;
     if grouped {
         let shown: Vec<_> = report.idle_episode_groups.iter().take(opts.top).collect();
         let mut out = format!(
