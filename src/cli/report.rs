@@ -27,7 +27,9 @@ pub enum CsvTable {
 /// `gpuaudit report`: what to read and audit (also built by `check`), and how to lay it out.
 #[derive(Debug, Clone, Args)]
 // clap prints inputs that are required unless --prometheus as optional ("[INPUT]...")
-#[command(override_usage = "gpuaudit report [OPTIONS] <INPUT>...\n       gpuaudit report [OPTIONS] --prometheus <URL>")]
+#[command(
+    override_usage = "gpuaudit report [OPTIONS] <INPUT>...\n       gpuaudit report [OPTIONS] --prometheus <URL>"
+)]
 pub struct ReportCommand {
     #[command(flatten)]
     pub report: ReportArgs,

@@ -27,8 +27,15 @@ impl<'a> Progressed<'a> {
             "{{spinner}} auditing {{bar:30}} {{human_pos}}/{{human_len}} rows ({}) {{msg}} [{{elapsed}}, eta {{eta}}]",
             indicatif::HumanBytes(bytes)
         );
-        bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
-        Progressed { inner, bar, pass: Cell::new(0) }
+        bar.set_style(
+            ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Progressed {
+            inner,
+            bar,
+            pass: Cell::new(0),
+        }
     }
 
     pub fn finish(&self) {
@@ -46,7 +53,11 @@ impl ChunkSource for Progressed<'_> {
     fn rows_read(&self) -> u64 {
         self.inner.rows_read()
     }
-    fn for_each_chunk(&self, keys_only: bool, f: &mut dyn FnMut(&DataFrame) -> Result<()>) -> Result<crate::samples::Quality> {
+    fn for_each_chunk(
+        &self,
+        keys_only: bool,
+        f: &mut dyn FnMut(&DataFrame) -> Result<()>,
+    ) -> Result<crate::samples::Quality> {
         self.pass.set(self.pass.get() + 1);
         self.bar.set_message(format!("pass {}/2", self.pass.get()));
         let bar = &self.bar;

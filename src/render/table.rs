@@ -285,8 +285,7 @@ fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
         return "Idle held episodes (≥ min-idle): none\n".to_string();
     }
     // grouped unless asked per GPU, or when an older document carries no groups
-    let grouped =
-        !opts.per_gpu && report.idle_episode_groups_total > 0;
+    let grouped = !opts.per_gpu && report.idle_episode_groups_total > 0;
     if grouped {
         let shown: Vec<_> = report.idle_episode_groups.iter().take(opts.top).collect();
         let mut out = format!(
@@ -387,10 +386,7 @@ fn jobs(report: &Report, u: Units, width: Option<u16>) -> Option<String> {
             usd(j.not_useful_usd),
         ]);
     }
-    Some(format!(
-        "Jobs\n{}",
-        g.render_with_note(width)
-    ))
+    Some(format!("Jobs\n{}", g.render_with_note(width)))
 }
 
 fn showback(report: &Report, u: Units, opts: &TableOptions) -> Option<String> {
