@@ -55,7 +55,12 @@ pub fn attention_flops_per_token(a: &Attention, mode: Mode) -> f64 {
 
 /// FLOPs the hardware executes per token beyond the model's, for recomputation.
 /// `None` when the attention shape is needed but unknown.
-pub fn recompute_flops_per_token(params: Option<f64>, attention: Option<&Attention>, model_flops_per_token: f64, r: Recompute) -> Option<f64> {
+pub fn recompute_flops_per_token(
+    params: Option<f64>,
+    attention: Option<&Attention>,
+    model_flops_per_token: f64,
+    r: Recompute,
+) -> Option<f64> {
     match r {
         Recompute::Full => match params {
             // one more forward pass: 2N + 4·L·H·Q·T
@@ -71,7 +76,10 @@ pub fn recompute_flops_per_token(params: Option<f64>, attention: Option<&Attenti
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ModelFlops {
     PerToken(f64),
-    Params { params: f64, attention: Option<Attention> },
+    Params {
+        params: f64,
+        attention: Option<Attention>,
+    },
 }
 
 /// What the calculator is given, already checked for consistency by the CLI.
@@ -90,7 +98,10 @@ pub struct CalcInput {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CalcWork {
     /// tokens per second of the whole job over `gpus` GPUs
-    Tokens { tokens_per_sec: f64, flops: ModelFlops },
+    Tokens {
+        tokens_per_sec: f64,
+        flops: ModelFlops,
+    },
     AchievedTflopsPerGpu(f64),
 }
 
@@ -151,27 +162,43 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
             c.mfu = a / peak;
             if let Some(r) = input.recompute {
                 if r == Recompute::Selective {
-                    bail!("--recompute selective needs the attention shape (--params with --layers --heads --head-dim --seq-len), not --achieved-tflops-per-gpu");
+                    bail!(
+                        "--recompute selective needs the attention shape (--params with --layers --heads --head-dim --seq-len), not --achieved-tflops-per-gpu"
+                    );
                 }
                 // a full recompute adds a forward pass: a third of the training FLOPs
                 c.hfu = Some(c.mfu * 4.0 / 3.0);
             }
         }
-        CalcWork::Tokens { tokens_per_sec, flops } => {
-            let gpus = input.gpus.context("--gpus is needed with a token throughput")? as f64;
+        CalcWork::Tokens {
+            tokens_per_sec,
+            flops,
+        } => {
+            let gpus = input
+                .gpus
+                .context("--gpus is needed with a token throughput")? as f64;
             let per_gpu_tflops = |fpt: f64| fpt * tokens_per_sec / gpus / 1e12;
             let (params, attention, fpt, dense) = match flops {
                 ModelFlops::PerToken(f) => (None, None, f, None),
                 ModelFlops::Params { params, attention } => {
                     let dense = dense_flops_per_token(params, input.mode);
-                    let attn = attention.as_ref().map(|a| attention_flops_per_token(a, input.mode));
-                    (Some(params), attention, dense + attn.unwrap_or(0.0), Some(dense))
+                    let attn = attention
+                        .as_ref()
+                        .map(|a| attention_flops_per_token(a, input.mode));
+                    (
+                        Some(params),
+                        attention,
+                        dense + attn.unwrap_or(0.0),
+                        Some(dense),
+                    )
                 }
             };
             c.tokens_per_sec = Some(tokens_per_sec);
             c.params = params;
             c.flops_per_token = Some(fpt);
-            c.attention_flops_per_token = attention.as_ref().map(|a| attention_flops_per_token(a, input.mode));
+            c.attention_flops_per_token = attention
+                .as_ref()
+                .map(|a| attention_flops_per_token(a, input.mode));
             c.achieved_tflops_per_gpu = per_gpu_tflops(fpt);
             c.achieved_tflops_per_gpu_without_attention = dense.map(per_gpu_tflops);
             c.mfu = c.achieved_tflops_per_gpu / peak;
@@ -199,13 +226,17 @@ pub fn parse_count(text: &str) -> Result<f64> {
                 'b' | 'g' => 1e9,
                 't' => 1e12,
                 'p' => 1e15,
-                _ => bail!("'{text}': unknown suffix '{c}' (expected K, M, B, T or a plain number like 540.35e9)"),
+                _ => bail!(
+                    "'{text}': unknown suffix '{c}' (expected K, M, B, T or a plain number like 540.35e9)"
+                ),
             };
             (&t[..t.len() - 1], m)
         }
         _ => (t.as_str(), 1.0),
     };
-    let v: f64 = num.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not a number (expected e.g. 540.35e9, 405B, 238.3K)"))?;
+    let v: f64 = num.trim().parse().map_err(|_| {
+        anyhow::anyhow!("'{text}' is not a number (expected e.g. 540.35e9, 405B, 238.3K)")
+    })?;
     let v = v * mult;
     if !v.is_finite() || v <= 0.0 {
         bail!("'{text}' must be a positive number");
@@ -229,7 +260,9 @@ pub fn parse_seconds(text: &str) -> Result<f64> {
     } else {
         (t.as_str(), 1.0)
     };
-    let v: f64 = num.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not a duration (expected seconds, e.g. 2.5, 2.5s, 850ms)"))?;
+    let v: f64 = num.trim().parse().map_err(|_| {
+        anyhow::anyhow!("'{text}' is not a duration (expected seconds, e.g. 2.5, 2.5s, 850ms)")
+    })?;
     let v = v * mult;
     if !v.is_finite() || v <= 0.0 {
         bail!("'{text}' must be a positive duration");
@@ -282,14 +315,21 @@ mod tests {
 
     #[test]
     fn palm_flops_per_token() {
-        let a = Attention { layers: 118.0, heads: 48.0, head_dim: 256.0, seq_len: 2048.0 };
+        let a = Attention {
+            layers: 118.0,
+            heads: 48.0,
+            head_dim: 256.0,
+            seq_len: 2048.0,
+        };
         let dense = dense_flops_per_token(540.35e9, Mode::Train);
         let attn = attention_flops_per_token(&a, Mode::Train);
         assert_eq!(dense, 3.2421e12);
         assert_eq!(attn, 12.0 * 118.0 * 48.0 * 256.0 * 2048.0);
         assert_eq!(attention_flops_per_token(&a, Mode::Inference) * 3.0, attn);
         // full recompute adds a forward pass: a third of the training total
-        let extra = recompute_flops_per_token(Some(540.35e9), Some(&a), dense + attn, Recompute::Full).unwrap_or(0.0);
+        let extra =
+            recompute_flops_per_token(Some(540.35e9), Some(&a), dense + attn, Recompute::Full)
+                .unwrap_or(0.0);
         assert!((extra - (dense + attn) / 3.0).abs() < 1.0);
     }
 }

@@ -11,10 +11,23 @@ pub const PROFILE_DATE: &str = "2026-06";
 /// Exact NVML product names per family, so that no model is priced by a loose
 /// substring (an "L4" is not an "L40S").
 const PROFILE: &[(&[&str], f64)] = &[
-    (&["NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H100"], 3.00),
+    (
+        &[
+            "NVIDIA H100 80GB HBM3",
+            "NVIDIA H100 PCIe",
+            "NVIDIA H100 NVL",
+            "NVIDIA H100",
+        ],
+        3.00,
+    ),
     (&["NVIDIA H200", "NVIDIA H200 NVL"], 3.60),
     (
-        &["NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100-PCIE-40GB", "NVIDIA A100 80GB PCIe"],
+        &[
+            "NVIDIA A100-SXM4-80GB",
+            "NVIDIA A100-SXM4-40GB",
+            "NVIDIA A100-PCIE-40GB",
+            "NVIDIA A100 80GB PCIe",
+        ],
         1.50,
     ),
     (&["NVIDIA L40S"], 2.00),
@@ -23,7 +36,10 @@ const PROFILE: &[(&[&str], f64)] = &[
 
 /// Model names compare without case and with runs of spaces folded.
 pub fn normalize_model(name: &str) -> String {
-    name.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase()
+    name.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,9 +56,13 @@ impl PriceSource {
         match self {
             PriceSource::Flat(p) => format!("--price {p} USD per GPU-hour for every GPU"),
             PriceSource::File(f) => format!("--prices {f}"),
-            PriceSource::Builtin => format!("built-in profile \"{PROFILE_NAME}\", dated {PROFILE_DATE}"),
+            PriceSource::Builtin => {
+                format!("built-in profile \"{PROFILE_NAME}\", dated {PROFILE_DATE}")
+            }
             PriceSource::FileThenBuiltin(f) => {
-                format!("--prices {f}, then built-in profile \"{PROFILE_NAME}\", dated {PROFILE_DATE}")
+                format!(
+                    "--prices {f}, then built-in profile \"{PROFILE_NAME}\", dated {PROFILE_DATE}"
+                )
             }
             PriceSource::None => "none (no dollars)".to_string(),
         }
@@ -64,7 +84,12 @@ impl PriceBook {
             if !(p.is_finite() && p >= 0.0) {
                 bail!("--price {p}: expected a price in USD per GPU-hour >= 0");
             }
-            return Ok(PriceBook { flat: Some(p), by_model: BTreeMap::new(), builtin: false, source: PriceSource::Flat(p) });
+            return Ok(PriceBook {
+                flat: Some(p),
+                by_model: BTreeMap::new(),
+                builtin: false,
+                source: PriceSource::Flat(p),
+            });
         }
         let mut by_model = BTreeMap::new();
         if let Some(path) = file {
@@ -76,7 +101,12 @@ impl PriceBook {
             (None, true) => PriceSource::Builtin,
             (None, false) => PriceSource::None,
         };
-        Ok(PriceBook { flat: None, by_model, builtin, source })
+        Ok(PriceBook {
+            flat: None,
+            by_model,
+            builtin,
+            source,
+        })
     }
 
     /// USD per GPU-hour for a model, or None when nobody priced it.
@@ -102,8 +132,12 @@ impl PriceBook {
 /// A price file: CSV `model,usd_per_gpu_hour` (header optional) or TOML
 /// (`"NVIDIA H100 80GB HBM3" = 3.0`, top level or under `[prices]`).
 pub fn load_price_file(path: &Path) -> Result<BTreeMap<String, f64>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("--prices {}: cannot read", path.display()))?;
-    let is_toml = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--prices {}: cannot read", path.display()))?;
+    let is_toml = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     let mut out = BTreeMap::new();
     if is_toml {
         let value: toml::Table = text
@@ -117,7 +151,10 @@ pub fn load_price_file(path: &Path) -> Result<BTreeMap<String, f64>> {
             let price = match v {
                 toml::Value::Float(f) => f,
                 toml::Value::Integer(i) => i as f64,
-                other => bail!("--prices {}: price of '{model}' is {other}, expected a number (USD per GPU-hour)", path.display()),
+                other => bail!(
+                    "--prices {}: price of '{model}' is {other}, expected a number (USD per GPU-hour)",
+                    path.display()
+                ),
             };
             check_price(path, &model, price)?;
             out.insert(normalize_model(&model), price);
@@ -130,7 +167,11 @@ pub fn load_price_file(path: &Path) -> Result<BTreeMap<String, f64>> {
             continue;
         }
         let Some((model, price)) = line.rsplit_once(',') else {
-            bail!("--prices {} line {}: expected 'model,usd_per_gpu_hour'", path.display(), i + 1);
+            bail!(
+                "--prices {} line {}: expected 'model,usd_per_gpu_hour'",
+                path.display(),
+                i + 1
+            );
         };
         let model = model.trim().trim_matches('"');
         let price_text = price.trim().trim_matches('"');
@@ -138,20 +179,30 @@ pub fn load_price_file(path: &Path) -> Result<BTreeMap<String, f64>> {
             if i == 0 {
                 continue; // a header row
             }
-            bail!("--prices {} line {}: '{price_text}' is not a price in USD per GPU-hour", path.display(), i + 1);
+            bail!(
+                "--prices {} line {}: '{price_text}' is not a price in USD per GPU-hour",
+                path.display(),
+                i + 1
+            );
         };
         check_price(path, model, price)?;
         out.insert(normalize_model(model), price);
     }
     if out.is_empty() {
-        bail!("--prices {}: no prices found (expected lines 'model,usd_per_gpu_hour')", path.display());
+        bail!(
+            "--prices {}: no prices found (expected lines 'model,usd_per_gpu_hour')",
+            path.display()
+        );
     }
     Ok(out)
 }
 
 fn check_price(path: &Path, model: &str, price: f64) -> Result<()> {
     if !(price.is_finite() && price >= 0.0) {
-        bail!("--prices {}: price of '{model}' is {price}, expected >= 0", path.display());
+        bail!(
+            "--prices {}: price of '{model}' is {price}, expected >= 0",
+            path.display()
+        );
     }
     Ok(())
 }

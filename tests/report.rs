@@ -6,12 +6,24 @@ mod common;
 use common::{assert_close, gpuaudit, num};
 
 fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel).display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+        .display()
+        .to_string()
 }
 
 fn report_json(args: &[&str]) -> anyhow::Result<Value> {
-    let out = gpuaudit()?.arg("report").args(args).args(["--format", "json"]).output()?;
-    anyhow::ensure!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = gpuaudit()?
+        .arg("report")
+        .args(args)
+        .args(["--format", "json"])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Ok(serde_json::from_slice(&out.stdout)?)
 }
 
@@ -32,8 +44,16 @@ fn assert_small_fleet(v: &Value) {
     assert_close(num(v, "/cost/held_usd"), 6.0, "held usd");
     assert_close(num(v, "/cost/idle_held_usd"), 3.0, "idle usd");
     assert_close(num(v, "/cost/unallocated_usd"), 1.5, "unallocated usd");
-    assert_close(num(v, "/cost/not_useful_usd"), 6.0 - 3.0 * 0.2, "not useful usd");
-    assert_close(num(v, "/cost/monthly_run_rate/idle_held_usd"), 3.0 * 730.0, "run-rate");
+    assert_close(
+        num(v, "/cost/not_useful_usd"),
+        6.0 - 3.0 * 0.2,
+        "not useful usd",
+    );
+    assert_close(
+        num(v, "/cost/monthly_run_rate/idle_held_usd"),
+        3.0 * 730.0,
+        "run-rate",
+    );
     assert_close(num(v, "/window/hours"), 1.0, "window");
     let eps = v["idle_episodes"].as_array().cloned().unwrap_or_default();
     assert_eq!(eps.len(), 1);
@@ -93,7 +113,10 @@ fn ndjson_and_stdin_read_the_same_fleet() -> anyhow::Result<()> {
     std::fs::write(&nd, out)?;
     assert_small_fleet(&report_json(&[&nd.display().to_string()])?);
 
-    let o = gpuaudit()?.args(["report", "-", "--format", "json"]).write_stdin(csv_text).output()?;
+    let o = gpuaudit()?
+        .args(["report", "-", "--format", "json"])
+        .write_stdin(csv_text)
+        .output()?;
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_small_fleet(&serde_json::from_slice(&o.stdout)?);
     Ok(())
@@ -106,12 +129,21 @@ fn flat_price_prices_files_and_no_prices() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let csv = dir.path().join("prices.csv");
     std::fs::write(&csv, "model,usd_per_gpu_hour\nNVIDIA H100 80GB HBM3,4.0\n")?;
-    let v = report_json(&[&data("small-fleet.csv"), "--prices", &csv.display().to_string(), "--no-builtin-prices"])?;
+    let v = report_json(&[
+        &data("small-fleet.csv"),
+        "--prices",
+        &csv.display().to_string(),
+        "--no-builtin-prices",
+    ])?;
     assert_close(num(&v, "/cost/held_usd"), 8.0, "csv prices");
     assert_close(num(&v, "/cost/unpriced_gpu_hours"), 1.0, "A100 unpriced");
     let toml = dir.path().join("prices.toml");
     std::fs::write(&toml, "[prices]\n\"NVIDIA A100-SXM4-80GB\" = 1.0\n")?;
-    let v = report_json(&[&data("small-fleet.csv"), "--prices", &toml.display().to_string()])?;
+    let v = report_json(&[
+        &data("small-fleet.csv"),
+        "--prices",
+        &toml.display().to_string(),
+    ])?;
     assert_close(num(&v, "/cost/unallocated_usd"), 1.0, "toml price");
     assert_close(num(&v, "/cost/held_usd"), 6.0, "builtin after file");
     let v = report_json(&[&data("small-fleet.csv"), "--no-builtin-prices"])?;
@@ -123,10 +155,24 @@ fn flat_price_prices_files_and_no_prices() -> anyhow::Result<()> {
 fn since_until_relative_and_absolute() -> anyhow::Result<()> {
     // counted back from the last sample (10:50): 10:30, 10:40, 10:50 are kept
     let v = report_json(&[&data("small-fleet.csv"), "--since", "20m"])?;
-    assert_close(num(&v, "/layers/observed_gpu_hours"), 1.5, "3 samples x 3 GPUs x 10 min");
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        1.5,
+        "3 samples x 3 GPUs x 10 min",
+    );
     assert_eq!(v["data_quality"]["rows_outside_window"], 9);
-    let v = report_json(&[&data("small-fleet.csv"), "--since", "2026-07-06T10:00:00Z", "--until", "2026-07-06T10:30:00Z"])?;
-    assert_close(num(&v, "/layers/observed_gpu_hours"), 1.5, "3 samples x 3 GPUs");
+    let v = report_json(&[
+        &data("small-fleet.csv"),
+        "--since",
+        "2026-07-06T10:00:00Z",
+        "--until",
+        "2026-07-06T10:30:00Z",
+    ])?;
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        1.5,
+        "3 samples x 3 GPUs",
+    );
     Ok(())
 }
 
@@ -139,12 +185,29 @@ fn showback_by_team_and_other_formats() -> anyhow::Result<()> {
     assert_close(num(&groups[0], "/layers/held_gpu_hours"), 2.0, "ml held");
     assert_eq!(groups[1]["key"], "(unallocated)");
 
-    let csv = gpuaudit()?.args(["report", &data("small-fleet.csv"), "--format", "csv", "--by", "user"]).output()?;
+    let csv = gpuaudit()?
+        .args([
+            "report",
+            &data("small-fleet.csv"),
+            "--format",
+            "csv",
+            "--by",
+            "user",
+        ])
+        .output()?;
     let text = String::from_utf8(csv.stdout)?;
-    assert!(text.starts_with("scope,key,observed_gpu_hours,held_gpu_hours"), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("user,bob,1,1,0,")), "{text}");
+    assert!(
+        text.starts_with("scope,key,observed_gpu_hours,held_gpu_hours"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("user,bob,1,1,0,")),
+        "{text}"
+    );
 
-    let md = gpuaudit()?.args(["report", &data("small-fleet.csv"), "--format", "markdown"]).output()?;
+    let md = gpuaudit()?
+        .args(["report", &data("small-fleet.csv"), "--format", "markdown"])
+        .output()?;
     let text = String::from_utf8(md.stdout)?;
     assert!(text.contains("| held | 2.00 | 100.0% | 66.7% |"), "{text}");
     Ok(())
@@ -152,7 +215,9 @@ fn showback_by_team_and_other_formats() -> anyhow::Result<()> {
 
 #[test]
 fn table_output_snapshot() -> anyhow::Result<()> {
-    let out = gpuaudit()?.args(["report", &data("small-fleet.csv"), "--by", "team"]).output()?;
+    let out = gpuaudit()?
+        .args(["report", &data("small-fleet.csv"), "--by", "team"])
+        .output()?;
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout)?.replace(&data(""), "testdata/");
     insta::assert_snapshot!("small_fleet_table", text);
@@ -165,22 +230,51 @@ fn demo_fleet_tells_the_story() -> anyhow::Result<()> {
     assert_eq!(v["gpu_count"], 40);
     assert_close(num(&v, "/window/hours"), 168.0, "a week");
     let groups = v["groups"].as_array().cloned().unwrap_or_default();
-    let job = |name: &str| groups.iter().find(|g| g["key"] == name).cloned().unwrap_or(Value::Null);
+    let job = |name: &str| {
+        groups
+            .iter()
+            .find(|g| g["key"] == name)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
     // the training gang: ~95% device activity, ~40% SM, ~20% tensor (3 h hang included)
     let train = job("pretrain-0");
-    assert!((0.90..0.96).contains(&num(&train, "/ratios/active")), "{train}");
-    assert!((0.36..0.42).contains(&num(&train, "/ratios/sm_active")), "{train}");
-    assert!((0.17..0.22).contains(&num(&train, "/ratios/tensor_active")), "{train}");
+    assert!(
+        (0.90..0.96).contains(&num(&train, "/ratios/active")),
+        "{train}"
+    );
+    assert!(
+        (0.36..0.42).contains(&num(&train, "/ratios/sm_active")),
+        "{train}"
+    );
+    assert!(
+        (0.17..0.22).contains(&num(&train, "/ratios/tensor_active")),
+        "{train}"
+    );
     // the forgotten notebook: 8 cards, 0% after its first 6 hours
     let nb = job("jupyter-bob-0");
-    assert_close(num(&nb, "/layers/held_gpu_hours"), 8.0 * 168.0, "notebook held");
-    assert!(num(&nb, "/layers/idle_held_gpu_hours") > 8.0 * 160.0, "{nb}");
+    assert_close(
+        num(&nb, "/layers/held_gpu_hours"),
+        8.0 * 168.0,
+        "notebook held",
+    );
+    assert!(
+        num(&nb, "/layers/idle_held_gpu_hours") > 8.0 * 160.0,
+        "{nb}"
+    );
     let episodes = v["idle_episodes"].as_array().cloned().unwrap_or_default();
-    let nb_eps = episodes.iter().filter(|e| e["job"] == "jupyter-bob-0").count();
+    let nb_eps = episodes
+        .iter()
+        .filter(|e| e["job"] == "jupyter-bob-0")
+        .count();
     assert_eq!(nb_eps, 8);
     // exporter outage on node-001: 24 samples missing, so a 125 min gap
     // less the 15 min max gap (3 x 5 min) is unobserved, on 8 GPUs
-    assert_close(num(&v, "/data_quality/unobserved_gpu_hours"), 8.0 * 110.0 / 60.0, "unobserved");
+    assert_close(
+        num(&v, "/data_quality/unobserved_gpu_hours"),
+        8.0 * 110.0 / 60.0,
+        "unobserved",
+    );
     Ok(())
 }
 
@@ -191,7 +285,17 @@ fn hive_partitioned_directory_and_glob_equal_the_single_file() -> anyhow::Result
     let parts = dir.path().join("fleet");
     for (out, extra) in [(&single, None), (&parts, Some("--partition-by-day"))] {
         let mut c = gpuaudit()?;
-        c.args(["demo", "--gpus", "8", "--days", "2", "--interval", "10m", "--out", &out.display().to_string()]);
+        c.args([
+            "demo",
+            "--gpus",
+            "8",
+            "--days",
+            "2",
+            "--interval",
+            "10m",
+            "--out",
+            &out.display().to_string(),
+        ]);
         if let Some(e) = extra {
             c.arg(e);
         }
@@ -210,7 +314,9 @@ fn hive_partitioned_directory_and_glob_equal_the_single_file() -> anyhow::Result
 }
 
 fn invalid(file: &str, args: &[&str], expect: &[&str]) -> anyhow::Result<()> {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/invalid").join(file);
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/invalid")
+        .join(file);
     let out = gpuaudit()?.arg("report").arg(&path).args(args).output()?;
     let err = String::from_utf8(out.stderr)?;
     assert_eq!(out.status.code(), Some(2), "{file}: {err}");
@@ -225,12 +331,20 @@ fn invalid(file: &str, args: &[&str], expect: &[&str]) -> anyhow::Result<()> {
 
 #[test]
 fn invalid_missing_file() -> anyhow::Result<()> {
-    invalid("does-not-exist.csv", &[], &["does-not-exist.csv", "no such file"])
+    invalid(
+        "does-not-exist.csv",
+        &[],
+        &["does-not-exist.csv", "no such file"],
+    )
 }
 
 #[test]
 fn invalid_file_of_another_format() -> anyhow::Result<()> {
-    invalid("not-parquet.parquet", &[], &["not-parquet.parquet", "not a parquet file"])
+    invalid(
+        "not-parquet.parquet",
+        &[],
+        &["not-parquet.parquet", "not a parquet file"],
+    )
 }
 
 #[test]
@@ -240,28 +354,52 @@ fn invalid_truncated_parquet() -> anyhow::Result<()> {
 
 #[test]
 fn invalid_csv_without_time_column() -> anyhow::Result<()> {
-    invalid("no-time-column.csv", &[], &["no-time-column.csv", "no time column", "timestamp"])
+    invalid(
+        "no-time-column.csv",
+        &[],
+        &["no-time-column.csv", "no time column", "timestamp"],
+    )
 }
 
 #[test]
 fn invalid_column_of_the_wrong_type() -> anyhow::Result<()> {
-    invalid("wrong-type.ndjson", &[], &["wrong-type.ndjson", "device_util", "expected numbers"])?;
-    invalid("text-in-number.csv", &[], &["text-in-number.csv", "device_util", "busy"])
+    invalid(
+        "wrong-type.ndjson",
+        &[],
+        &["wrong-type.ndjson", "device_util", "expected numbers"],
+    )?;
+    invalid(
+        "text-in-number.csv",
+        &[],
+        &["text-in-number.csv", "device_util", "busy"],
+    )
 }
 
 #[test]
 fn invalid_timestamp_names_the_row() -> anyhow::Result<()> {
-    invalid("bad-timestamp.csv", &[], &["bad-timestamp.csv", "'time' row 3", "yesterday"])
+    invalid(
+        "bad-timestamp.csv",
+        &[],
+        &["bad-timestamp.csv", "'time' row 3", "yesterday"],
+    )
 }
 
 #[test]
 fn invalid_zero_usable_rows() -> anyhow::Result<()> {
-    invalid("header-only.csv", &[], &["header-only.csv", "no usable samples"])
+    invalid(
+        "header-only.csv",
+        &[],
+        &["header-only.csv", "no usable samples"],
+    )
 }
 
 #[test]
 fn invalid_no_way_to_tell_held() -> anyhow::Result<()> {
-    invalid("no-held-info.csv", &[], &["no-held-info.csv", "--assume-held"])
+    invalid(
+        "no-held-info.csv",
+        &[],
+        &["no-held-info.csv", "--assume-held"],
+    )
 }
 
 #[test]
@@ -273,7 +411,11 @@ fn invalid_flags_are_usage_errors() -> anyhow::Result<()> {
         vec!["--map", "x=nonsense"],
         vec!["--format", "yaml"],
     ] {
-        let out = gpuaudit()?.arg("report").arg(data("small-fleet.csv")).args(&args).output()?;
+        let out = gpuaudit()?
+            .arg("report")
+            .arg(data("small-fleet.csv"))
+            .args(&args)
+            .output()?;
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
     Ok(())
@@ -282,8 +424,15 @@ fn invalid_flags_are_usage_errors() -> anyhow::Result<()> {
 #[test]
 fn broken_pipe_exits_quietly() -> anyhow::Result<()> {
     let bin = assert_cmd::cargo::cargo_bin("gpuaudit");
-    let script = format!("'{}' report '{}' --format json | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}", bin.display(), data("demo-fleet.parquet"));
-    let out = std::process::Command::new("bash").arg("-c").arg(script).output()?;
+    let script = format!(
+        "'{}' report '{}' --format json | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+        bin.display(),
+        data("demo-fleet.parquet")
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .output()?;
     assert_eq!(String::from_utf8(out.stdout)?.trim(), "0");
     assert!(!String::from_utf8(out.stderr)?.contains("panicked"));
     Ok(())
@@ -299,7 +448,17 @@ fn streamed_parquet_equals_in_memory_csv_and_unsorted_parquet_falls_back() -> an
     let csv = dir.path().join("fleet.csv");
     for out in [&pq, &csv] {
         gpuaudit()?
-            .args(["demo", "--gpus", "16", "--days", "1", "--interval", "5m", "--out", &out.display().to_string()])
+            .args([
+                "demo",
+                "--gpus",
+                "16",
+                "--days",
+                "1",
+                "--interval",
+                "5m",
+                "--out",
+                &out.display().to_string(),
+            ])
             .assert()
             .success();
     }
@@ -318,14 +477,33 @@ fn streamed_parquet_equals_in_memory_csv_and_unsorted_parquet_falls_back() -> an
     // read-ahead thread hands over ~50 slices per pass.
     let out = gpuaudit()?
         .env("GPUAUDIT_SLICE_ROWS", "97")
-        .args(["report", &pq.display().to_string(), "--by", "team", "--format", "json"])
+        .args([
+            "report",
+            &pq.display().to_string(),
+            "--by",
+            "team",
+            "--format",
+            "json",
+        ])
         .output()?;
-    anyhow::ensure!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    anyhow::ensure!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let d: Value = serde_json::from_slice(&out.stdout)?;
     assert_eq!(d["sources"]["rows_used"], a["sources"]["rows_used"]);
     let others = vec![b, c, d];
     for other in &others {
-        for key in ["layers", "ratios", "cost", "groups", "idle_episodes", "gpus", "window"] {
+        for key in [
+            "layers",
+            "ratios",
+            "cost",
+            "groups",
+            "idle_episodes",
+            "gpus",
+            "window",
+        ] {
             let (x, y) = (&a[key], &other[key]);
             assert!(json_close(x, y), "{key} differs:\n{x}\n{y}");
         }
@@ -337,18 +515,31 @@ fn streamed_parquet_equals_in_memory_csv_and_unsorted_parquet_falls_back() -> an
 fn json_close(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_close(p, q)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_close(v, w))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_close(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_close(v, w)))
+        }
         _ => a == b,
     }
 }
 
 fn table_text(args: &[&str]) -> anyhow::Result<String> {
     let out = gpuaudit()?.arg("report").args(args).output()?;
-    anyhow::ensure!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    anyhow::ensure!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Ok(String::from_utf8(out.stdout)?.replace(&data(""), "testdata/"))
 }
 
@@ -358,7 +549,11 @@ fn demo_fleet_table_at_80_and_200_columns_and_piped() -> anyhow::Result<()> {
     let narrow = table_text(&[&demo, "--by", "team", "--width", "80"])?;
     let wide = table_text(&[&demo, "--by", "team", "--width", "200"])?;
     let piped = table_text(&[&demo, "--by", "team"])?;
-    for (name, text, width) in [("demo_table_80", &narrow, 80), ("demo_table_200", &wide, 200), ("demo_table_piped", &piped, usize::MAX)] {
+    for (name, text, width) in [
+        ("demo_table_80", &narrow, 80),
+        ("demo_table_200", &wide, 200),
+        ("demo_table_piped", &piped, usize::MAX),
+    ] {
         // every table line fits (the headline and notes are prose, not tables)
         for line in text.lines().filter(|l| l.starts_with(['┌', '│', '╞', '└'])) {
             assert!(line.chars().count() <= width, "{name}: {line}");
@@ -367,10 +562,19 @@ fn demo_fleet_table_at_80_and_200_columns_and_piped() -> anyhow::Result<()> {
     }
     // grouped: the notebook's 6 + 2 cards are two rows, the 8-GPU hang one row per job
     assert!(piped.contains("│ jupyter-bob-0 ┆ bob           ┆ research ┆    6 ┆ node-004 ┆ 2026-07-06 00:00 ┆ 2026-07-13 00:00 ┆ 1,008 ┆ $3,024 │"), "{piped}");
-    assert!(piped.contains("by job and span: 5 (25 GPU episodes)"), "{piped}");
+    assert!(
+        piped.contains("by job and span: 5 (25 GPU episodes)"),
+        "{piped}"
+    );
     // COLUMNS is honoured when piped
-    let out = gpuaudit()?.env("COLUMNS", "80").args(["report", &demo, "--by", "team"]).output()?;
-    assert_eq!(String::from_utf8(out.stdout)?.replace(&data(""), "testdata/"), narrow);
+    let out = gpuaudit()?
+        .env("COLUMNS", "80")
+        .args(["report", &demo, "--by", "team"])
+        .output()?;
+    assert_eq!(
+        String::from_utf8(out.stdout)?.replace(&data(""), "testdata/"),
+        narrow
+    );
     Ok(())
 }
 
@@ -380,7 +584,15 @@ fn no_line_breaks_a_date_an_id_or_an_amount() -> anyhow::Result<()> {
     let v = report_json(&[&demo, "--by", "job", "--top", "40"])?;
     for width in ["80", "120", "200"] {
         for extra in [None, Some("--per-gpu")] {
-            let mut args = vec![demo.as_str(), "--by", "job", "--top", "40", "--width", width];
+            let mut args = vec![
+                demo.as_str(),
+                "--by",
+                "job",
+                "--top",
+                "40",
+                "--width",
+                width,
+            ];
             args.extend(extra);
             let text = table_text(&args)?;
             let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('│')).collect();
@@ -393,14 +605,25 @@ fn no_line_breaks_a_date_an_id_or_an_amount() -> anyhow::Result<()> {
             for l in text.lines().filter(|l| l.starts_with(['┌', '│', '╞', '└'])) {
                 assert!(l.chars().count() <= w, "width {width}: {l}");
             }
-            let eps = if extra.is_some() { &v["idle_episodes"] } else { &v["idle_episode_groups"] };
+            let eps = if extra.is_some() {
+                &v["idle_episodes"]
+            } else {
+                &v["idle_episode_groups"]
+            };
             for e in eps.as_array().into_iter().flatten() {
                 // per GPU, a narrow table drops the end (hours say how long)
-                let keys: &[&str] = if extra.is_some() && width == "80" { &["start"] } else { &["start", "end"] };
+                let keys: &[&str] = if extra.is_some() && width == "80" {
+                    &["start"]
+                } else {
+                    &["start", "end"]
+                };
                 for key in keys {
                     let t = e[key].as_str().unwrap_or_default().replacen('T', " ", 1);
                     let t = &t[..16];
-                    assert!(rows.iter().any(|r| r.contains(t)), "width {width}: {t} broken");
+                    assert!(
+                        rows.iter().any(|r| r.contains(t)),
+                        "width {width}: {t} broken"
+                    );
                 }
             }
             for g in v["groups"].as_array().into_iter().flatten() {
@@ -413,7 +636,10 @@ fn no_line_breaks_a_date_an_id_or_an_amount() -> anyhow::Result<()> {
             if extra.is_some() {
                 let gpu = v["idle_episodes"][0]["gpu"].as_str().unwrap_or_default();
                 let (head, tail) = (&gpu[..6], &gpu[gpu.len() - 6..]);
-                assert!(rows.iter().any(|r| r.contains(&format!("{head}…{tail}"))), "width {width}: {gpu}");
+                assert!(
+                    rows.iter().any(|r| r.contains(&format!("{head}…{tail}"))),
+                    "width {width}: {gpu}"
+                );
             }
         }
     }
@@ -438,48 +664,98 @@ fn thousands(v: i64) -> String {
 fn every_format_carries_the_figures_of_the_json() -> anyhow::Result<()> {
     let demo = data("demo-fleet.parquet");
     let v = report_json(&[&demo, "--by", "team"])?;
-    let usd = |x: f64| if x.abs() >= 100.0 { format!("${}", thousands(x.round() as i64)) } else { format!("${x:.2}") };
+    let usd = |x: f64| {
+        if x.abs() >= 100.0 {
+            format!("${}", thousands(x.round() as i64))
+        } else {
+            format!("${x:.2}")
+        }
+    };
     let table = table_text(&[&demo, "--by", "team"])?;
     let md = table_text(&[&demo, "--by", "team", "--format", "markdown"])?;
     let c = &v["cost"];
-    for key in ["observed_usd", "held_usd", "idle_held_usd", "unallocated_usd", "not_busy_usd", "sm_idle_usd", "tensor_idle_usd", "not_useful_usd"] {
+    for key in [
+        "observed_usd",
+        "held_usd",
+        "idle_held_usd",
+        "unallocated_usd",
+        "not_busy_usd",
+        "sm_idle_usd",
+        "tensor_idle_usd",
+        "not_useful_usd",
+    ] {
         let want = usd(num(c, &format!("/{key}")));
         let run = usd(num(c, &format!("/monthly_run_rate/{key}")));
         for (name, text) in [("table", &table), ("markdown", &md)] {
             assert!(text.contains(&want), "{name} lacks {key} {want}");
             if key != "not_useful_usd" {
-                assert!(text.contains(&run), "{name} lacks the run-rate of {key} {run}");
+                assert!(
+                    text.contains(&run),
+                    "{name} lacks the run-rate of {key} {run}"
+                );
             }
         }
     }
     // the not-useful figure is the deepest layer's: tensor idle here
-    assert_close(num(c, "/not_useful_usd"), num(c, "/tensor_idle_usd"), "not useful = tensor idle");
+    assert_close(
+        num(c, "/not_useful_usd"),
+        num(c, "/tensor_idle_usd"),
+        "not useful = tensor idle",
+    );
     for g in v["groups"].as_array().into_iter().flatten() {
-        for key in ["held_usd", "idle_held_usd", "unallocated_usd", "observed_usd"] {
+        for key in [
+            "held_usd",
+            "idle_held_usd",
+            "unallocated_usd",
+            "observed_usd",
+        ] {
             let want = usd(num(g, &format!("/cost/{key}")));
             let key_cell = g["key"].as_str().unwrap_or_default();
             for (name, text) in [("table", &table), ("markdown", &md)] {
                 let row = text
                     .lines()
-                    .find(|l| l.starts_with(&format!("│ {key_cell} ")) || l.starts_with(&format!("| {key_cell} |")))
+                    .find(|l| {
+                        l.starts_with(&format!("│ {key_cell} "))
+                            || l.starts_with(&format!("| {key_cell} |"))
+                    })
                     .unwrap_or_default();
-                assert!(row.contains(&want), "{name}: {key_cell} lacks {key} {want}: {row}");
+                assert!(
+                    row.contains(&want),
+                    "{name}: {key_cell} lacks {key} {want}: {row}"
+                );
             }
         }
     }
     // the showback total row is the bill: observed cost
     for text in [&table, &md] {
-        let total = text.lines().find(|l| l.contains("total (4 teams)")).unwrap_or_default();
+        let total = text
+            .lines()
+            .find(|l| l.contains("total (4 teams)"))
+            .unwrap_or_default();
         assert!(total.contains(&usd(num(c, "/observed_usd"))), "{total}");
     }
     // CSV: unrounded, per table
     let csv = |table: &str, extra: &[&str]| -> anyhow::Result<Vec<Vec<String>>> {
-        let out = gpuaudit()?.args(["report", &demo, "--by", "team", "--format", "csv", "--table", table]).args(extra).output()?;
-        anyhow::ensure!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        Ok(String::from_utf8(out.stdout)?.lines().map(|l| l.split(',').map(str::to_string).collect()).collect())
+        let out = gpuaudit()?
+            .args([
+                "report", &demo, "--by", "team", "--format", "csv", "--table", table,
+            ])
+            .args(extra)
+            .output()?;
+        anyhow::ensure!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(String::from_utf8(out.stdout)?
+            .lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect())
     };
     let layers = csv("layers", &[])?;
-    let col = |rows: &[Vec<String>], name: &str| rows[0].iter().position(|h| h == name).unwrap_or(usize::MAX);
+    let col = |rows: &[Vec<String>], name: &str| {
+        rows[0].iter().position(|h| h == name).unwrap_or(usize::MAX)
+    };
     let fleet = &layers[1];
     for (column, pointer) in [
         ("observed_gpu_hours", "/layers/observed_gpu_hours"),
@@ -492,25 +768,47 @@ fn every_format_carries_the_figures_of_the_json() -> anyhow::Result<()> {
         ("unallocated_usd", "/cost/unallocated_usd"),
         ("not_useful_usd", "/cost/not_useful_usd"),
         ("not_busy_usd", "/cost/not_busy_usd"),
-        ("monthly_idle_held_usd", "/cost/monthly_run_rate/idle_held_usd"),
+        (
+            "monthly_idle_held_usd",
+            "/cost/monthly_run_rate/idle_held_usd",
+        ),
         ("window_hours", "/window/hours"),
     ] {
-        let got: f64 = fleet.get(col(&layers, column)).map(|s| s.parse()).transpose()?.unwrap_or(f64::NAN);
+        let got: f64 = fleet
+            .get(col(&layers, column))
+            .map(|s| s.parse())
+            .transpose()?
+            .unwrap_or(f64::NAN);
         assert_close(got, num(&v, pointer), column);
     }
-    assert_eq!(fleet[col(&layers, "window_start")], v["window"]["start"].as_str().unwrap_or_default());
+    assert_eq!(
+        fleet[col(&layers, "window_start")],
+        v["window"]["start"].as_str().unwrap_or_default()
+    );
     let groups = csv("groups", &[])?;
     assert_eq!(groups.len() - 1, v["groups"].as_array().map_or(0, Vec::len));
     let eps = csv("episodes", &[])?;
-    assert_eq!(eps.len() - 1, v["idle_episode_groups"].as_array().map_or(0, Vec::len));
+    assert_eq!(
+        eps.len() - 1,
+        v["idle_episode_groups"].as_array().map_or(0, Vec::len)
+    );
     let first: f64 = eps[1][col(&eps, "usd")].parse()?;
-    assert_close(first, num(&v, "/idle_episode_groups/0/usd"), "episode group usd");
+    assert_close(
+        first,
+        num(&v, "/idle_episode_groups/0/usd"),
+        "episode group usd",
+    );
     let per_gpu = csv("episodes", &["--per-gpu"])?;
-    assert_eq!(per_gpu.len() - 1, v["idle_episodes_total"].as_u64().unwrap_or(0) as usize);
+    assert_eq!(
+        per_gpu.len() - 1,
+        v["idle_episodes_total"].as_u64().unwrap_or(0) as usize
+    );
     let gpus = csv("gpus", &[])?;
     assert_eq!(gpus.len() - 1, 40);
     // a table that needs a flag says which
-    let out = gpuaudit()?.args(["report", &demo, "--format", "csv", "--table", "jobs"]).output()?;
+    let out = gpuaudit()?
+        .args(["report", &demo, "--format", "csv", "--table", "jobs"])
+        .output()?;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr)?.contains("--jobs"));
     Ok(())
@@ -529,11 +827,24 @@ fn huge_labels_render_quickly_and_json_keeps_them_whole() -> anyhow::Result<()> 
     let p = path.display().to_string();
     let started = std::time::Instant::now();
     let text = table_text(&[&p, "--by", "job", "--width", "100"])?;
-    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
-    assert!(text.lines().all(|l| l.chars().count() < 400), "a label was not cut");
-    assert!(text.contains("job-xxxxxx…") && text.contains("…xxxxx-end"), "head and tail kept: {text}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        text.lines().all(|l| l.chars().count() < 400),
+        "a label was not cut"
+    );
+    assert!(
+        text.contains("job-xxxxxx…") && text.contains("…xxxxx-end"),
+        "head and tail kept: {text}"
+    );
     let v = report_json(&[&p, "--by", "job"])?;
-    assert_eq!(v["groups"][0]["key"].as_str().map(str::len), Some(job.len()));
+    assert_eq!(
+        v["groups"][0]["key"].as_str().map(str::len),
+        Some(job.len())
+    );
     Ok(())
 }
 
@@ -545,16 +856,24 @@ fn a_short_run_reads_in_gpu_minutes_and_never_as_free() -> anyhow::Result<()> {
     let mut csv = String::from("time,gpu,model,job,device_util\n");
     for i in 0..5 {
         for g in 0..2 {
-            csv.push_str(&format!("2026-07-06T10:0{i}:00Z,{g},NVIDIA H100 80GB HBM3,nb,0\n"));
+            csv.push_str(&format!(
+                "2026-07-06T10:0{i}:00Z,{g},NVIDIA H100 80GB HBM3,nb,0\n"
+            ));
         }
     }
     std::fs::write(&path, csv)?;
     let p = path.display().to_string();
     let text = table_text(&[&p, "--min-idle", "1m"])?;
-    assert!(text.starts_with("2 GPUs held 10.0 GPU-min of 10.0 observed"), "{text}");
+    assert!(
+        text.starts_with("2 GPUs held 10.0 GPU-min of 10.0 observed"),
+        "{text}"
+    );
     assert!(text.contains("(5.00 min)"), "{text}");
     // 10 GPU-min at $3/h = $0.50, not "$0.00"
-    assert!(text.contains("$0.50 spent on held cards doing nothing (10.0 GPU-min"), "{text}");
+    assert!(
+        text.contains("$0.50 spent on held cards doing nothing (10.0 GPU-min"),
+        "{text}"
+    );
     // --until past the data does not stretch the window
     let v = report_json(&[&p, "--until", "2026-07-07T00:00:00Z"])?;
     assert_eq!(v["window"]["end"], "2026-07-06T10:05:00Z");
@@ -572,8 +891,14 @@ fn a_snapshot_reads_as_gpus_and_dollars_per_hour_with_no_episodes() -> anyhow::R
     )?;
     let p = path.display().to_string();
     let text = table_text(&[&p])?;
-    assert!(text.starts_with("2 GPUs held 2.00 GPUs of 2.00 observed"), "{text}");
-    assert!(text.contains("$3.00/h spent on held cards doing nothing (1.00 GPUs"), "{text}");
+    assert!(
+        text.starts_with("2 GPUs held 2.00 GPUs of 2.00 observed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("$3.00/h spent on held cards doing nothing (1.00 GPUs"),
+        "{text}"
+    );
     assert!(text.contains("Snapshot at 2026-07-06 10:00 UTC"), "{text}");
     assert!(text.contains("Idle held now: 1.00 GPUs, $3.00/h"), "{text}");
     assert!(!text.contains("episodes ("), "{text}");
@@ -582,6 +907,9 @@ fn a_snapshot_reads_as_gpus_and_dollars_per_hour_with_no_episodes() -> anyhow::R
     let v = report_json(&[&p])?;
     assert_eq!(v["window"]["snapshot"], true);
     let md = table_text(&[&p, "--format", "markdown"])?;
-    assert!(md.contains("### Idle held now") && md.contains("Cost (USD/h)"), "{md}");
+    assert!(
+        md.contains("### Idle held now") && md.contains("Cost (USD/h)"),
+        "{md}"
+    );
     Ok(())
 }

@@ -4,7 +4,9 @@ use crate::audit::AuditConfig;
 use crate::audit::mfu::{JobMfu, job_mfu};
 use crate::audit::model::Report;
 use crate::cli::mfu::{DeclaredWorkArgs, MfuArgs, TableOrJson};
-use crate::flops::{Attention, CalcInput, CalcWork, Mode, ModelFlops, calculate, dense_flops_per_token};
+use crate::flops::{
+    Attention, CalcInput, CalcWork, Mode, ModelFlops, calculate, dense_flops_per_token,
+};
 use crate::hardware;
 use crate::output::write_stdout;
 use crate::render;
@@ -36,18 +38,31 @@ pub fn calc_input(args: &MfuArgs) -> Result<CalcInput> {
                 (Some(f), _) => ModelFlops::PerToken(f),
                 (None, Some(n)) => {
                     let attention = match (args.layers, args.heads, args.head_dim, args.seq_len) {
-                        (Some(l), Some(h), Some(q), Some(t)) => {
-                            Some(Attention { layers: l as f64, heads: h as f64, head_dim: q as f64, seq_len: t as f64 })
-                        }
+                        (Some(l), Some(h), Some(q), Some(t)) => Some(Attention {
+                            layers: l as f64,
+                            heads: h as f64,
+                            head_dim: q as f64,
+                            seq_len: t as f64,
+                        }),
                         _ => None,
                     };
-                    ModelFlops::Params { params: n, attention }
+                    ModelFlops::Params {
+                        params: n,
+                        attention,
+                    }
                 }
-                (None, None) => anyhow::bail!("give --flops-per-token or --params with the throughput"),
+                (None, None) => {
+                    anyhow::bail!("give --flops-per-token or --params with the throughput")
+                }
             };
-            CalcWork::Tokens { tokens_per_sec, flops }
+            CalcWork::Tokens {
+                tokens_per_sec,
+                flops,
+            }
         }
-        (None, None) => anyhow::bail!("give --tokens-per-sec, --tokens-per-step with --step-time, or --achieved-tflops-per-gpu"),
+        (None, None) => anyhow::bail!(
+            "give --tokens-per-sec, --tokens-per-step with --step-time, or --achieved-tflops-per-gpu"
+        ),
     };
     Ok(CalcInput {
         gpu,
@@ -73,7 +88,11 @@ pub fn run(args: MfuArgs) -> Result<u8> {
 
 /// `--jobs FILE`: read the declarations and put each job's MFU into the audit options.
 /// Returns what the report should say about them (see [`annotate`]).
-pub fn declare_jobs(file: Option<&Path>, table: &SampleTable, cfg: &mut AuditConfig) -> Result<Option<JobMfu>> {
+pub fn declare_jobs(
+    file: Option<&Path>,
+    table: &SampleTable,
+    cfg: &mut AuditConfig,
+) -> Result<Option<JobMfu>> {
     let Some(path) = file else { return Ok(None) };
     let decls = crate::jobs::read_jobs_file(path)?;
     let r = job_mfu(table, cfg, &decls).with_context(|| format!("--jobs {}", path.display()))?;
@@ -91,13 +110,24 @@ pub fn annotate(report: &mut Report, mfu: Option<JobMfu>) {
 
 /// The declared model FLOP/s of a live job (`scan`), or None when nothing was declared.
 pub fn declared_flops_per_sec(args: &DeclaredWorkArgs) -> Result<Option<f64>> {
-    Ok(match (args.achieved_tflops, args.tokens_per_sec, args.flops_per_token, args.params) {
-        (Some(a), ..) => Some(a * 1e12),
-        (None, Some(t), Some(f), _) => Some(f * t),
-        (None, Some(t), None, Some(n)) => Some(dense_flops_per_token(n, args.mode.unwrap_or(Mode::Train)) * t),
-        (None, Some(_), None, None) => anyhow::bail!("--tokens-per-sec needs --flops-per-token or --params"),
-        _ => None,
-    })
+    Ok(
+        match (
+            args.achieved_tflops,
+            args.tokens_per_sec,
+            args.flops_per_token,
+            args.params,
+        ) {
+            (Some(a), ..) => Some(a * 1e12),
+            (None, Some(t), Some(f), _) => Some(f * t),
+            (None, Some(t), None, Some(n)) => {
+                Some(dense_flops_per_token(n, args.mode.unwrap_or(Mode::Train)) * t)
+            }
+            (None, Some(_), None, None) => {
+                anyhow::bail!("--tokens-per-sec needs --flops-per-token or --params")
+            }
+            _ => None,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -121,14 +151,50 @@ mod tests {
     fn declared_work_of_a_live_job() -> Result<()> {
         assert_eq!(flops(&[])?, None);
         assert_eq!(flops(&["--achieved-tflops", "400"])?, Some(400e12));
-        assert_eq!(flops(&["--tokens-per-sec", "1k", "--flops-per-token", "4.2e10"])?, Some(4.2e13));
-        assert_eq!(flops(&["--tokens-per-sec", "1k", "--params", "7b"])?, Some(4.2e13));
-        assert_eq!(flops(&["--tokens-per-sec", "1k", "--params", "7b", "--mode", "inference"])?, Some(1.4e13));
+        assert_eq!(
+            flops(&["--tokens-per-sec", "1k", "--flops-per-token", "4.2e10"])?,
+            Some(4.2e13)
+        );
+        assert_eq!(
+            flops(&["--tokens-per-sec", "1k", "--params", "7b"])?,
+            Some(4.2e13)
+        );
+        assert_eq!(
+            flops(&[
+                "--tokens-per-sec",
+                "1k",
+                "--params",
+                "7b",
+                "--mode",
+                "inference"
+            ])?,
+            Some(1.4e13)
+        );
         // contradictory or incomplete: clap refuses them (a usage error, exit 2)
         assert!(flops(&["--tokens-per-sec", "1k"]).is_err());
         assert!(flops(&["--params", "7b"]).is_err());
-        assert!(flops(&["--achieved-tflops", "4", "--tokens-per-sec", "1k", "--params", "7b"]).is_err());
-        assert!(flops(&["--tokens-per-sec", "1k", "--params", "7b", "--flops-per-token", "1e9"]).is_err());
+        assert!(
+            flops(&[
+                "--achieved-tflops",
+                "4",
+                "--tokens-per-sec",
+                "1k",
+                "--params",
+                "7b"
+            ])
+            .is_err()
+        );
+        assert!(
+            flops(&[
+                "--tokens-per-sec",
+                "1k",
+                "--params",
+                "7b",
+                "--flops-per-token",
+                "1e9"
+            ])
+            .is_err()
+        );
         Ok(())
     }
 }

@@ -5,6 +5,6 @@ pub mod fmt;
 pub mod grid;
 pub mod json;
 pub mod markdown;
-pub mod scan;
 pub mod mfu;
+pub mod scan;
 pub mod table;
