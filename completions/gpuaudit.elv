@@ -24,9 +24,9 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
-            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -62,11 +62,14 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --format 'Output format'
             cand -o 'Write the report to FILE instead of standard output'
             cand --output 'Write the report to FILE instead of standard output'
+            cand --table 'The table `--format csv` writes'
+            cand --width 'Lay tables out for this many columns [default: COLUMNS, else the terminal''s width; no limit when stdout is not a terminal]'
             cand --pushdown 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
             cand -q 'No progress bar'
             cand --quiet 'No progress bar'
+            cand --per-gpu 'Idle episodes one row per GPU, not one per job and span'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -80,36 +83,6 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --seed 'Seed of the deterministic generator'
             cand --start 'First sample time (RFC 3339)'
             cand --partition-by-day 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)'
-            cand -h 'Print help'
-            cand --help 'Print help'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpuaudit;mfu'= {
-            cand --gpus 'Number of GPUs (chips) the job runs on'
-            cand --gpu 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)'
-            cand --peak-tflops 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu'
-            cand --dtype 'Number format the model runs in: picks the peak'
-            cand --tokens-per-sec 'Tokens per second of the whole job (e.g. 238.3K)'
-            cand --tokens-per-step 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time'
-            cand --step-time 'Seconds per step (2.5, 2.5s, 850ms)'
-            cand --flops-per-token 'Model FLOPs per token, when you know them'
-            cand --params 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference'
-            cand --mode 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)'
-            cand --layers 'Layers L: with --heads, --head-dim and --seq-len adds the attention term'
-            cand --heads 'Attention heads H'
-            cand --head-dim 'Head dimension Q'
-            cand --seq-len 'Sequence length T'
-            cand --achieved-tflops-per-gpu 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)'
-            cand --recompute 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)'
-            cand --format 'Output format'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpuaudit;peaks'= {
-            cand --format 'Output format'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -151,6 +124,36 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpuaudit;mfu'= {
+            cand --gpus 'Number of GPUs (chips) the job runs on'
+            cand --peak-tflops 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu'
+            cand --dtype 'Number format the model runs in: picks the peak'
+            cand --tokens-per-sec 'Tokens per second of the whole job (e.g. 238.3K)'
+            cand --tokens-per-step 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time'
+            cand --step-time 'Seconds per step (2.5, 2.5s, 850ms)'
+            cand --flops-per-token 'Model FLOPs per token, when you know them'
+            cand --params 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference'
+            cand --mode 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)'
+            cand --layers 'Layers L: with --heads, --head-dim and --seq-len adds the attention term'
+            cand --heads 'Attention heads H'
+            cand --head-dim 'Head dimension Q'
+            cand --seq-len 'Sequence length T'
+            cand --achieved-tflops-per-gpu 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)'
+            cand --recompute 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)'
+            cand --format 'Output format'
+            cand --gpu 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;peaks'= {
+            cand --format 'Output format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpuaudit;check'= {
             cand --prometheus 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]'
             cand --step 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)'
@@ -169,10 +172,6 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --align 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series'' step, else 5s'
             cand --columns 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used'
             cand --baseline 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise'
-            cand --min 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable'
-            cand --max 'A ceiling on CURRENT: METRIC=VALUE. Repeatable'
-            cand --max-drop 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit (for a ratio a fraction: 0.02 is 2pp)'
-            cand --max-rise 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)'
             cand --rules 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit'
             cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
             cand --until 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)'
@@ -187,6 +186,10 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --top 'How many idle episodes to list (all in JSON output unless set)'
             cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
             cand --format 'Output format'
+            cand --min 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable'
+            cand --max 'A ceiling on CURRENT: METRIC=VALUE. Repeatable'
+            cand --max-drop 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit (for a ratio a fraction: 0.02 is 2pp)'
+            cand --max-rise 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)'
             cand --pushdown 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)'
             cand --allow-missing 'A rule whose metric is null (not measured) is skipped instead of an error'
             cand --strict 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported'
@@ -203,9 +206,9 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         &'gpuaudit;help'= {
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
-            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -213,11 +216,11 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         }
         &'gpuaudit;help;demo'= {
         }
+        &'gpuaudit;help;scan'= {
+        }
         &'gpuaudit;help;mfu'= {
         }
         &'gpuaudit;help;peaks'= {
-        }
-        &'gpuaudit;help;scan'= {
         }
         &'gpuaudit;help;check'= {
         }

@@ -16,7 +16,7 @@ pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use input::InputArgs;
 pub use mfu::{MfuArgs, PeaksArgs};
-pub use report::{ReportArgs, ReportFormat};
+pub use report::{CsvTable, LayoutArgs, ReportArgs, ReportCommand, ReportFormat};
 pub use scan::ScanArgs;
 
 /// Audit GPU fleets: how much of the GPU time you pay for does work.
@@ -34,7 +34,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Report held vs used GPU-hours, idle episodes and idle cost from metric dumps.
-    Report(ReportArgs),
+    Report(ReportCommand),
     /// Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks).
     Demo(DemoArgs),
     /// MFU calculator: model FLOP/s from throughput and model size over the GPUs' dense peak.

@@ -532,3 +532,384 @@ fn json_close(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
+
+fn table_text(args: &[&str]) -> anyhow::Result<String> {
+    let out = gpuaudit()?.arg("report").args(args).output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8(out.stdout)?.replace(&data(""), "testdata/"))
+}
+
+#[test]
+fn demo_fleet_table_at_80_and_200_columns_and_piped() -> anyhow::Result<()> {
+    let demo = data("demo-fleet.parquet");
+    let narrow = table_text(&[&demo, "--by", "team", "--width", "80"])?;
+    let wide = table_text(&[&demo, "--by", "team", "--width", "200"])?;
+    let piped = table_text(&[&demo, "--by", "team"])?;
+    for (name, text, width) in [
+        ("demo_table_80", &narrow, 80),
+        ("demo_table_200", &wide, 200),
+        ("demo_table_piped", &piped, usize::MAX),
+    ] {
+        // every table line fits (the headline and notes are prose, not tables)
+        for line in text.lines().filter(|l| l.starts_with(['┌', '│', '╞', '└'])) {
+            assert!(line.chars().count() <= width, "{name}: {line}");
+        }
+        insta::assert_snapshot!(name, text);
+    }
+    // grouped: the notebook's 6 + 2 cards are two rows, the 8-GPU hang one row per job
+    assert!(piped.contains("│ jupyter-bob-0 ┆ bob           ┆ research ┆    6 ┆ node-004 ┆ 2026-07-06 00:00 ┆ 2026-07-13 00:00 ┆ 1,008 ┆ $3,024 │"), "{piped}");
+    assert!(
+        piped.contains("by job and span: 5 (25 GPU episodes)"),
+        "{piped}"
+    );
+    // COLUMNS is honoured when piped
+    let out = gpuaudit()?
+        .env("COLUMNS", "80")
+        .args(["report", &demo, "--by", "team"])
+        .output()?;
+    assert_eq!(
+        String::from_utf8(out.stdout)?.replace(&data(""), "testdata/"),
+        narrow
+    );
+    Ok(())
+}
+
+#[test]
+fn no_line_breaks_a_date_an_id_or_an_amount() -> anyhow::Result<()> {
+    let demo = data("demo-fleet.parquet");
+    let v = report_json(&[&demo, "--by", "job", "--top", "40"])?;
+    for width in ["80", "120", "200"] {
+        for extra in [None, Some("--per-gpu")] {
+            let mut args = vec![
+                demo.as_str(),
+                "--by",
+                "job",
+                "--top",
+                "40",
+                "--width",
+                width,
+            ];
+            args.extend(extra);
+            let text = table_text(&args)?;
+            let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('│')).collect();
+            // every cell on one line: no row continues on the next (a wrapped row leaves
+            // an empty first cell)
+            for r in &rows {
+                assert!(!r.starts_with("│  "), "width {width}: wrapped row {r}");
+            }
+            let w: usize = width.parse()?;
+            for l in text.lines().filter(|l| l.starts_with(['┌', '│', '╞', '└'])) {
+                assert!(l.chars().count() <= w, "width {width}: {l}");
+            }
+            let eps = if extra.is_some() {
+                &v["idle_episodes"]
+            } else {
+                &v["idle_episode_groups"]
+            };
+            for e in eps.as_array().into_iter().flatten() {
+                // per GPU, a narrow table drops the end (hours say how long)
+                let keys: &[&str] = if extra.is_some() && width == "80" {
+                    &["start"]
+                } else {
+                    &["start", "end"]
+                };
+                for key in keys {
+                    let t = e[key].as_str().unwrap_or_default().replacen('T', " ", 1);
+                    let t = &t[..16];
+                    assert!(
+                        rows.iter().any(|r| r.contains(t)),
+                        "width {width}: {t} broken"
+                    );
+                }
+            }
+            for g in v["groups"].as_array().into_iter().flatten() {
+                let held = g["cost"]["held_usd"].as_f64().unwrap_or(f64::NAN);
+                let shown = format!("${}", thousands(held.round() as i64));
+                if held >= 100.0 {
+                    assert!(text.contains(&shown), "width {width}: {shown} broken");
+                }
+            }
+            if extra.is_some() {
+                let gpu = v["idle_episodes"][0]["gpu"].as_str().unwrap_or_default();
+                let (head, tail) = (&gpu[..6], &gpu[gpu.len() - 6..]);
+                assert!(
+                    rows.iter().any(|r| r.contains(&format!("{head}…{tail}"))),
+                    "width {width}: {gpu}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn thousands(v: i64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Figures a person reads, as every format prints them: the table and markdown
+/// round ($1,234; 12.3), CSV is unrounded. All must agree with the JSON.
+#[test]
+fn every_format_carries_the_figures_of_the_json() -> anyhow::Result<()> {
+    let demo = data("demo-fleet.parquet");
+    let v = report_json(&[&demo, "--by", "team"])?;
+    let usd = |x: f64| {
+        if x.abs() >= 100.0 {
+            format!("${}", thousands(x.round() as i64))
+        } else {
+            format!("${x:.2}")
+        }
+    };
+    let table = table_text(&[&demo, "--by", "team"])?;
+    let md = table_text(&[&demo, "--by", "team", "--format", "markdown"])?;
+    let c = &v["cost"];
+    for key in [
+        "observed_usd",
+        "held_usd",
+        "idle_held_usd",
+        "unallocated_usd",
+        "not_busy_usd",
+        "sm_idle_usd",
+        "tensor_idle_usd",
+        "not_useful_usd",
+    ] {
+        let want = usd(num(c, &format!("/{key}")));
+        let run = usd(num(c, &format!("/monthly_run_rate/{key}")));
+        for (name, text) in [("table", &table), ("markdown", &md)] {
+            assert!(text.contains(&want), "{name} lacks {key} {want}");
+            if key != "not_useful_usd" {
+                assert!(
+                    text.contains(&run),
+                    "{name} lacks the run-rate of {key} {run}"
+                );
+            }
+        }
+    }
+    // the not-useful figure is the deepest layer's: tensor idle here
+    assert_close(
+        num(c, "/not_useful_usd"),
+        num(c, "/tensor_idle_usd"),
+        "not useful = tensor idle",
+    );
+    for g in v["groups"].as_array().into_iter().flatten() {
+        for key in [
+            "held_usd",
+            "idle_held_usd",
+            "unallocated_usd",
+            "observed_usd",
+        ] {
+            let want = usd(num(g, &format!("/cost/{key}")));
+            let key_cell = g["key"].as_str().unwrap_or_default();
+            for (name, text) in [("table", &table), ("markdown", &md)] {
+                let row = text
+                    .lines()
+                    .find(|l| {
+                        l.starts_with(&format!("│ {key_cell} "))
+                            || l.starts_with(&format!("| {key_cell} |"))
+                    })
+                    .unwrap_or_default();
+                assert!(
+                    row.contains(&want),
+                    "{name}: {key_cell} lacks {key} {want}: {row}"
+                );
+            }
+        }
+    }
+    // the showback total row is the bill: observed cost
+    for text in [&table, &md] {
+        let total = text
+            .lines()
+            .find(|l| l.contains("total (4 teams)"))
+            .unwrap_or_default();
+        assert!(total.contains(&usd(num(c, "/observed_usd"))), "{total}");
+    }
+    // CSV: unrounded, per table
+    let csv = |table: &str, extra: &[&str]| -> anyhow::Result<Vec<Vec<String>>> {
+        let out = gpuaudit()?
+            .args([
+                "report", &demo, "--by", "team", "--format", "csv", "--table", table,
+            ])
+            .args(extra)
+            .output()?;
+        anyhow::ensure!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(String::from_utf8(out.stdout)?
+            .lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect())
+    };
+    let layers = csv("layers", &[])?;
+    let col = |rows: &[Vec<String>], name: &str| {
+        rows[0].iter().position(|h| h == name).unwrap_or(usize::MAX)
+    };
+    let fleet = &layers[1];
+    for (column, pointer) in [
+        ("observed_gpu_hours", "/layers/observed_gpu_hours"),
+        ("held_gpu_hours", "/layers/held_gpu_hours"),
+        ("idle_held_gpu_hours", "/layers/idle_held_gpu_hours"),
+        ("active", "/ratios/active"),
+        ("observed_usd", "/cost/observed_usd"),
+        ("held_usd", "/cost/held_usd"),
+        ("idle_held_usd", "/cost/idle_held_usd"),
+        ("unallocated_usd", "/cost/unallocated_usd"),
+        ("not_useful_usd", "/cost/not_useful_usd"),
+        ("not_busy_usd", "/cost/not_busy_usd"),
+        (
+            "monthly_idle_held_usd",
+            "/cost/monthly_run_rate/idle_held_usd",
+        ),
+        ("window_hours", "/window/hours"),
+    ] {
+        let got: f64 = fleet
+            .get(col(&layers, column))
+            .map(|s| s.parse())
+            .transpose()?
+            .unwrap_or(f64::NAN);
+        assert_close(got, num(&v, pointer), column);
+    }
+    assert_eq!(
+        fleet[col(&layers, "window_start")],
+        v["window"]["start"].as_str().unwrap_or_default()
+    );
+    let groups = csv("groups", &[])?;
+    assert_eq!(groups.len() - 1, v["groups"].as_array().map_or(0, Vec::len));
+    let eps = csv("episodes", &[])?;
+    assert_eq!(
+        eps.len() - 1,
+        v["idle_episode_groups"].as_array().map_or(0, Vec::len)
+    );
+    let first: f64 = eps[1][col(&eps, "usd")].parse()?;
+    assert_close(
+        first,
+        num(&v, "/idle_episode_groups/0/usd"),
+        "episode group usd",
+    );
+    let per_gpu = csv("episodes", &["--per-gpu"])?;
+    assert_eq!(
+        per_gpu.len() - 1,
+        v["idle_episodes_total"].as_u64().unwrap_or(0) as usize
+    );
+    let gpus = csv("gpus", &[])?;
+    assert_eq!(gpus.len() - 1, 40);
+    // a table that needs a flag says which
+    let out = gpuaudit()?
+        .args(["report", &demo, "--format", "csv", "--table", "jobs"])
+        .output()?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)?.contains("--jobs"));
+    Ok(())
+}
+
+#[test]
+fn huge_labels_render_quickly_and_json_keeps_them_whole() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("huge.csv");
+    let job = format!("job-{}-end", "x".repeat(1_000_000));
+    let mut csv = String::from("time,host,gpu,job,device_util\n");
+    for i in 0..6 {
+        csv.push_str(&format!("2026-07-06T10:{:02}:00Z,h,0,{job},0\n", i * 10));
+    }
+    std::fs::write(&path, csv)?;
+    let p = path.display().to_string();
+    let started = std::time::Instant::now();
+    let text = table_text(&[&p, "--by", "job", "--width", "100"])?;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        text.lines().all(|l| l.chars().count() < 400),
+        "a label was not cut"
+    );
+    assert!(
+        text.contains("job-xxxxxx…") && text.contains("…xxxxx-end"),
+        "head and tail kept: {text}"
+    );
+    let v = report_json(&[&p, "--by", "job"])?;
+    assert_eq!(
+        v["groups"][0]["key"].as_str().map(str::len),
+        Some(job.len())
+    );
+    Ok(())
+}
+
+#[test]
+fn a_short_run_reads_in_gpu_minutes_and_never_as_free() -> anyhow::Result<()> {
+    // 2 GPUs, 5 samples 1 min apart (5 min each), held and idle; window 5 min
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("short.csv");
+    let mut csv = String::from("time,gpu,model,job,device_util\n");
+    for i in 0..5 {
+        for g in 0..2 {
+            csv.push_str(&format!(
+                "2026-07-06T10:0{i}:00Z,{g},NVIDIA H100 80GB HBM3,nb,0\n"
+            ));
+        }
+    }
+    std::fs::write(&path, csv)?;
+    let p = path.display().to_string();
+    let text = table_text(&[&p, "--min-idle", "1m"])?;
+    assert!(
+        text.starts_with("2 GPUs held 10.0 GPU-min of 10.0 observed"),
+        "{text}"
+    );
+    assert!(text.contains("(5.00 min)"), "{text}");
+    // 10 GPU-min at $3/h = $0.50, not "$0.00"
+    assert!(
+        text.contains("$0.50 spent on held cards doing nothing (10.0 GPU-min"),
+        "{text}"
+    );
+    // --until past the data does not stretch the window
+    let v = report_json(&[&p, "--until", "2026-07-07T00:00:00Z"])?;
+    assert_eq!(v["window"]["end"], "2026-07-06T10:05:00Z");
+    assert_close(num(&v, "/window/hours"), 5.0 / 60.0, "window");
+    Ok(())
+}
+
+#[test]
+fn a_snapshot_reads_as_gpus_and_dollars_per_hour_with_no_episodes() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("snap.csv");
+    std::fs::write(
+        &path,
+        "time,gpu,model,job,device_util\n2026-07-06T10:00:00Z,0,NVIDIA H100 80GB HBM3,nb,0\n2026-07-06T10:00:00Z,1,NVIDIA H100 80GB HBM3,train,0.9\n",
+    )?;
+    let p = path.display().to_string();
+    let text = table_text(&[&p])?;
+    assert!(
+        text.starts_with("2 GPUs held 2.00 GPUs of 2.00 observed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("$3.00/h spent on held cards doing nothing (1.00 GPUs"),
+        "{text}"
+    );
+    assert!(text.contains("Snapshot at 2026-07-06 10:00 UTC"), "{text}");
+    assert!(text.contains("Idle held now: 1.00 GPUs, $3.00/h"), "{text}");
+    assert!(!text.contains("episodes ("), "{text}");
+    // JSON keeps the idle sample (its owner labels) for tools; the table and
+    // markdown never call it an episode
+    let v = report_json(&[&p])?;
+    assert_eq!(v["window"]["snapshot"], true);
+    let md = table_text(&[&p, "--format", "markdown"])?;
+    assert!(
+        md.contains("### Idle held now") && md.contains("Cost (USD/h)"),
+        "{md}"
+    );
+    Ok(())
+}

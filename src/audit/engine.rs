@@ -698,20 +698,22 @@ impl<'a> Engine<'a> {
         if let Some(s) = cfg.since {
             window_start = s;
         }
+        // --until past the last sample does not stretch the window (nor shrink run-rates)
         if let Some(u) = cfg.until {
-            window_end = u;
+            window_end = u.min(window_end);
         }
         let window_hours = (window_end - window_start).max(0) as f64 / MS_PER_HOUR;
         let all_single = self.gpus.iter().all(|g| g.samples <= 1);
         let total = &self.fleet.total;
         let layers = total.layers(&present);
         let ratios = total.ratios(&present);
-        let cost = total.cost(
+        let mut cost = total.cost(
             cfg.prices.source.describe(),
             self.basis,
             self.unpriced_models.iter().cloned().collect(),
             window_hours,
         );
+        total.fill_layer_idle_usd(&mut cost, &present, window_hours);
         let waterfall = super::tally::waterfall(&layers);
 
         let mut episodes: Vec<IdleEpisode> = self
@@ -738,8 +740,11 @@ impl<'a> Engine<'a> {
                 .then_with(|| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)))
         });
         let idle_episodes_total = episodes.len();
+        let mut episode_groups = super::listing::group_episodes(&episodes);
+        let idle_episode_groups_total = episode_groups.len();
         if let Some(top) = cfg.top {
             episodes.truncate(top);
+            episode_groups.truncate(top);
         }
 
         let groups = cfg.by.map(|by| {
@@ -759,12 +764,7 @@ impl<'a> Engine<'a> {
                     cost: t.group_cost(),
                 })
                 .collect();
-            rows.sort_by(|a, b| {
-                b.layers
-                    .held_gpu_hours
-                    .total_cmp(&a.layers.held_gpu_hours)
-                    .then_with(|| a.key.cmp(&b.key))
-            });
+            super::listing::sort_groups(&mut rows);
             rows
         });
 
@@ -891,6 +891,8 @@ impl<'a> Engine<'a> {
             gpu_count: gpus.len(),
             gpus,
             jobs,
+            idle_episode_groups: episode_groups,
+            idle_episode_groups_total,
         })
     }
 }

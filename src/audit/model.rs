@@ -33,6 +33,13 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub jobs: Option<Vec<JobSummary>>,
     pub gpu_count: usize,
+    /// idle episodes of one job over the same span, one row for all its GPUs
+    /// (before --top cuts the list); absent in documents written before it
+    #[serde(default)]
+    pub idle_episode_groups: Vec<IdleEpisodeGroup>,
+    /// grouped episodes found (before --top)
+    #[serde(default)]
+    pub idle_episode_groups_total: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -104,6 +111,15 @@ pub struct Cost {
     pub unpriced_gpu_hours: f64,
     pub unpriced_models: Vec<String>,
     pub monthly_run_rate: MonthlyRunRate,
+    /// held dollars x (1 - device activity): held but no kernel running (null without device_util)
+    #[serde(default)]
+    pub not_busy_usd: Option<f64>,
+    /// held dollars x (1 - SM active) (null without sm_active)
+    #[serde(default)]
+    pub sm_idle_usd: Option<f64>,
+    /// held dollars x (1 - tensor active) (null without tensor_active); not waste on non-tensor work
+    #[serde(default)]
+    pub tensor_idle_usd: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -114,6 +130,12 @@ pub struct MonthlyRunRate {
     pub idle_held_usd: Option<f64>,
     pub unallocated_usd: Option<f64>,
     pub not_useful_usd: Option<f64>,
+    #[serde(default)]
+    pub not_busy_usd: Option<f64>,
+    #[serde(default)]
+    pub sm_idle_usd: Option<f64>,
+    #[serde(default)]
+    pub tensor_idle_usd: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -136,6 +158,25 @@ pub struct IdleEpisode {
     pub start: String,
     pub end: String,
     pub hours: f64,
+    pub usd: Option<f64>,
+}
+
+/// Idle episodes of one owner over one span (job, user, team, start, end), with
+/// how many GPUs sat idle together: an 8-GPU notebook is one row, not eight.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
+pub struct IdleEpisodeGroup {
+    pub job: Option<String>,
+    pub user: Option<String>,
+    pub team: Option<String>,
+    /// distinct hosts of its GPUs, sorted
+    pub hosts: Vec<String>,
+    pub gpus: usize,
+    pub start: String,
+    pub end: String,
+    /// the sum of its episodes' hours
+    pub gpu_hours: f64,
+    /// null when none of its GPUs had a price
     pub usd: Option<f64>,
 }
 

@@ -109,6 +109,11 @@ pub struct Tally {
     pub unallocated_usd: Sum,
     /// sum over held rows of w x price x basis fraction
     pub basis_usd: Sum,
+    /// sums over held rows of w x price x device_util, sm_active, tensor_active
+    /// (a row without the metric adds 0): the busy share of held dollars per layer
+    pub active_usd: Sum,
+    pub sm_usd: Sum,
+    pub tensor_usd: Sum,
     pub unpriced_h: f64,
     pub priced_rows: u64,
 }
@@ -203,6 +208,38 @@ impl Tally {
         }
         .unwrap_or(0.0);
         self.basis_usd.add(usd.unwrap_or(0.0) * fraction);
+        let held_usd = usd.unwrap_or(0.0);
+        self.active_usd.add(held_usd * r.device_util.unwrap_or(0.0));
+        self.sm_usd.add(held_usd * r.sm_active.unwrap_or(0.0));
+        self.tensor_usd
+            .add(held_usd * r.tensor_active.unwrap_or(0.0));
+    }
+
+    /// Held dollars not busy at each layer: held - busy share, null when the
+    /// layer's metric is absent or nothing was priced.
+    fn idle_at(&self, present: bool, busy: Sum) -> Option<f64> {
+        (present && self.priced_rows > 0).then(|| self.held_usd.get() - busy.get())
+    }
+
+    /// Fill the cost section's per-layer idle dollars ("not busy (device)",
+    /// "SM idle", "tensor idle") and their run-rates.
+    pub fn fill_layer_idle_usd(&self, cost: &mut Cost, p: &Present, window_hours: f64) {
+        let monthly = |v: Option<f64>| {
+            v.and_then(|x| {
+                if window_hours > 0.0 {
+                    Some(x / window_hours * 730.0)
+                } else {
+                    None
+                }
+            })
+        };
+        cost.not_busy_usd = self.idle_at(p.device_util, self.active_usd);
+        cost.sm_idle_usd = self.idle_at(p.sm_active, self.sm_usd);
+        cost.tensor_idle_usd = self.idle_at(p.tensor_active, self.tensor_usd);
+        let m = &mut cost.monthly_run_rate;
+        m.not_busy_usd = monthly(cost.not_busy_usd);
+        m.sm_idle_usd = monthly(cost.sm_idle_usd);
+        m.tensor_idle_usd = monthly(cost.tensor_idle_usd);
     }
 
     pub fn layers(&self, p: &Present) -> Layers {
@@ -288,6 +325,9 @@ impl Tally {
             (&mut self.idle_held_usd, &t.idle_held_usd),
             (&mut self.unallocated_usd, &t.unallocated_usd),
             (&mut self.basis_usd, &t.basis_usd),
+            (&mut self.active_usd, &t.active_usd),
+            (&mut self.sm_usd, &t.sm_usd),
+            (&mut self.tensor_usd, &t.tensor_usd),
         ] {
             into.merge(from);
         }
@@ -327,7 +367,9 @@ impl Tally {
                 idle_held_usd: monthly(self.priced(self.idle_held_usd)),
                 unallocated_usd: monthly(self.priced(self.unallocated_usd)),
                 not_useful_usd: monthly(self.not_useful_usd()),
+                ..MonthlyRunRate::default()
             },
+            ..Cost::default()
         }
     }
 }

@@ -22,7 +22,7 @@ pub enum InputFormatArg {
 pub struct InputArgs {
     /// Metric dumps: files, globs or directories of parquet files (hive partitions).
     /// `-` reads CSV from standard input.
-    #[arg(value_name = "INPUT", required_unless_present = "prometheus")]
+    #[arg(value_name = "INPUT", required_unless_present = "prometheus", value_hint = clap::ValueHint::AnyPath)]
     pub inputs: Vec<String>,
 
     #[command(flatten)]

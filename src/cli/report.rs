@@ -11,6 +11,35 @@ pub enum ReportFormat {
     Html,
 }
 
+/// Which table `--format csv` writes (one per invocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CsvTable {
+    /// the fleet's layers, ratios and dollars (and one row per group with --by)
+    Layers,
+    /// one row per showback group (needs --by)
+    Groups,
+    /// idle episodes: one row per job and span, or per GPU with --per-gpu
+    Episodes,
+    /// one row per GPU (or MIG instance)
+    Gpus,
+    /// MFU per declared job (needs --jobs)
+    Jobs,
+}
+
+/// `gpuaudit report`: what to read and audit (also built by `check`), and how to lay it out.
+#[derive(Debug, Clone, Args)]
+// clap prints inputs that are required unless --prometheus as optional ("[INPUT]...")
+#[command(
+    override_usage = "gpuaudit report [OPTIONS] <INPUT>...\n       gpuaudit report [OPTIONS] --prometheus <URL>"
+)]
+pub struct ReportCommand {
+    #[command(flatten)]
+    pub report: ReportArgs,
+
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
     #[command(flatten)]
@@ -30,4 +59,21 @@ pub struct ReportArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// How the rendered report is laid out (not what it computes).
+#[derive(Debug, Clone, Args)]
+pub struct LayoutArgs {
+    /// The table `--format csv` writes.
+    #[arg(long, value_enum, value_name = "TABLE", default_value = "layers")]
+    pub table: CsvTable,
+
+    /// Idle episodes one row per GPU, not one per job and span.
+    #[arg(long)]
+    pub per_gpu: bool,
+
+    /// Lay tables out for this many columns [default: COLUMNS, else the
+    /// terminal's width; no limit when stdout is not a terminal].
+    #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
 }

@@ -9,6 +9,7 @@ pub mod common;
 pub mod demo;
 pub mod mfu;
 pub mod peaks;
+pub mod progress;
 pub mod prometheus;
 pub mod report;
 pub mod scan;

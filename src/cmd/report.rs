@@ -1,10 +1,10 @@
 //! `gpuaudit report`: metric dumps in, held-vs-used report out.
 use super::common::{audit_config, read_options};
 use crate::audit::{audit, model::Report};
-use crate::cli::{ReportArgs, ReportFormat};
+use crate::cli::{CsvTable, ReportArgs, ReportCommand, ReportFormat};
 use crate::output::write_stdout;
 use crate::render;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 /// Read, audit: the report model for the given arguments (also used by `check`).
 pub fn build(args: &ReportArgs) -> Result<Report> {
@@ -40,7 +40,17 @@ fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Opti
         return Ok(None);
     };
     let cfg = super::common::audit_config_with_end(&args.audit, &|| stream.max_time())?;
-    match crate::audit::audit_chunks(&stream, &cfg) {
+    let bytes = inputs
+        .iter()
+        .filter_map(|(_, i)| match i {
+            crate::source::Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            _ => None,
+        })
+        .sum();
+    let progressed = super::progress::Progressed::new(&stream, args.quiet, bytes);
+    let result = crate::audit::audit_chunks(&progressed, &cfg);
+    progressed.finish();
+    match result {
         Ok(r) => Ok(Some(r)),
         Err(e)
             if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
@@ -52,17 +62,28 @@ fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Opti
     }
 }
 
-pub fn run(args: ReportArgs) -> Result<u8> {
-    let report = build(&args)?;
+pub fn run(cmd: ReportCommand) -> Result<u8> {
+    let (args, layout) = (&cmd.report, &cmd.layout);
+    if layout.table != CsvTable::Layers && args.format != ReportFormat::Csv {
+        bail!("--table picks the table of --format csv; add --format csv");
+    }
+    let report = build(args)?;
     let top_default = args.audit.top.unwrap_or(10);
     let text = match args.format {
         ReportFormat::Table => {
-            render::table::render(&report, &render::table::TableOptions::detect(top_default))
+            let width =
+                render::table::detect_width(layout.width).unwrap_or(render::table::UNLIMITED);
+            let opts = render::table::TableOptions {
+                width,
+                top: top_default,
+                per_gpu: layout.per_gpu,
+            };
+            render::table::render(&report, &opts)
         }
         ReportFormat::Json => render::json::render(&report)?,
-        ReportFormat::Csv => render::csv::render(&report),
-        ReportFormat::Markdown => render::markdown::render(&report, top_default),
-        ReportFormat::Html => render::html::render(&report, &html_options(&args, top_default))?,
+        ReportFormat::Csv => render::csv::render(&report, layout.table, layout.per_gpu)?,
+        ReportFormat::Markdown => render::markdown::render(&report, top_default, layout.per_gpu),
+        ReportFormat::Html => render::html::render(&report, &html_options(args, top_default))?,
     };
     match &args.output {
         Some(path) => std::fs::write(path, &text)

@@ -1,28 +1,62 @@
-//! CSV: one row per layer (and per showback group with --by), for spreadsheets.
+//! CSV for spreadsheets: one table per invocation (`--table`), a header row,
+//! plain unrounded numbers, empty cells where a figure is unknown.
 use crate::audit::model::{Layers, Ratios, Report};
+use crate::cli::CsvTable;
+use anyhow::{Result, bail};
 
 fn num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
 fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
     }
 }
 
-fn row(
+fn text(v: Option<&str>) -> String {
+    v.map(quote).unwrap_or_default()
+}
+
+fn line(cells: Vec<String>) -> String {
+    let mut s = cells.join(",");
+    s.push('\n');
+    s
+}
+
+/// The dollars of one layers row, in header order after the hours and ratios.
+struct Dollars {
+    held: Option<f64>,
+    idle_held: Option<f64>,
+    not_useful: Option<f64>,
+    observed: Option<f64>,
+    unallocated: Option<f64>,
+    not_busy: Option<f64>,
+    sm_idle: Option<f64>,
+    tensor_idle: Option<f64>,
+}
+
+// The first 16 columns are those of the first release, in its order; the
+// rest were added after it, so a spreadsheet reading by position still works.
+const LAYERS_HEADER: &str = "scope,key,observed_gpu_hours,held_gpu_hours,active_gpu_hours,sm_active_gpu_hours,tensor_active_gpu_hours,useful_gpu_hours,idle_held_gpu_hours,active,sm_active,tensor_active,mfu,held_usd,idle_held_usd,not_useful_usd,unallocated_gpu_hours,observed_usd,unallocated_usd,not_busy_usd,sm_idle_usd,tensor_idle_usd,not_useful_basis,monthly_observed_usd,monthly_held_usd,monthly_idle_held_usd,monthly_unallocated_usd,monthly_not_useful_usd,window_start,window_end,window_hours,snapshot,price_source\n";
+
+fn layers_row(
+    report: &Report,
     scope: &str,
     key: &str,
     l: &Layers,
     r: &Ratios,
-    held_usd: Option<f64>,
-    idle_usd: Option<f64>,
-    not_useful: Option<f64>,
+    d: Dollars,
+    fleet: bool,
 ) -> String {
-    [
+    let c = &report.cost;
+    let m = &c.monthly_run_rate;
+    // run-rates and the basis are the fleet's; a group row leaves them empty
+    let f = |v: Option<f64>| if fleet { num(v) } else { String::new() };
+    let w = &report.window;
+    line(vec![
         quote(scope),
         quote(key),
         l.observed_gpu_hours.to_string(),
@@ -36,39 +70,174 @@ fn row(
         num(r.sm_active),
         num(r.tensor_active),
         num(r.mfu),
-        num(held_usd),
-        num(idle_usd),
-        num(not_useful),
-    ]
-    .join(",")
+        num(d.held),
+        num(d.idle_held),
+        num(d.not_useful),
+        l.unallocated_gpu_hours.to_string(),
+        num(d.observed),
+        num(d.unallocated),
+        num(d.not_busy),
+        num(d.sm_idle),
+        num(d.tensor_idle),
+        if fleet {
+            text(c.not_useful_basis.as_deref())
+        } else {
+            String::new()
+        },
+        f(m.observed_usd),
+        f(m.held_usd),
+        f(m.idle_held_usd),
+        f(m.unallocated_usd),
+        f(m.not_useful_usd),
+        quote(&w.start),
+        quote(&w.end),
+        w.hours.to_string(),
+        w.snapshot.to_string(),
+        quote(&c.price_source),
+    ])
 }
 
-pub fn render(report: &Report) -> String {
-    let mut out = String::from(
-        "scope,key,observed_gpu_hours,held_gpu_hours,active_gpu_hours,sm_active_gpu_hours,tensor_active_gpu_hours,useful_gpu_hours,idle_held_gpu_hours,active,sm_active,tensor_active,mfu,held_usd,idle_held_usd,not_useful_usd\n",
-    );
-    let c = &report.cost;
-    out.push_str(&row(
-        "fleet",
-        "all",
-        &report.layers,
-        &report.ratios,
-        c.held_usd,
-        c.idle_held_usd,
-        c.not_useful_usd,
-    ));
-    out.push('\n');
-    for g in report.groups.iter().flatten() {
-        out.push_str(&row(
-            &g.by,
-            &g.key,
-            &g.layers,
-            &g.ratios,
-            g.cost.held_usd,
-            g.cost.idle_held_usd,
-            g.cost.not_useful_usd,
+fn layers(report: &Report, fleet: bool) -> String {
+    let mut out = String::from(LAYERS_HEADER);
+    if fleet {
+        let c = &report.cost;
+        let d = Dollars {
+            held: c.held_usd,
+            idle_held: c.idle_held_usd,
+            not_useful: c.not_useful_usd,
+            observed: c.observed_usd,
+            unallocated: c.unallocated_usd,
+            not_busy: c.not_busy_usd,
+            sm_idle: c.sm_idle_usd,
+            tensor_idle: c.tensor_idle_usd,
+        };
+        out.push_str(&layers_row(
+            report,
+            "fleet",
+            "all",
+            &report.layers,
+            &report.ratios,
+            d,
+            true,
         ));
-        out.push('\n');
+    }
+    for g in report.groups.iter().flatten() {
+        let c = &g.cost;
+        let d = Dollars {
+            held: c.held_usd,
+            idle_held: c.idle_held_usd,
+            not_useful: c.not_useful_usd,
+            observed: c.observed_usd,
+            unallocated: c.unallocated_usd,
+            not_busy: None,
+            sm_idle: None,
+            tensor_idle: None,
+        };
+        out.push_str(&layers_row(
+            report, &g.by, &g.key, &g.layers, &g.ratios, d, false,
+        ));
     }
     out
+}
+
+fn episodes(report: &Report, per_gpu: bool) -> String {
+    if per_gpu {
+        let mut out = String::from("host,gpu,job,user,team,start,end,hours,usd\n");
+        for e in &report.idle_episodes {
+            out.push_str(&line(vec![
+                quote(&e.host),
+                quote(&e.gpu),
+                text(e.job.as_deref()),
+                text(e.user.as_deref()),
+                text(e.team.as_deref()),
+                quote(&e.start),
+                quote(&e.end),
+                e.hours.to_string(),
+                num(e.usd),
+            ]));
+        }
+        return out;
+    }
+    let mut out = String::from("job,user,team,gpus,hosts,start,end,gpu_hours,usd\n");
+    for e in &report.idle_episode_groups {
+        out.push_str(&line(vec![
+            text(e.job.as_deref()),
+            text(e.user.as_deref()),
+            text(e.team.as_deref()),
+            e.gpus.to_string(),
+            quote(&e.hosts.join(";")),
+            quote(&e.start),
+            quote(&e.end),
+            e.gpu_hours.to_string(),
+            num(e.usd),
+        ]));
+    }
+    out
+}
+
+fn gpus(report: &Report) -> String {
+    let mut out = String::from(
+        "host,gpu,model,samples,jobs,users,observed_gpu_hours,held_gpu_hours,idle_held_gpu_hours,device_util,sm_active,tensor_active,last_mem_used_bytes,last_mem_total_bytes,last_power_w,last_held,usd_per_hour\n",
+    );
+    let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+    for g in &report.gpus {
+        out.push_str(&line(vec![
+            quote(&g.host),
+            quote(&g.gpu),
+            text(g.model.as_deref()),
+            g.samples.to_string(),
+            quote(&g.jobs.join(";")),
+            quote(&g.users.join(";")),
+            g.observed_gpu_hours.to_string(),
+            g.held_gpu_hours.to_string(),
+            num(g.idle_held_gpu_hours),
+            num(g.device_util),
+            num(g.sm_active),
+            num(g.tensor_active),
+            int(g.last_mem_used_bytes),
+            int(g.last_mem_total_bytes),
+            num(g.last_power_w),
+            g.last_held.to_string(),
+            num(g.usd_per_hour),
+        ]));
+    }
+    out
+}
+
+fn jobs(report: &Report) -> Result<String> {
+    let Some(jobs) = &report.jobs else {
+        bail!("--table jobs lists the jobs of a --jobs file; give --jobs FILE");
+    };
+    let mut out = String::from(
+        "job,gpus,held_gpu_hours,device_util,sm_active,tensor_active,mfu,useful_gpu_hours,not_useful_usd\n",
+    );
+    for j in jobs {
+        out.push_str(&line(vec![
+            quote(&j.job),
+            j.gpus.to_string(),
+            j.held_gpu_hours.to_string(),
+            num(j.device_util),
+            num(j.sm_active),
+            num(j.tensor_active),
+            num(j.mfu),
+            num(j.useful_gpu_hours),
+            num(j.not_useful_usd),
+        ]));
+    }
+    Ok(out)
+}
+
+pub fn render(report: &Report, table: CsvTable, per_gpu: bool) -> Result<String> {
+    Ok(match table {
+        CsvTable::Layers => layers(report, true),
+        CsvTable::Groups => {
+            if report.groups.is_none() {
+                bail!("--table groups lists showback groups; give --by team|user|job|host|model");
+            }
+            layers(report, false)
+        }
+        CsvTable::Episodes => episodes(report, per_gpu),
+        CsvTable::Gpus => gpus(report),
+        CsvTable::Jobs => jobs(report)?,
+    })
 }

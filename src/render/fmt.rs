@@ -33,10 +33,12 @@ pub fn pct(v: Option<f64>) -> String {
         .unwrap_or_else(|| "n/a".to_string())
 }
 
-/// Dollars: "$1,234" (cents below $100).
+/// Dollars: "$1,234" (cents below $100; "<$0.01" for a nonzero amount that
+/// would print as $0.00, so a short run does not read as free).
 pub fn usd(v: Option<f64>) -> String {
     match v {
         None => "n/a".to_string(),
+        Some(x) if x != 0.0 && x.abs() < 0.005 => "<$0.01".to_string(),
         Some(x) if x.abs() >= 100.0 => format!("${}", thousands(x.round() as i64)),
         Some(x) => format!("${x:.2}"),
     }
@@ -65,12 +67,78 @@ pub fn opt_text(v: Option<&str>) -> String {
     v.map(str::to_string).unwrap_or_else(|| "-".to_string())
 }
 
-/// A GPU id short enough for a table: UUIDs keep their first 12 characters.
+/// A GPU id short enough for a table: a UUID keeps its head and tail around
+/// an ellipsis ("GPU-16d1…90ab"), so two cards still read apart.
 pub fn short_gpu(id: &str) -> String {
-    if id.chars().count() > 16 && id.starts_with("GPU-") && !id.contains('/') {
-        format!("{}…", id.chars().take(12).collect::<String>())
+    if id.starts_with("GPU-") && !id.contains('/') {
+        super::grid::ellipsize(id, 13)
     } else {
         id.to_string()
+    }
+}
+
+/// How GPU-time reads in this report: GPU-hours; GPU-minutes or GPU-seconds
+/// when the window is under an hour (a short scan is not "0.00 GPU-h"); GPUs
+/// (and dollars per hour) for a snapshot, where each GPU counts once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Units {
+    /// "GPU-h", "GPU-min", "GPU-s" or "GPUs"
+    pub name: &'static str,
+    /// "" or "/h" after a dollar figure
+    pub per: &'static str,
+    scale: f64,
+}
+
+impl Units {
+    pub fn of(report: &crate::audit::model::Report) -> Units {
+        let w = &report.window;
+        if w.snapshot {
+            Units {
+                name: "GPUs",
+                per: "/h",
+                scale: 1.0,
+            }
+        } else if w.hours < 1.0 / 60.0 {
+            Units {
+                name: "GPU-s",
+                per: "",
+                scale: 3600.0,
+            }
+        } else if w.hours < 1.0 {
+            Units {
+                name: "GPU-min",
+                per: "",
+                scale: 60.0,
+            }
+        } else {
+            Units {
+                name: "GPU-h",
+                per: "",
+                scale: 1.0,
+            }
+        }
+    }
+
+    /// GPU-hours in this unit, formatted.
+    pub fn amount(&self, gpu_hours: f64) -> String {
+        hours(gpu_hours * self.scale)
+    }
+
+    pub fn opt(&self, gpu_hours: Option<f64>) -> String {
+        gpu_hours
+            .map(|h| self.amount(h))
+            .unwrap_or_else(|| "n/a".to_string())
+    }
+
+    /// A window length: minutes or seconds when under an hour.
+    pub fn span(hours_: f64) -> String {
+        if hours_ < 1.0 / 60.0 {
+            format!("{} s", hours(hours_ * 3600.0))
+        } else if hours_ < 1.0 {
+            format!("{} min", hours(hours_ * 60.0))
+        } else {
+            format!("{} h", hours(hours_))
+        }
     }
 }
 
@@ -96,6 +164,13 @@ mod tests {
         assert_eq!(pct(None), "n/a");
         assert_eq!(usd(Some(1234.4)), "$1,234");
         assert_eq!(usd(Some(3.5)), "$3.50");
+        assert_eq!(usd(Some(0.001)), "<$0.01");
+        assert_eq!(usd(Some(0.0)), "$0.00");
+        assert_eq!(
+            short_gpu("GPU-16d14904-aaaa-bbbb-cccc-1234567890ab"),
+            "GPU-16…7890ab"
+        );
+        assert_eq!(Units::span(0.5), "30.0 min");
         assert_eq!(bar(Some(0.5), 10), "█████");
     }
 }

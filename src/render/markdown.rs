@@ -1,6 +1,7 @@
-//! Markdown for a PR comment or a wiki page.
-use super::fmt::{hours, opt_hours, pct, usd};
-use super::table::{data_quality_text, headline, units};
+//! Markdown for a PR comment or a wiki page: the same figures as the table
+//! (cost rows, episodes, showback with its total), labels whole.
+use super::fmt::{Units, pct, short_time, usd};
+use super::table::{cost_rows, data_quality_text, headline, hosts_cell, window_line};
 use crate::audit::model::Report;
 
 fn row(cells: &[String]) -> String {
@@ -14,18 +15,141 @@ fn row(cells: &[String]) -> String {
     )
 }
 
-pub fn render(report: &Report, top: usize) -> String {
-    let (unit, per) = units(report);
-    let mut out = format!("## GPU audit\n\n**{}**\n\n", headline(report));
+fn dash(v: Option<&str>) -> String {
+    v.unwrap_or("-").to_string()
+}
+
+fn episodes(report: &Report, u: Units, top: usize, per_gpu: bool, out: &mut String) {
+    if report.window.snapshot {
+        out.push_str(&format!(
+            "\n### Idle held now\n\n{} GPUs, {}/h (a snapshot is one instant: no episodes)\n",
+            u.opt(report.layers.idle_held_gpu_hours),
+            usd(report.cost.idle_held_usd)
+        ));
+        return;
+    }
+    if !per_gpu && report.idle_episode_groups_total > 0 {
+        let shown: Vec<_> = report.idle_episode_groups.iter().take(top).collect();
+        out.push_str(&format!(
+            "\n### Idle held episodes by job and span ({} found, {} GPU episodes; top {} shown)\n\n",
+            report.idle_episode_groups_total,
+            report.idle_episodes_total,
+            shown.len()
+        ));
+        out.push_str(&row(&[
+            "job", "user", "team", "GPUs", "host", "start", "end", u.name, "USD",
+        ]
+        .map(String::from)));
+        out.push_str("|---|---|---|---:|---|---|---|---:|---:|\n");
+        for e in shown {
+            out.push_str(&row(&[
+                dash(e.job.as_deref()),
+                dash(e.user.as_deref()),
+                dash(e.team.as_deref()),
+                e.gpus.to_string(),
+                hosts_cell(&e.hosts),
+                short_time(&e.start),
+                short_time(&e.end),
+                u.amount(e.gpu_hours),
+                usd(e.usd),
+            ]));
+        }
+        return;
+    }
+    if report.idle_episodes.is_empty() {
+        return;
+    }
+    let shown: Vec<_> = report.idle_episodes.iter().take(top).collect();
     out.push_str(&format!(
-        "Window {} → {} ({} h)\n\n",
-        report.window.start,
-        report.window.end,
-        hours(report.window.hours)
+        "\n### Idle held episodes per GPU ({} found; top {} shown)\n\n",
+        report.idle_episodes_total,
+        shown.len()
     ));
     out.push_str(&row(&[
+        "host", "gpu", "job", "user", "team", "start", "end", "hours", "USD",
+    ]
+    .map(String::from)));
+    out.push_str("|---|---|---|---|---|---|---|---:|---:|\n");
+    for e in shown {
+        out.push_str(&row(&[
+            e.host.clone(),
+            e.gpu.clone(),
+            dash(e.job.as_deref()),
+            dash(e.user.as_deref()),
+            dash(e.team.as_deref()),
+            short_time(&e.start),
+            short_time(&e.end),
+            u.amount(e.hours),
+            usd(e.usd),
+        ]));
+    }
+}
+
+fn showback(report: &Report, u: Units, top: usize, out: &mut String) {
+    let Some(groups) = &report.groups else { return };
+    let by = groups.first().map(|g| g.by.as_str()).unwrap_or("group");
+    let shown: Vec<_> = groups.iter().take(top).collect();
+    out.push_str(&format!(
+        "\n### Showback by {by} ({}, USD{}; top {} of {} by held USD)\n\n",
+        u.name,
+        u.per,
+        shown.len(),
+        groups.len()
+    ));
+    out.push_str(&row(&[
+        by,
+        "observed",
+        "held",
+        "device",
+        "SM",
+        "tensor",
+        "idle",
+        "held $",
+        "idle $",
+        "unalloc. $",
+        "total $",
+    ]
+    .map(String::from)));
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for g in shown {
+        out.push_str(&row(&[
+            g.key.clone(),
+            u.amount(g.layers.observed_gpu_hours),
+            u.amount(g.layers.held_gpu_hours),
+            pct(g.ratios.active),
+            pct(g.ratios.sm_active),
+            pct(g.ratios.tensor_active),
+            u.opt(g.layers.idle_held_gpu_hours),
+            usd(g.cost.held_usd),
+            usd(g.cost.idle_held_usd),
+            usd(g.cost.unallocated_usd),
+            usd(g.cost.observed_usd),
+        ]));
+    }
+    let (l, r, c) = (&report.layers, &report.ratios, &report.cost);
+    out.push_str(&row(&[
+        format!("**total ({} {by}s)**", groups.len()),
+        u.amount(l.observed_gpu_hours),
+        u.amount(l.held_gpu_hours),
+        pct(r.active),
+        pct(r.sm_active),
+        pct(r.tensor_active),
+        u.opt(l.idle_held_gpu_hours),
+        usd(c.held_usd),
+        usd(c.idle_held_usd),
+        usd(c.unallocated_usd),
+        usd(c.observed_usd),
+    ]));
+}
+
+pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {
+    let u = Units::of(report);
+    let mut out = format!("## GPU audit\n\n**{}**\n\n", headline(report));
+    out.push_str(&window_line(report));
+    out.push_str("\n\n");
+    out.push_str(&row(&[
         "layer".into(),
-        unit.into(),
+        u.name.into(),
         "% of held".into(),
         "% of observed".into(),
     ]));
@@ -38,85 +162,43 @@ pub fn render(report: &Report, top: usize) -> String {
         };
         out.push_str(&row(&[
             s.layer.replace('_', " "),
-            opt_hours(s.gpu_hours),
+            u.opt(s.gpu_hours),
             of_held,
             pct(s.pct_of_observed),
         ]));
     }
     let c = &report.cost;
-    out.push_str(&format!("\n### Cost (USD{per})\n\n"));
+    out.push_str(&format!("\n### Cost (USD{})\n\n", u.per));
     out.push_str(&row(&[
         "figure".into(),
         "in window".into(),
         "monthly run-rate".into(),
     ]));
     out.push_str("|---|---:|---:|\n");
-    let m = &c.monthly_run_rate;
-    for (name, v, r) in [
-        ("held", c.held_usd, m.held_usd),
-        ("idle held", c.idle_held_usd, m.idle_held_usd),
-        ("unallocated", c.unallocated_usd, m.unallocated_usd),
-        ("not useful", c.not_useful_usd, m.not_useful_usd),
-    ] {
-        out.push_str(&row(&[name.into(), usd(v), usd(r)]));
+    for (name, v, r) in cost_rows(report) {
+        let r = if report.window.snapshot {
+            "-".to_string()
+        } else {
+            usd(r)
+        };
+        out.push_str(&row(&[name, usd(v), r]));
+    }
+    if report.layers.sm_active_gpu_hours.is_some()
+        || report.layers.tensor_active_gpu_hours.is_some()
+    {
+        out.push_str("\nSM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work.\n");
     }
     out.push_str(&format!("\nPrices: {}\n", c.price_source));
-    if !report.idle_episodes.is_empty() {
+    if c.unpriced_gpu_hours > 0.0 {
         out.push_str(&format!(
-            "\n### Idle held episodes ({} found)\n\n",
-            report.idle_episodes_total
+            "\nUnpriced: {} {} ({})\n",
+            u.amount(c.unpriced_gpu_hours),
+            u.name,
+            c.unpriced_models.join(", ")
         ));
-        out.push_str(&row(&[
-            "host".into(),
-            "gpu".into(),
-            "job".into(),
-            "user".into(),
-            "start".into(),
-            "end".into(),
-            "hours".into(),
-            "USD".into(),
-        ]));
-        out.push_str("|---|---|---|---|---|---|---:|---:|\n");
-        for e in report.idle_episodes.iter().take(top) {
-            out.push_str(&row(&[
-                e.host.clone(),
-                e.gpu.clone(),
-                e.job.clone().unwrap_or_else(|| "-".into()),
-                e.user.clone().unwrap_or_else(|| "-".into()),
-                e.start.clone(),
-                e.end.clone(),
-                hours(e.hours),
-                usd(e.usd),
-            ]));
-        }
     }
-    if let Some(groups) = &report.groups {
-        let by = groups.first().map(|g| g.by.as_str()).unwrap_or("group");
-        out.push_str(&format!("\n### Showback by {by}\n\n"));
-        out.push_str(&row(&[
-            by.into(),
-            format!("held {unit}"),
-            "device".into(),
-            "SM".into(),
-            "tensor".into(),
-            format!("idle {unit}"),
-            format!("held USD{per}"),
-            format!("idle USD{per}"),
-        ]));
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-        for g in groups {
-            out.push_str(&row(&[
-                g.key.clone(),
-                hours(g.layers.held_gpu_hours),
-                pct(g.ratios.active),
-                pct(g.ratios.sm_active),
-                pct(g.ratios.tensor_active),
-                opt_hours(g.layers.idle_held_gpu_hours),
-                usd(g.cost.held_usd),
-                usd(g.cost.idle_held_usd),
-            ]));
-        }
-    }
+    episodes(report, u, top, per_gpu, &mut out);
+    showback(report, u, top, &mut out);
     out.push_str("\n```\n");
     out.push_str(&data_quality_text(report));
     out.push_str("```\n");

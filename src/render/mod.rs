@@ -2,6 +2,7 @@
 pub mod check;
 pub mod csv;
 pub mod fmt;
+pub mod grid;
 pub mod html;
 pub mod json;
 pub mod markdown;

@@ -1,15 +1,10 @@
 //! The per-GPU table of a live scan, and its JSON: the report document with
 //! the scan detail under "scan".
 use super::fmt::{bytes_gib, pct, usd};
-use super::table::new_table;
+use super::grid::{Column, Grid, ellipsize};
 use crate::audit::model::Report;
 use crate::scan::{ScanDetail, ScanGpu};
-use comfy_table::{Cell, CellAlignment};
 use serde::Serialize;
-
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
 
 /// "alice 4242 (python train.py)" per holder; "-" when nobody holds the card.
 fn holders(g: &ScanGpu) -> String {
@@ -22,9 +17,9 @@ fn holders(g: &ScanGpu) -> String {
     g.holders
         .iter()
         .map(|h| {
-            let mut s = format!("{} pid {}", h.owner.user, h.owner.pid);
+            let mut s = format!("{} pid {}", ellipsize(&h.owner.user, 20), h.owner.pid);
             if let Some(j) = &h.owner.job {
-                s.push_str(&format!(" job {j}"));
+                s.push_str(&format!(" job {}", ellipsize(j, 28)));
             }
             if let Some(c) = &h.owner.command {
                 let short: String = c.chars().take(32).collect();
@@ -66,9 +61,16 @@ pub fn render_table(d: &ScanDetail, width: u16) -> String {
             if m.held_gpus == 1 { "" } else { "s" }
         ));
     }
-    let mut t = new_table(width);
-    t.set_header(vec![
-        "gpu", "model", "held by", "device", "SM", "tensor", "memory", "power", "idle $/h",
+    let mut t = Grid::new(vec![
+        Column::new("gpu").label(),
+        Column::new("model").label().drop_rank(2),
+        Column::new("held by"),
+        Column::new("device").right(),
+        Column::new("SM").right().drop_rank(1),
+        Column::new("tensor").right().drop_rank(3),
+        Column::new("memory").right().drop_rank(1),
+        Column::new("power").right().drop_rank(2),
+        Column::new("idle $/h").right(),
     ]);
     for g in &d.gpus {
         let memory = match (g.mem_used_bytes, g.mem_total_bytes) {
@@ -80,20 +82,19 @@ pub fn render_table(d: &ScanDetail, width: u16) -> String {
         } else {
             g.label.clone()
         };
-        t.add_row(vec![
-            Cell::new(gpu),
-            Cell::new(g.model.as_deref().unwrap_or("n/a")),
-            Cell::new(holders(g)),
-            right(pct(g.device_util)),
-            right(pct(g.sm_active)),
-            right(pct(g.tensor_active)),
-            right(memory),
-            right(watts(g.power_w)),
-            right(usd(g.idle_usd_per_hour)),
+        t.row(vec![
+            gpu,
+            g.model.as_deref().unwrap_or("n/a").to_string(),
+            holders(g),
+            pct(g.device_util),
+            pct(g.sm_active),
+            pct(g.tensor_active),
+            memory,
+            watts(g.power_w),
+            usd(g.idle_usd_per_hour),
         ]);
     }
-    out.push_str(&t.to_string());
-    out.push('\n');
+    out.push_str(&t.render_with_note(super::table::limit(width)));
     for p in &d.mig_parents {
         out.push_str(&format!(
             "GPU {} ({}) is in MIG mode with {} instances; power {}; device activity {}\n",

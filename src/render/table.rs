@@ -1,68 +1,92 @@
 //! The report a person reads in a meeting: headline, waterfall, cost, idle
-//! episodes, showback, data quality.
-use super::fmt::{bar, hours, opt_hours, pct, short_gpu, short_time, usd};
+//! episodes, showback, data quality. Every cell stays on one line (grid.rs).
+use super::fmt::{Units, bar, pct, short_gpu, short_time, usd};
+use super::grid::{Column, Grid};
 use crate::audit::model::Report;
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{ContentArrangement, Table, presets};
 use std::io::IsTerminal;
 
+/// A width that means "no limit": stdout is a pipe or a file.
+pub const UNLIMITED: u16 = u16::MAX;
+
 pub struct TableOptions {
-    /// width for tables when stdout is not a terminal (a pipe, a file, a test)
+    /// columns to lay tables out for; `UNLIMITED` when stdout is not a terminal
     pub width: u16,
     pub top: usize,
+    /// idle episodes one row per GPU instead of one per (job, span)
+    pub per_gpu: bool,
 }
 
 impl TableOptions {
     pub fn detect(top: usize) -> Self {
-        let width = if std::io::stdout().is_terminal() {
-            terminal_width().unwrap_or(100)
-        } else {
-            std::env::var("COLUMNS")
-                .ok()
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(100)
-        };
-        TableOptions { width, top }
+        TableOptions {
+            width: detect_width(None).unwrap_or(UNLIMITED),
+            top,
+            per_gpu: false,
+        }
+    }
+
+    /// The width as the grid takes it: None for no limit.
+    pub fn limit(&self) -> Option<u16> {
+        limit(self.width)
     }
 }
 
-fn terminal_width() -> Option<u16> {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .or(Some(100))
+pub fn limit(width: u16) -> Option<u16> {
+    (width != UNLIMITED).then_some(width)
 }
 
+/// A comfy table for `width` columns (the check and mfu tables); no wrapping
+/// at all when the width is `UNLIMITED`.
 pub(crate) fn new_table(width: u16) -> Table {
     let mut t = Table::new();
     t.load_preset(presets::UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_width(width);
+    match limit(width) {
+        Some(w) => {
+            t.set_content_arrangement(ContentArrangement::Dynamic);
+            t.set_width(w);
+        }
+        None => {
+            t.set_content_arrangement(ContentArrangement::Disabled);
+        }
+    }
     t
 }
 
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
-
-/// Unit words: a snapshot's GPU-hours are GPUs and its dollars are per hour.
-pub(crate) fn units(report: &Report) -> (&'static str, &'static str) {
-    if report.window.snapshot {
-        ("GPUs", "/h")
-    } else {
-        ("GPU-h", "")
+/// The width tables are laid out for: `--width`, else `COLUMNS` when set, else
+/// the terminal's own width; None (no wrapping at all) when stdout is a pipe
+/// or a file, so `report > x.txt` keeps every table whole.
+pub fn detect_width(forced: Option<u16>) -> Option<u16> {
+    if forced.is_some() {
+        return forced;
     }
+    if let Some(c) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|c| *c > 0)
+    {
+        return Some(c);
+    }
+    if std::io::stdout().is_terminal() {
+        // comfy-table asks the terminal (crossterm) when stdout is one
+        return comfy_table::Table::new().width();
+    }
+    None
 }
 
-/// The one sentence that says it all.
+/// The one sentence that says it all: idle held and not-busy dollars, never a
+/// tensor-based figure (non-tensor work is work).
 pub fn headline(report: &Report) -> String {
-    let (unit, per) = units(report);
+    let u = Units::of(report);
+    let (unit, per) = (u.name, u.per);
     let l = &report.layers;
     let r = &report.ratios;
+    let c = &report.cost;
     let mut s = format!(
         "{} GPUs held {} {unit} of {} observed",
         report.gpu_count,
-        hours(l.held_gpu_hours),
-        hours(l.observed_gpu_hours)
+        u.amount(l.held_gpu_hours),
+        u.amount(l.observed_gpu_hours)
     );
     if r.active.is_some() {
         s.push_str(&format!("; device activity says {}", pct(r.active)));
@@ -76,16 +100,25 @@ pub fn headline(report: &Report) -> String {
     if r.mfu.is_some() {
         s.push_str(&format!(", MFU {}", pct(r.mfu)));
     }
-    match (report.cost.idle_held_usd, l.idle_held_gpu_hours) {
-        (Some(d), Some(h)) => s.push_str(&format!(
-            ": {}{per} spent on held cards doing nothing ({} {unit}, {} of held).",
-            usd(Some(d)),
-            hours(h),
-            pct(r.idle_held)
-        )),
+    match (c.idle_held_usd, l.idle_held_gpu_hours) {
+        (Some(d), Some(h)) => {
+            s.push_str(&format!(
+                ": {}{per} spent on held cards doing nothing ({} {unit}, {} of held)",
+                usd(Some(d)),
+                u.amount(h),
+                pct(r.idle_held)
+            ));
+            if let Some(nb) = c.not_busy_usd {
+                s.push_str(&format!(
+                    "; {}{per} of held time ran no kernel",
+                    usd(Some(nb))
+                ));
+            }
+            s.push('.');
+        }
         (None, Some(h)) => s.push_str(&format!(
             ": {} {unit} held doing nothing ({} of held; no prices).",
-            hours(h),
+            u.amount(h),
             pct(r.idle_held)
         )),
         _ => s.push('.'),
@@ -93,197 +126,363 @@ pub fn headline(report: &Report) -> String {
     s
 }
 
-pub fn render(report: &Report, opts: &TableOptions) -> String {
-    let mut out = String::new();
-    let (unit, per) = units(report);
-    out.push_str(&headline(report));
-    out.push_str("\n\n");
-    out.push_str(&format!(
-        "Window {} → {} UTC ({} h){}\n\n",
-        short_time(&report.window.start),
-        short_time(&report.window.end),
-        hours(report.window.hours),
-        if report.window.snapshot {
-            ", snapshot"
-        } else {
-            ""
-        }
-    ));
+/// "Window A → B UTC (168 h)", or the instant of a snapshot.
+pub fn window_line(report: &Report) -> String {
+    let w = &report.window;
+    if w.snapshot {
+        format!(
+            "Snapshot at {} UTC: each GPU counted once; GPU figures are GPUs, dollars are per hour",
+            short_time(&w.start)
+        )
+    } else {
+        format!(
+            "Window {} → {} UTC ({})",
+            short_time(&w.start),
+            short_time(&w.end),
+            Units::span(w.hours)
+        )
+    }
+}
 
-    // Waterfall
-    let mut t = new_table(opts.width);
-    t.set_header(vec!["layer", unit, "% of held", "% of observed", ""]);
+/// The cost rows every format prints: (label, in window, monthly run-rate).
+/// "Not busy (device)" is the defensible "not useful"; SM and tensor idle are
+/// deeper columns, shown only where their metric was measured.
+pub fn cost_rows(report: &Report) -> Vec<(String, Option<f64>, Option<f64>)> {
+    let c = &report.cost;
+    let m = &c.monthly_run_rate;
+    let l = &report.layers;
+    let mut rows = vec![
+        ("observed".to_string(), c.observed_usd, m.observed_usd),
+        ("held".to_string(), c.held_usd, m.held_usd),
+        ("idle held".to_string(), c.idle_held_usd, m.idle_held_usd),
+        (
+            "unallocated".to_string(),
+            c.unallocated_usd,
+            m.unallocated_usd,
+        ),
+    ];
+    if l.active_gpu_hours.is_some() {
+        rows.push((
+            "not busy (device)".to_string(),
+            c.not_busy_usd,
+            m.not_busy_usd,
+        ));
+    }
+    if l.sm_active_gpu_hours.is_some() {
+        rows.push(("SM idle".to_string(), c.sm_idle_usd, m.sm_idle_usd));
+    }
+    if l.tensor_active_gpu_hours.is_some() {
+        rows.push((
+            "tensor idle".to_string(),
+            c.tensor_idle_usd,
+            m.tensor_idle_usd,
+        ));
+    }
+    // Against MFU, "not useful" is defensible: the job declared its own work.
+    if c.not_useful_basis.as_deref() == Some("useful") {
+        rows.push((
+            "not useful (vs MFU)".to_string(),
+            c.not_useful_usd,
+            m.not_useful_usd,
+        ));
+    }
+    rows
+}
+
+/// "8 hosts" or the one host.
+pub fn hosts_cell(hosts: &[String]) -> String {
+    match hosts {
+        [one] => one.clone(),
+        many => format!("{} hosts", many.len()),
+    }
+}
+
+fn dash(v: Option<&str>) -> String {
+    v.unwrap_or("-").to_string()
+}
+
+fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
+    // the bar takes what the other columns leave, 8 to 30 cells
+    let bar_width = width.map_or(30, |w| (i64::from(w) - 58).clamp(0, 30) as usize);
+    let mut cols = vec![
+        Column::new("layer"),
+        Column::new(u.name).right(),
+        Column::new("% of held").right(),
+        Column::new("% of observed").right().drop_rank(1),
+    ];
+    if bar_width >= 8 {
+        cols.push(Column::new("").drop_rank(2));
+    }
+    let mut g = Grid::new(cols);
     for step in &report.waterfall {
         // idle held is a slice of held, not a deeper layer: no bar
         let is_layer = step.layer != "idle_held";
-        t.add_row(vec![
-            Cell::new(step.layer.replace('_', " ")),
-            right(opt_hours(step.gpu_hours)),
-            right(if step.pct_of_held.is_none() && step.layer == "observed" {
-                "-".to_string()
-            } else {
-                pct(step.pct_of_held)
-            }),
-            right(pct(step.pct_of_observed)),
-            Cell::new(if is_layer {
-                bar(step.pct_of_observed, 30)
+        let of_held = if step.pct_of_held.is_none() && step.layer == "observed" {
+            "-".to_string()
+        } else {
+            pct(step.pct_of_held)
+        };
+        let mut row = vec![
+            step.layer.replace('_', " "),
+            u.opt(step.gpu_hours),
+            of_held,
+            pct(step.pct_of_observed),
+        ];
+        if bar_width >= 8 {
+            row.push(if is_layer {
+                bar(step.pct_of_observed, bar_width)
             } else {
                 String::new()
-            }),
-        ]);
+            });
+        }
+        g.row(row);
     }
-    out.push_str("Held → used waterfall\n");
-    out.push_str(&t.to_string());
-    out.push_str("\n\n");
+    g.render_with_note(width)
+}
 
-    // Cost
-    let c = &report.cost;
-    let mut t = new_table(opts.width);
-    t.set_header(vec![
-        format!("cost (USD{per})"),
-        "in window".to_string(),
-        "monthly run-rate".to_string(),
+fn cost(report: &Report, u: Units, width: Option<u16>) -> String {
+    let mut g = Grid::new(vec![
+        Column::new(format!("cost (USD{})", u.per)),
+        Column::new("in window").right(),
+        Column::new("monthly run-rate").right().drop_rank(1),
     ]);
-    let m = &c.monthly_run_rate;
-    let rows = [
-        ("observed", c.observed_usd, m.observed_usd),
-        ("held", c.held_usd, m.held_usd),
-        ("idle held", c.idle_held_usd, m.idle_held_usd),
-        ("unallocated", c.unallocated_usd, m.unallocated_usd),
-        ("not useful", c.not_useful_usd, m.not_useful_usd),
-    ];
-    for (name, v, run) in rows {
-        let label = if name == "not useful" {
-            match &c.not_useful_basis {
-                Some(b) => format!("not useful (vs {b})"),
-                None => name.to_string(),
-            }
-        } else {
-            name.to_string()
-        };
+    for (label, v, run) in cost_rows(report) {
         let run = if report.window.snapshot {
             "-".to_string()
         } else {
             usd(run)
         };
-        t.add_row(vec![Cell::new(label), right(usd(v)), right(run)]);
+        g.row(vec![label, usd(v), run]);
     }
-    out.push_str("Cost\n");
-    out.push_str(&t.to_string());
-    out.push('\n');
+    let c = &report.cost;
+    let mut out = g.render_with_note(width);
+    if report.layers.sm_active_gpu_hours.is_some()
+        || report.layers.tensor_active_gpu_hours.is_some()
+    {
+        out.push_str("SM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work\n");
+    }
     out.push_str(&format!("prices: {}\n", c.price_source));
     if c.unpriced_gpu_hours > 0.0 {
         out.push_str(&format!(
-            "unpriced: {} {unit} ({}); give --price or --prices\n",
-            hours(c.unpriced_gpu_hours),
+            "unpriced: {} {} ({}); give --price or --prices\n",
+            u.amount(c.unpriced_gpu_hours),
+            u.name,
             c.unpriced_models.join(", ")
         ));
     }
-    out.push('\n');
+    out
+}
 
-    // Idle episodes
-    let shown = report
-        .idle_episodes
-        .iter()
-        .take(opts.top)
-        .collect::<Vec<_>>();
-    out.push_str(&format!(
-        "Idle held episodes (≥ min-idle): {} found, top {} by hours\n",
-        report.idle_episodes_total,
-        shown.len()
-    ));
-    if !shown.is_empty() {
-        let mut t = new_table(opts.width);
-        t.set_header(vec![
-            "host", "gpu", "job", "user", "team", "start", "end", "hours", "USD",
+fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
+    if report.window.snapshot {
+        return format!(
+            "Idle held now: {} GPUs, {}/h (a snapshot is one instant: no episodes)\n",
+            u.opt(report.layers.idle_held_gpu_hours),
+            usd(report.cost.idle_held_usd)
+        );
+    }
+    if report.idle_episodes_total == 0 {
+        return "Idle held episodes (≥ min-idle): none\n".to_string();
+    }
+    // grouped unless asked per GPU, or when an older document carries no groups
+    let grouped = !opts.per_gpu && report.idle_episode_groups_total > 0;
+    if grouped {
+        let shown: Vec<_> = report.idle_episode_groups.iter().take(opts.top).collect();
+        let mut out = format!(
+            "Idle held episodes (≥ min-idle), by job and span: {} ({} GPU episodes), top {} by {}\n",
+            report.idle_episode_groups_total,
+            report.idle_episodes_total,
+            shown.len(),
+            u.name
+        );
+        if shown.is_empty() {
+            return out;
+        }
+        let mut g = Grid::new(vec![
+            Column::new("job").label(),
+            Column::new("user").label().drop_rank(2),
+            Column::new("team").label().drop_rank(3),
+            Column::new("GPUs").right(),
+            Column::new("host").label().drop_rank(1),
+            Column::new("start"),
+            Column::new("end"),
+            Column::new(u.name).right(),
+            Column::new("USD").right(),
         ]);
         for e in shown {
-            t.add_row(vec![
-                Cell::new(&e.host),
-                Cell::new(short_gpu(&e.gpu)),
-                Cell::new(e.job.as_deref().unwrap_or("-")),
-                Cell::new(e.user.as_deref().unwrap_or("-")),
-                Cell::new(e.team.as_deref().unwrap_or("-")),
-                Cell::new(short_time(&e.start)),
-                Cell::new(short_time(&e.end)),
-                right(hours(e.hours)),
-                right(usd(e.usd)),
+            g.row(vec![
+                dash(e.job.as_deref()),
+                dash(e.user.as_deref()),
+                dash(e.team.as_deref()),
+                e.gpus.to_string(),
+                hosts_cell(&e.hosts),
+                short_time(&e.start),
+                short_time(&e.end),
+                u.amount(e.gpu_hours),
+                usd(e.usd),
             ]);
         }
-        out.push_str(&t.to_string());
+        out.push_str(&g.render_with_note(opts.limit()));
+        return out;
+    }
+    let shown: Vec<_> = report.idle_episodes.iter().take(opts.top).collect();
+    let mut out = format!(
+        "Idle held episodes (≥ min-idle), per GPU: {} found, top {} by hours\n",
+        report.idle_episodes_total,
+        shown.len()
+    );
+    if shown.is_empty() {
+        return out;
+    }
+    let mut g = Grid::new(vec![
+        Column::new("host").label().drop_rank(1),
+        Column::new("gpu").label(),
+        Column::new("job").label(),
+        Column::new("user").label().drop_rank(2),
+        Column::new("team").label().drop_rank(3),
+        Column::new("start"),
+        Column::new("end").drop_rank(1),
+        Column::new("hours").right(),
+        Column::new("USD").right(),
+    ]);
+    for e in shown {
+        g.row(vec![
+            e.host.clone(),
+            short_gpu(&e.gpu),
+            dash(e.job.as_deref()),
+            dash(e.user.as_deref()),
+            dash(e.team.as_deref()),
+            short_time(&e.start),
+            short_time(&e.end),
+            u.amount(e.hours),
+            usd(e.usd),
+        ]);
+    }
+    out.push_str(&g.render_with_note(opts.limit()));
+    out
+}
+
+fn jobs(report: &Report, u: Units, width: Option<u16>) -> Option<String> {
+    let jobs = report.jobs.as_ref()?;
+    let mut g = Grid::new(vec![
+        Column::new("job").label(),
+        Column::new("GPUs").right(),
+        Column::new(format!("held {}", u.name)).right(),
+        Column::new("device").right().drop_rank(1),
+        Column::new("SM").right().drop_rank(2),
+        Column::new("tensor").right().drop_rank(3),
+        Column::new("MFU").right(),
+        Column::new(format!("$ not useful{}", u.per)).right(),
+    ]);
+    for j in jobs {
+        g.row(vec![
+            j.job.clone(),
+            j.gpus.to_string(),
+            u.amount(j.held_gpu_hours),
+            pct(j.device_util),
+            pct(j.sm_active),
+            pct(j.tensor_active),
+            pct(j.mfu),
+            usd(j.not_useful_usd),
+        ]);
+    }
+    Some(format!("Jobs\n{}", g.render_with_note(width)))
+}
+
+fn showback(report: &Report, u: Units, opts: &TableOptions) -> Option<String> {
+    let groups = report.groups.as_ref()?;
+    let by = groups.first().map(|g| g.by.as_str()).unwrap_or("group");
+    let shown: Vec<_> = groups.iter().take(opts.top).collect();
+    let mut g = Grid::new(vec![
+        Column::new(by).label(),
+        Column::new("observed").right().drop_rank(2),
+        Column::new("held").right(),
+        Column::new("device").right().drop_rank(1),
+        Column::new("SM").right().drop_rank(3),
+        Column::new("tensor").right().drop_rank(4),
+        Column::new("idle").right().drop_rank(1),
+        Column::new("held $").right(),
+        Column::new("idle $").right(),
+        Column::new("unalloc. $").right(),
+        Column::new("total $").right(),
+    ]);
+    for s in &shown {
+        g.row(vec![
+            s.key.clone(),
+            u.amount(s.layers.observed_gpu_hours),
+            u.amount(s.layers.held_gpu_hours),
+            pct(s.ratios.active),
+            pct(s.ratios.sm_active),
+            pct(s.ratios.tensor_active),
+            u.opt(s.layers.idle_held_gpu_hours),
+            usd(s.cost.held_usd),
+            usd(s.cost.idle_held_usd),
+            usd(s.cost.unallocated_usd),
+            usd(s.cost.observed_usd),
+        ]);
+    }
+    // the fleet's own figures: the rows above add up to them (with every row shown)
+    let (l, r, c) = (&report.layers, &report.ratios, &report.cost);
+    g.row(vec![
+        format!("total ({} {by}s)", groups.len()),
+        u.amount(l.observed_gpu_hours),
+        u.amount(l.held_gpu_hours),
+        pct(r.active),
+        pct(r.sm_active),
+        pct(r.tensor_active),
+        u.opt(l.idle_held_gpu_hours),
+        usd(c.held_usd),
+        usd(c.idle_held_usd),
+        usd(c.unallocated_usd),
+        usd(c.observed_usd),
+    ]);
+    let mut out = format!(
+        "Showback by {by} ({}, USD{}): top {} of {} by held USD\n",
+        u.name,
+        u.per,
+        shown.len(),
+        groups.len()
+    );
+    out.push_str(&g.render_with_note(opts.limit()));
+    if groups.len() > shown.len() {
+        out.push_str(&format!(
+            "{} more {by}s not shown: --top N, or --format csv --table groups for all\n",
+            groups.len() - shown.len()
+        ));
+    }
+    Some(out)
+}
+
+pub fn render(report: &Report, opts: &TableOptions) -> String {
+    let u = Units::of(report);
+    let mut out = String::new();
+    out.push_str(&headline(report));
+    out.push_str("\n\n");
+    out.push_str(&window_line(report));
+    out.push_str("\n\n");
+    out.push_str("Held → used waterfall\n");
+    out.push_str(&waterfall(report, u, opts.limit()));
+    out.push('\n');
+    out.push_str("Cost\n");
+    out.push_str(&cost(report, u, opts.limit()));
+    out.push('\n');
+    out.push_str(&episodes(report, u, opts));
+    out.push('\n');
+    // sections below are optional; the diagnosis issue adds more the same way
+    for section in [jobs(report, u, opts.limit()), showback(report, u, opts)]
+        .into_iter()
+        .flatten()
+    {
+        out.push_str(&section);
         out.push('\n');
     }
-    out.push('\n');
-
-    // Jobs (MFU)
-    if let Some(jobs) = &report.jobs {
-        let mut t = new_table(opts.width);
-        t.set_header(vec![
-            "job",
-            "GPUs",
-            "held h",
-            "device",
-            "SM",
-            "tensor",
-            "MFU",
-            "$ not useful",
-        ]);
-        for j in jobs {
-            t.add_row(vec![
-                Cell::new(&j.job),
-                right(j.gpus.to_string()),
-                right(hours(j.held_gpu_hours)),
-                right(pct(j.device_util)),
-                right(pct(j.sm_active)),
-                right(pct(j.tensor_active)),
-                right(pct(j.mfu)),
-                right(usd(j.not_useful_usd)),
-            ]);
-        }
-        out.push_str("Jobs\n");
-        out.push_str(&t.to_string());
-        out.push_str("\n\n");
-    }
-
-    // Showback
-    if let Some(groups) = &report.groups {
-        let by = groups.first().map(|g| g.by.as_str()).unwrap_or("group");
-        let mut t = new_table(opts.width);
-        t.set_header(vec![
-            by.to_string(),
-            format!("observed {unit}"),
-            format!("held {unit}"),
-            "device".into(),
-            "SM".into(),
-            "tensor".into(),
-            format!("idle {unit}"),
-            format!("held USD{per}"),
-            format!("idle USD{per}"),
-        ]);
-        for g in groups {
-            t.add_row(vec![
-                Cell::new(&g.key),
-                right(hours(g.layers.observed_gpu_hours)),
-                right(hours(g.layers.held_gpu_hours)),
-                right(pct(g.ratios.active)),
-                right(pct(g.ratios.sm_active)),
-                right(pct(g.ratios.tensor_active)),
-                right(opt_hours(g.layers.idle_held_gpu_hours)),
-                right(usd(g.cost.held_usd)),
-                right(usd(g.cost.idle_held_usd)),
-            ]);
-        }
-        out.push_str(&format!("Showback by {by}\n"));
-        out.push_str(&t.to_string());
-        out.push_str("\n\n");
-    }
-
     out.push_str(&data_quality_text(report));
     out
 }
 
 /// The data-quality section as plain lines.
 pub fn data_quality_text(report: &Report) -> String {
+    let u = Units::of(report);
     let q = &report.data_quality;
     let mut out = String::from("Data quality\n");
     out.push_str(&format!(
@@ -304,12 +503,14 @@ pub fn data_quality_text(report: &Report) -> String {
         ));
     }
     out.push_str(&format!(
-        "  unobserved GPU-h (gaps): {}\n",
-        hours(q.unobserved_gpu_hours)
+        "  unobserved {} (gaps): {}\n",
+        u.name,
+        u.amount(q.unobserved_gpu_hours)
     ));
     out.push_str(&format!(
-        "  held with unknown device activity, GPU-h: {}\n",
-        hours(q.held_unknown_activity_gpu_hours)
+        "  held with unknown device activity, {}: {}\n",
+        u.name,
+        u.amount(q.held_unknown_activity_gpu_hours)
     ));
     if q.rows_outside_window > 0 {
         out.push_str(&format!(

@@ -192,16 +192,18 @@ pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat
     })
 }
 
-fn progress(quiet: bool, inputs: usize) -> ProgressBar {
+fn progress(quiet: bool, bytes: u64) -> ProgressBar {
     let bar = if quiet {
-        ProgressBar::with_draw_target(Some(inputs as u64), ProgressDrawTarget::hidden())
+        ProgressBar::with_draw_target(Some(bytes), ProgressDrawTarget::hidden())
     } else {
         // indicatif hides itself when stderr is not a terminal.
-        ProgressBar::new(inputs as u64)
+        ProgressBar::new(bytes)
     };
-    let style =
-        ProgressStyle::with_template("{spinner} reading {pos}/{len} {wide_msg} [{elapsed}]")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+    // bytes of the files, and the rows read so far in the message
+    let style = ProgressStyle::with_template(
+        "{spinner} reading {bar:30} {bytes}/{total_bytes} {wide_msg} [{elapsed}]",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
@@ -210,14 +212,20 @@ fn progress(quiet: bool, inputs: usize) -> ProgressBar {
 /// Read every input into one canonical sample table.
 pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
     let inputs = resolve_inputs(specs)?;
-    let bar = progress(opts.quiet, inputs.len());
+    let size = |i: &Input| match i {
+        Input::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+        _ => 0,
+    };
+    let bar = progress(opts.quiet, inputs.iter().map(|(_, i)| size(i)).sum());
+    let mut rows = 0usize;
     let mut tables = Vec::with_capacity(inputs.len());
     // Scrapes and API responses join across files (one metric per file), and
     // compute-apps logs join the query-gpu log they belong to: read them together.
     let mut prom = Vec::new();
     let mut smi_csv = Vec::new();
     for (name, input) in &inputs {
-        bar.set_message(name.clone());
+        bar.set_message(format!("{name} ({rows} rows so far)"));
+        let before = tables.len();
         if let Input::File(path) = input {
             let format = format_of(path, opts.format)?;
             match format {
@@ -230,7 +238,11 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
         } else {
             tables.push(read_input(name, input, opts)?);
         }
-        bar.inc(1);
+        rows += tables[before..]
+            .iter()
+            .map(|t| t.df.height())
+            .sum::<usize>();
+        bar.inc(size(input));
     }
     if !prom.is_empty() {
         tables.push(prometheus::read_files(&prom, opts)?);

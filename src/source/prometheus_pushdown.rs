@@ -398,6 +398,9 @@ fn tally_of(a: &Agg, step_ms: i64, price: Option<f64>, basis: Basis) -> Tally {
         idle_held_usd: Sum::from(h(a.idle) * p),
         unallocated_usd: Sum::from((observed_h - held_h) * p),
         basis_usd: Sum::from(fraction_h * p),
+        active_usd: Sum::from(h(a.active) * p),
+        sm_usd: Sum::from(h(a.sm) * p),
+        tensor_usd: Sum::from(h(a.tensor) * p),
         unpriced_h: if price.is_none() { observed_h } else { 0.0 },
         priced_rows: u64::from(price.is_some()),
         ..Tally::default()
@@ -458,12 +461,13 @@ fn assemble(
     let window_hours = (q.until_ms - q.since_ms) as f64 / MS_PER_HOUR;
     let layers = total.layers(present);
     let ratios = total.ratios(present);
-    let cost = total.cost(
+    let mut cost = total.cost(
         cfg.prices.source.describe(),
         basis,
         unpriced_models.into_iter().collect(),
         window_hours,
     );
+    total.fill_layer_idle_usd(&mut cost, present, window_hours);
     let waterfall = crate::audit::tally::waterfall(&layers);
     let groups = cfg.by.map(|by| {
         let mut rows: Vec<Group> = groups
@@ -476,12 +480,7 @@ fn assemble(
                 cost: t.group_cost(),
             })
             .collect();
-        rows.sort_by(|a, b| {
-            b.layers
-                .held_gpu_hours
-                .total_cmp(&a.layers.held_gpu_hours)
-                .then_with(|| a.key.cmp(&b.key))
-        });
+        crate::audit::listing::sort_groups(&mut rows);
         rows
     });
     Report {
@@ -513,6 +512,8 @@ fn assemble(
         gpus: Vec::new(),
         jobs: None,
         gpu_count,
+        idle_episode_groups: Vec::new(),
+        idle_episode_groups_total: 0,
     }
 }
 

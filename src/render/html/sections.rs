@@ -6,7 +6,7 @@ use super::escape::text;
 use super::svg::{self, Bar, Segment};
 use crate::audit::model::Report;
 use crate::render::fmt::{hours, opt_hours, pct, short_gpu, short_time, usd};
-use crate::render::table::{headline, units};
+use crate::render::table::headline;
 use std::fmt::Write;
 
 /// The showback chart and table list this many groups; the embedded JSON has them all.
@@ -521,4 +521,15 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
         row("warning", w.clone());
     }
     out.push_str("</tbody></table>\n</section>\n");
+}
+
+/// Unit words on the page: a snapshot's GPU-hours are GPUs and its dollars are
+/// per hour. The page prints GPU-hours at any window length (its figures carry
+/// their own precision), so only the snapshot changes the words.
+fn units(report: &Report) -> (&'static str, &'static str) {
+    if report.window.snapshot {
+        ("GPUs", "/h")
+    } else {
+        ("GPU-h", "")
+    }
 }
