@@ -90,15 +90,23 @@ pub enum Unit {
     Percent,
     /// MiB -> bytes
     Mib,
+    /// already a fraction, as `--map X=Y:fraction` states (never inferred)
+    Fraction,
+    /// already bytes, as `--map X=Y:bytes` states (never inferred)
+    Bytes,
 }
 
 impl Unit {
     fn factor(self) -> f64 {
         match self {
-            Unit::AsIs => 1.0,
+            Unit::AsIs | Unit::Fraction | Unit::Bytes => 1.0,
             Unit::Percent => 0.01,
             Unit::Mib => 1_048_576.0,
         }
+    }
+    /// Canonical as is: no conversion (stated or not).
+    fn is_identity(self) -> bool {
+        matches!(self, Unit::AsIs | Unit::Fraction | Unit::Bytes)
     }
 }
 
@@ -218,9 +226,9 @@ pub struct UserMap {
 
 impl UserMap {
     pub fn parse(spec: &str) -> Result<Self> {
-        let (source, target) = spec
-            .split_once('=')
-            .with_context(|| format!("--map '{spec}': expected SOURCE=CANONICAL[:percent|:mib]"))?;
+        let (source, target) = spec.split_once('=').with_context(|| {
+            format!("--map '{spec}': expected SOURCE=CANONICAL[:percent|:fraction|:mib|:bytes]")
+        })?;
         let (canonical, unit) = match target.split_once(':') {
             Some((c, u)) => (c, u),
             None => (target, ""),
@@ -229,7 +237,11 @@ impl UserMap {
             "" => Unit::AsIs,
             "percent" | "%" => Unit::Percent,
             "mib" => Unit::Mib,
-            other => bail!("--map '{spec}': unknown unit '{other}' (expected percent or mib)"),
+            "fraction" | "ratio" => Unit::Fraction,
+            "bytes" | "b" => Unit::Bytes,
+            other => bail!(
+                "--map '{spec}': unknown unit '{other}' (expected percent, fraction, mib or bytes)"
+            ),
         };
         let canonical = COLUMNS
             .iter()
@@ -378,13 +390,44 @@ impl SampleTable {
                 acc
             }
         };
-        Ok(SampleTable {
+        let mut table = SampleTable {
             df,
             present,
             quality,
             sources,
             rows_read,
-        })
+        };
+        table.forget_unmeasured()?;
+        Ok(table)
+    }
+
+    /// A metric column without one usable value (all `[N/A]`, all out of range)
+    /// measured nothing: it is dropped, exactly as if absent, so its layers and
+    /// ratios are null ("not measured"), never 0.
+    fn forget_unmeasured(&mut self) -> Result<()> {
+        if self.df.height() == 0 {
+            return Ok(());
+        }
+        for (name, kind) in COLUMNS {
+            if !matches!(kind, Kind::Fraction | Kind::Bytes | Kind::Watts)
+                || !self.present.contains(name)
+            {
+                continue;
+            }
+            let Ok(c) = self.df.column(name) else {
+                continue;
+            };
+            if c.null_count() < c.len() {
+                continue;
+            }
+            let invalid = self.quality.invalid.get(*name).copied().unwrap_or(0);
+            self.quality.warnings.push(format!(
+                "{name}: no usable value ({invalid} invalid, the rest missing): not measured"
+            ));
+            self.present.remove(name);
+            self.df = self.df.drop(name)?;
+        }
+        Ok(())
     }
 }
 
@@ -434,6 +477,7 @@ pub fn normalize(
         format!("{origin}: no GPU id column (expected one of: gpu, uuid, UUID, gpu_uuid, index; or --map YOURS=gpu)")
     })?;
 
+    let units = decide_units(raw, resolved, origin, &mut quality)?;
     let mut columns: Vec<Column> = Vec::new();
     let mut keep: Vec<bool> = vec![true; height];
     for (name, kind) in COLUMNS {
@@ -449,6 +493,7 @@ pub fn normalize(
             .with_context(|| format!("{origin}: column '{}' vanished while reading", r.source))?
             .as_materialized_series()
             .clone();
+        let unit = units.get(name).copied().unwrap_or(r.unit);
         let what = |expected: &str| {
             format!(
                 "{origin}: column '{}' ({name}): expected {expected}",
@@ -476,12 +521,12 @@ pub fn normalize(
             }
             Kind::Fraction | Kind::Watts
                 if src.dtype() == &DataType::Float64
-                    && r.unit == Unit::AsIs
+                    && unit.is_identity()
                     && all_valid_f64(&src, *kind)? =>
             {
                 src.with_name((*name).into()).into_column()
             }
-            Kind::Bytes if src.dtype() == &DataType::UInt64 && r.unit == Unit::AsIs => {
+            Kind::Bytes if src.dtype() == &DataType::UInt64 && unit.is_identity() => {
                 src.with_name((*name).into()).into_column()
             }
             Kind::Time => {
@@ -516,7 +561,7 @@ pub fn normalize(
             }
             Kind::Fraction | Kind::Watts | Kind::Bytes => {
                 let (values, bad) =
-                    to_numbers(&src, r.unit, *kind).with_context(|| what("numbers"))?;
+                    to_numbers(&src, unit, *kind).with_context(|| what("numbers"))?;
                 quality.count_invalid(name, bad);
                 if *kind == Kind::Bytes {
                     let v: Vec<Option<u64>> = values
@@ -540,6 +585,80 @@ pub fn normalize(
         df = df.filter(&mask)?;
     }
     Ok((df, quality))
+}
+
+/// The unit of each column whose unit no name and no `--map` states, decided
+/// from its values (crate::units::decide); notes and warnings say what was decided.
+/// Streaming readers decide once per file and pass the unit stated, so every
+/// slice of a file is read alike.
+fn decide_units(
+    raw: &DataFrame,
+    resolved: &[Resolved],
+    origin: &str,
+    quality: &mut Quality,
+) -> Result<BTreeMap<&'static str, Unit>> {
+    let mut out = BTreeMap::new();
+    for r in resolved {
+        let Some(kind) = kind_of(r.canonical) else {
+            continue;
+        };
+        if !matches!(kind, Kind::Fraction | Kind::Bytes) || r.unit != Unit::AsIs {
+            continue;
+        }
+        let Ok(src) = raw.column(&r.source) else {
+            continue;
+        };
+        let Some(stats) = crate::units::stats(src.as_materialized_series()) else {
+            continue;
+        };
+        match_decision(
+            crate::units::decide(kind, r.unit, &stats, &label_of(r)),
+            r,
+            origin,
+            quality,
+            &mut out,
+        )?;
+    }
+    Ok(out)
+}
+
+/// "device_util" or "device_util (column 'busy')": how notes name a column.
+pub fn label_of(r: &Resolved) -> String {
+    if r.source == r.canonical {
+        r.canonical.to_string()
+    } else {
+        format!("{} (column '{}')", r.canonical, r.source)
+    }
+}
+
+/// Apply one unit decision: the unit it sets, the note or warning it adds, or
+/// the refusal when the data cannot tell.
+pub fn match_decision(
+    decision: crate::units::Decision,
+    r: &Resolved,
+    origin: &str,
+    quality: &mut Quality,
+    units: &mut BTreeMap<&'static str, Unit>,
+) -> Result<()> {
+    use crate::units::Decision;
+    match decision {
+        Decision::Keep => {}
+        Decision::Percent { note } => {
+            quality.notes.push(note);
+            units.insert(r.canonical, Unit::Percent);
+        }
+        Decision::Implausible { warning } => quality.warnings.push(warning),
+        Decision::Ambiguous => bail!(
+            "{origin}: column '{}' ({}) holds only the integers 0 and 1: fractions (0 or 100% busy) or percent (0% or 1%)? Say which: --map {}={}:fraction or --map {}={}:percent",
+            r.source,
+            r.canonical,
+            r.source,
+            r.canonical,
+            r.source,
+            r.canonical
+        ),
+    }
+    Ok(())
 }
 
 /// Whether every non-null value is usable as is (no NaN, in range).
@@ -724,7 +843,7 @@ pub fn parse_number_text(text: &str) -> Option<f64> {
 fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>, u64)> {
     let bad = std::cell::Cell::new(0u64);
     let factor = unit.factor();
-    let check = |v: f64| -> Option<f64> {
+    let check_scaled = |v: f64, factor: f64| -> Option<f64> {
         if v.is_nan() {
             return None; // NaN is how Prometheus says "no value": missing, not invalid
         }
@@ -741,6 +860,7 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
             None
         }
     };
+    let check = |v: f64| check_scaled(v, factor);
     let values: Vec<Option<f64>> = match src.dtype() {
         DataType::String => {
             let mut present = 0u64;
@@ -754,8 +874,16 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
                     Some(t) if is_missing_marker(t) => None,
                     Some(t) => {
                         present += 1;
-                        match parse_number_text(t) {
-                            Some(x) => check(x),
+                        // a value that names its unit is converted by it, never stripped
+                        let parsed = crate::units::split_number(t).and_then(|(x, u)| {
+                            if u.is_empty() {
+                                Some((x, factor))
+                            } else {
+                                crate::units::suffix_factor(&u, kind).map(|f| (x, f))
+                            }
+                        });
+                        match parsed {
+                            Some((x, f)) => check_scaled(x, f),
                             None => {
                                 unparsed += 1;
                                 example.get_or_insert_with(|| t.to_string());
@@ -768,10 +896,7 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
                 .collect();
             // Not one value is a number: the column is of the wrong type, not noisy.
             if present > 0 && unparsed == present {
-                bail!(
-                    "numbers, found text such as '{}'",
-                    example.unwrap_or_default()
-                );
+                bail!("found text such as '{}'", example.unwrap_or_default());
             }
             values
         }

@@ -706,12 +706,17 @@ impl<'a> Engine<'a> {
         let total = &self.fleet.total;
         let layers = total.layers(&present);
         let ratios = total.ratios(&present);
-        let cost = total.cost(
+        let mut cost = total.cost(
             cfg.prices.source.describe(),
             self.basis,
             self.unpriced_models.iter().cloned().collect(),
             window_hours,
         );
+        if !present.device_util {
+            // idle is not measured without device activity: no "$0 spent on idle"
+            cost.idle_held_usd = None;
+            cost.monthly_run_rate.idle_held_usd = None;
+        }
         let waterfall = super::tally::waterfall(&layers);
 
         let mut episodes: Vec<IdleEpisode> = self
@@ -756,7 +761,13 @@ impl<'a> Engine<'a> {
                     },
                     layers: t.layers(&present),
                     ratios: t.ratios(&present),
-                    cost: t.group_cost(),
+                    cost: {
+                        let mut c = t.group_cost();
+                        if !present.device_util {
+                            c.idle_held_usd = None;
+                        }
+                        c
+                    },
                 })
                 .collect();
             rows.sort_by(|a, b| {

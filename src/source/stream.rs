@@ -24,6 +24,114 @@ pub struct ParquetStream {
     parts: Vec<Part>,
     present: BTreeSet<&'static str>,
     slice_rows: usize,
+    /// what deciding units and dropping unmeasured columns found, once per file
+    quality: Quality,
+}
+
+/// Units and "never measured" decided once per file from its statistics
+/// (min, max, count), so every slice reads alike: the unit decided is passed
+/// on as stated, and a metric column without one usable value is dropped,
+/// exactly as if absent (its layers are null, never 0).
+fn decide_units(
+    lf: &LazyFrame,
+    schema: &Schema,
+    resolved: &mut Vec<Resolved>,
+    name: &str,
+    quality: &mut Quality,
+) -> Result<()> {
+    use crate::samples::{Kind, Unit, kind_of};
+    let metric = |r: &Resolved| {
+        matches!(
+            kind_of(r.canonical),
+            Some(Kind::Fraction | Kind::Bytes | Kind::Watts)
+        ) && schema
+            .get(r.source.as_str())
+            .is_some_and(|dt| dt.is_primitive_numeric())
+    };
+    let exprs: Vec<Expr> = resolved
+        .iter()
+        .filter(|r| metric(r))
+        .flat_map(|r| {
+            let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
+            [
+                c().min().alias(format!("{}\0min", r.source)),
+                c().max().alias(format!("{}\0max", r.source)),
+                c().count()
+                    .cast(DataType::Float64)
+                    .alias(format!("{}\0n", r.source)),
+            ]
+        })
+        .collect();
+    if exprs.is_empty() {
+        return Ok(());
+    }
+    let stats = lf
+        .clone()
+        .select(exprs)
+        .collect()
+        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+    let get = |src: &str, what: &str| -> Option<f64> {
+        stats
+            .column(&format!("{src}\0{what}"))
+            .ok()?
+            .f64()
+            .ok()?
+            .get(0)
+    };
+    let mut units = std::collections::BTreeMap::new();
+    let mut unmeasured = Vec::new();
+    for r in resolved.iter_mut().filter(|r| metric(r)) {
+        let Some(kind) = kind_of(r.canonical) else {
+            continue;
+        };
+        let (n, min, max) = (
+            get(&r.source, "n").unwrap_or(0.0),
+            get(&r.source, "min"),
+            get(&r.source, "max"),
+        );
+        let (Some(min), Some(max)) = (min, max) else {
+            if n == 0.0 {
+                unmeasured.push(r.canonical);
+            }
+            continue;
+        };
+        let integer = schema
+            .get(r.source.as_str())
+            .is_some_and(|dt| dt.is_integer());
+        let st = crate::units::Stats {
+            min,
+            max,
+            integer_written: integer,
+        };
+        if r.unit == Unit::AsIs && matches!(kind, Kind::Fraction | Kind::Bytes) {
+            let d = crate::units::decide(kind, r.unit, &st, &crate::samples::label_of(r));
+            crate::samples::match_decision(d, r, name, quality, &mut units)?;
+            r.unit = match (units.get(r.canonical), kind) {
+                (Some(u), _) => *u,
+                (None, Kind::Fraction) => Unit::Fraction,
+                (None, _) => Unit::Bytes,
+            };
+        }
+        let f = match r.unit {
+            Unit::Percent => 0.01,
+            Unit::Mib => 1_048_576.0,
+            _ => 1.0,
+        };
+        let all_out = match kind {
+            Kind::Fraction => min * f > 1.0 || max < 0.0,
+            _ => max < 0.0,
+        };
+        if all_out {
+            unmeasured.push(r.canonical);
+        }
+    }
+    for c in &unmeasured {
+        quality.warnings.push(format!(
+            "{c}: no usable value in {name} (all missing or out of range): not measured"
+        ));
+    }
+    resolved.retain(|r| !unmeasured.contains(&r.canonical));
+    Ok(())
 }
 
 fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
@@ -47,6 +155,7 @@ impl ParquetStream {
         }
         let mut parts = Vec::new();
         let mut present = BTreeSet::new();
+        let mut quality = Quality::default();
         present.insert(col::HOST);
         for (name, input) in inputs {
             let path = match input {
@@ -65,7 +174,8 @@ impl ParquetStream {
                 .collect_schema()
                 .map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
-            let resolved = resolve_columns(&columns, maps);
+            let mut resolved = resolve_columns(&columns, maps);
+            decide_units(&lf, &schema, &mut resolved, name, &mut quality)?;
             for needed in [col::TIME, col::GPU] {
                 if !resolved.iter().any(|r| r.canonical == needed) {
                     bail!(
@@ -111,6 +221,7 @@ impl ParquetStream {
             parts,
             present,
             slice_rows,
+            quality,
         }))
     }
 
@@ -210,6 +321,9 @@ impl ParquetStream {
         tx: &std::sync::mpsc::SyncSender<Result<DataFrame>>,
     ) -> Result<Quality> {
         let mut quality = Quality::default();
+        if !keys_only {
+            quality.merge(self.quality.clone());
+        }
         for p in &self.parts {
             let resolved: Vec<Resolved> = if keys_only {
                 p.resolved

@@ -1,0 +1,197 @@
+//! Inputs the world exports (issue 12): each awkward fixture in
+//! testdata/awkward/ ends in the right numbers with a named data-quality entry,
+//! and each one in testdata/invalid/ in exit 2 with a line naming the file, the
+//! column or line, and what was expected. Never a panic.
+use serde_json::Value;
+use std::path::Path;
+mod common;
+use common::{assert_close, gpuaudit, num};
+
+fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn awkward(name: &str) -> String {
+    data(&format!("awkward/{name}"))
+}
+
+/// `report --format json` on the args; the JSON and stderr, or an error with stderr.
+fn report_json(args: &[&str]) -> anyhow::Result<Value> {
+    let out = gpuaudit()?
+        .arg("report")
+        .args(args)
+        .args(["--format", "json"])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "report {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+/// `report` on the args must exit 2 with one line on stderr; that line.
+fn refused(args: &[&str]) -> anyhow::Result<String> {
+    let out = gpuaudit()?.arg("report").args(args).output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    anyhow::ensure!(
+        out.status.code() == Some(2),
+        "report {args:?}: want exit 2, got {:?}: {stderr}",
+        out.status.code()
+    );
+    anyhow::ensure!(!stderr.contains("panicked"), "panic: {stderr}");
+    anyhow::ensure!(
+        stderr.starts_with("gpuaudit: "),
+        "one error printer: {stderr}"
+    );
+    Ok(stderr)
+}
+
+/// The awkward fleet, computed by hand: g0 held at 50% device activity, g1
+/// unallocated, 4 samples 10 min apart each: 40 min each observed, 2/3 h
+/// held, 1/3 h active, active ratio 0.5.
+fn assert_fleet(v: &Value, what: &str) {
+    assert_close(num(v, "/layers/observed_gpu_hours"), 4.0 / 3.0, what);
+    assert_close(num(v, "/layers/held_gpu_hours"), 2.0 / 3.0, what);
+    assert_close(num(v, "/layers/active_gpu_hours"), 1.0 / 3.0, what);
+    assert_close(num(v, "/ratios/active"), 0.5, what);
+    assert_close(num(v, "/layers/unallocated_gpu_hours"), 2.0 / 3.0, what);
+}
+
+fn strings(v: &Value, path: &str) -> Vec<String> {
+    v.pointer(path)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn has_entry(v: &Value, path: &str, needle: &str) -> bool {
+    strings(v, path).iter().any(|s| s.contains(needle))
+}
+
+#[test]
+fn baseline_fleet_reads_as_computed_by_hand() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("baseline.csv")])?;
+    assert_fleet(&v, "baseline");
+    assert!(strings(&v, "/data_quality/warnings").is_empty());
+    Ok(())
+}
+
+#[test]
+fn percent_in_a_fraction_column_is_converted_and_said() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("percent-device-util.csv")])?;
+    assert_fleet(&v, "percent");
+    assert!(
+        has_entry(
+            &v,
+            "/data_quality/notes",
+            "device_util read as percent: max 50"
+        ),
+        "{}",
+        v["data_quality"]
+    );
+    Ok(())
+}
+
+#[test]
+fn values_that_carry_their_unit_are_converted_not_stripped() -> anyhow::Result<()> {
+    // "50 %" and "8192 MiB"
+    let v = report_json(&[&awkward("percent-text-values.csv")])?;
+    assert_fleet(&v, "45 % / MiB");
+    assert_close(
+        num(&v, "/gpus/0/last_mem_used_bytes"),
+        8589934592.0,
+        "8192 MiB",
+    );
+    // "8.0 GiB"
+    let v = report_json(&[&awkward("gib-text-values.csv")])?;
+    assert_fleet(&v, "GiB");
+    assert_close(
+        num(&v, "/gpus/0/last_mem_used_bytes"),
+        8589934592.0,
+        "8 GiB",
+    );
+    Ok(())
+}
+
+#[test]
+fn a_unit_that_cannot_be_the_columns_is_refused() -> anyhow::Result<()> {
+    let e = refused(&[&awkward("watts-in-device-util.csv")])?;
+    assert!(e.contains("watts-in-device-util.csv"), "{e}");
+    assert!(e.contains("'device_util'"), "{e}");
+    assert!(e.contains("0.5 W"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn memory_too_small_for_bytes_is_a_warning_naming_the_unit() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("mem-in-mib-unlabelled.csv")])?;
+    assert_fleet(&v, "mem in MiB");
+    assert!(
+        has_entry(
+            &v,
+            "/data_quality/warnings",
+            "mem_used_bytes: the busiest value is 8192 bytes, under 1 MiB: likely MiB"
+        ),
+        "{}",
+        v["data_quality"]
+    );
+    Ok(())
+}
+
+#[test]
+fn zero_one_integers_cannot_tell_percent_from_fraction() -> anyhow::Result<()> {
+    let f = data("invalid/device-util-zero-one.csv");
+    let e = refused(&[&f])?;
+    assert!(e.contains("device-util-zero-one.csv"), "{e}");
+    assert!(e.contains("--map device_util=device_util:fraction"), "{e}");
+    assert!(e.contains("--map device_util=device_util:percent"), "{e}");
+    // stated, it reads: fraction = 2 of 3 samples busy
+    let v = report_json(&[&f, "--map", "device_util=device_util:fraction"])?;
+    assert_close(num(&v, "/ratios/active"), 2.0 / 3.0, "fraction");
+    let v = report_json(&[&f, "--map", "device_util=device_util:percent"])?;
+    assert_close(num(&v, "/ratios/active"), 0.02 / 3.0, "percent");
+    Ok(())
+}
+
+#[test]
+fn a_column_never_measured_is_null_not_zero() -> anyhow::Result<()> {
+    for (file, invalid) in [
+        ("device-util-all-na.csv", None),
+        ("device-util-all-out-of-range.csv", Some(8)),
+    ] {
+        let v = report_json(&[&awkward(file)])?;
+        assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 3.0, file);
+        for p in [
+            "/layers/active_gpu_hours",
+            "/layers/idle_held_gpu_hours",
+            "/ratios/active",
+            "/ratios/idle_held",
+            "/cost/idle_held_usd",
+            "/cost/monthly_run_rate/idle_held_usd",
+        ] {
+            assert!(v.pointer(p).is_some_and(Value::is_null), "{file} {p}: {v}");
+        }
+        assert!(
+            has_entry(&v, "/data_quality/warnings", "device_util: no usable value"),
+            "{file}: {}",
+            v["data_quality"]
+        );
+        if let Some(n) = invalid {
+            assert_eq!(v["data_quality"]["invalid"]["device_util"], n, "{file}");
+        }
+        // the table does not say "$0" for idle
+        let out = gpuaudit()?.arg("report").arg(awkward(file)).output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("$0 spent on idle"), "{text}");
+    }
+    Ok(())
+}
