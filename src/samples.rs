@@ -312,6 +312,32 @@ pub fn resolve_columns(source_columns: &[String], user_maps: &[UserMap]) -> Vec<
     out
 }
 
+/// The `--map` sources found among `columns` (case-insensitively, as resolution matches).
+pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
+    maps.iter()
+        .filter(|m| {
+            columns
+                .iter()
+                .any(|c| c.trim().eq_ignore_ascii_case(&m.source))
+        })
+        .map(|m| m.source.clone())
+        .collect()
+}
+
+/// A `--map` whose source column no input has is a typo, not a no-op: refused naming it.
+pub fn check_maps(found: &BTreeSet<String>, maps: &[UserMap], sources: &[String]) -> Result<()> {
+    if let Some(m) = maps.iter().find(|m| !found.contains(&m.source)) {
+        bail!(
+            "--map {}={}: no input has a column '{}' (in {})",
+            m.source,
+            m.canonical,
+            m.source,
+            sources.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// Counts of what could not be used, per canonical column.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Quality {
@@ -323,6 +349,8 @@ pub struct Quality {
     pub notes: Vec<String>,
     /// warnings a reader counted (e.g. lines it skipped)
     pub warnings: Vec<String>,
+    /// source columns of `--map` entries some input had (a map no input matches is refused)
+    pub maps_found: BTreeSet<String>,
 }
 
 impl Quality {
@@ -333,6 +361,7 @@ impl Quality {
         self.rows_dropped += other.rows_dropped;
         self.notes.extend(other.notes);
         self.warnings.extend(other.warnings);
+        self.maps_found.extend(other.maps_found);
     }
     fn count_invalid(&mut self, column: &str, n: u64) {
         if n > 0 {

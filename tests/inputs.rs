@@ -195,3 +195,101 @@ fn a_column_never_measured_is_null_not_zero() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn gzip_and_zstd_are_read_by_extension_or_magic_bytes() -> anyhow::Result<()> {
+    for f in [
+        "baseline.csv.gz",
+        "baseline.csv.zst",
+        "baseline-gzip-no-extension",
+        "baseline.ndjson.gz",
+    ] {
+        let v = report_json(&[&awkward(f)])?;
+        assert_fleet(&v, f);
+    }
+    // on stdin too
+    let out = gpuaudit()?
+        .args(["report", "-", "--format", "json"])
+        .pipe_stdin(awkward("baseline.csv.gz"))?
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_fleet(&serde_json::from_slice(&out.stdout)?, "stdin gzip");
+    let e = refused(&[&data("invalid/corrupt.csv.gz")])?;
+    assert!(e.contains("corrupt.csv.gz: not a valid gzip file"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_json_array_of_objects_reads_as_ndjson_does() -> anyhow::Result<()> {
+    assert_fleet(&report_json(&[&awkward("baseline.json")])?, "json array");
+    let e = refused(&[&data("invalid/array-of-numbers.json")])?;
+    assert!(e.contains("element 1 of the array is not an object"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn structure_errors_name_the_line() -> anyhow::Result<()> {
+    let e = refused(&[&data("invalid/too-few-fields.csv")])?;
+    assert!(
+        e.contains("too-few-fields.csv: line 3: 3 fields, the header has 4"),
+        "{e}"
+    );
+    let e = refused(&[&data("invalid/too-many-fields.csv")])?;
+    assert!(
+        e.contains("too-many-fields.csv: line 3: 5 fields, the header has 4"),
+        "{e}"
+    );
+    let e = refused(&[&data("invalid/bad-line.ndjson")])?;
+    assert!(e.contains("bad-line.ndjson: line 3: not JSON"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn held_that_cannot_be_read_is_neither_held_nor_free() -> anyhow::Result<()> {
+    // g0's first sample says held=maybe: 10 min neither held nor unallocated
+    let v = report_json(&[&awkward("held-maybe.csv")])?;
+    assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 3.0, "observed");
+    assert_close(num(&v, "/layers/held_gpu_hours"), 0.5, "held");
+    assert_close(num(&v, "/layers/unallocated_gpu_hours"), 2.0 / 3.0, "free");
+    assert_close(
+        num(&v, "/data_quality/held_unknown_gpu_hours"),
+        1.0 / 6.0,
+        "unknown",
+    );
+    assert_eq!(v["data_quality"]["invalid"]["held"], 1);
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "held value that cannot be read"
+    ));
+    Ok(())
+}
+
+#[test]
+fn negative_numbers_reach_the_flags_own_check() -> anyhow::Result<()> {
+    let base = awkward("baseline.csv");
+    let e = refused(&[&base, "--price", "-1"])?;
+    assert!(
+        e.contains("--price -1: expected a price in USD per GPU-hour >= 0"),
+        "{e}"
+    );
+    let e = refused(&[&base, "--idle-below", "-5%"])?;
+    assert!(e.contains("-5%"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_map_naming_no_column_is_refused_naming_it() -> anyhow::Result<()> {
+    let e = refused(&[&awkward("baseline.csv"), "--map", "nosuch=device_util"])?;
+    assert!(
+        e.contains("--map nosuch=device_util: no input has a column 'nosuch'"),
+        "{e}"
+    );
+    let e = refused(&[&data("demo-fleet.parquet"), "--map", "nosuch=device_util"])?;
+    assert!(e.contains("no input has a column 'nosuch'"), "{e}");
+    Ok(())
+}

@@ -7,6 +7,7 @@ use polars::prelude::DataFrame;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod decode;
 pub mod files;
 mod filetime;
 pub mod nvidia_smi;
@@ -90,7 +91,7 @@ impl InputFormat {
         if nvidia_smi::looks_like_query_csv(first) {
             return Some(InputFormat::NvidiaSmiCsv);
         }
-        if first.starts_with('{') {
+        if first.starts_with('{') || first.starts_with('[') {
             return Some(InputFormat::Ndjson);
         }
         if first.contains(',') {
@@ -218,7 +219,12 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
     let mut smi_csv = Vec::new();
     for (name, input) in &inputs {
         bar.set_message(name.clone());
-        if let Input::File(path) = input {
+        if let Input::File(path) = input
+            && opts.format.is_none()
+            && files::is_compressed(path)?
+        {
+            tables.push(files::read_compressed(name, path, &opts.maps)?);
+        } else if let Input::File(path) = input {
             let format = format_of(path, opts.format)?;
             match format {
                 InputFormat::PromText | InputFormat::PromJson => {
@@ -239,17 +245,22 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
         tables.extend(nvidia_smi::read_csv_files(&smi_csv, opts)?);
     }
     bar.finish_and_clear();
-    SampleTable::concat(tables)
+    let table = SampleTable::concat(tables)?;
+    crate::samples::check_maps(&table.quality.maps_found, &opts.maps, &table.sources)?;
+    Ok(table)
 }
 
 /// Read one input into a canonical table.
 pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<SampleTable> {
     match input {
         Input::Stdin => {
-            let frame = files::read_stdin_csv()?;
+            let frame = files::read_stdin()?;
             from_frame(name, frame, &opts.maps, Quality::default())
         }
         Input::ParquetDir(dir) => files::read_tabular(name, dir, InputFormat::Parquet, &opts.maps),
+        Input::File(path) if opts.format.is_none() && files::is_compressed(path)? => {
+            files::read_compressed(name, path, &opts.maps)
+        }
         Input::File(path) => {
             let format = format_of(path, opts.format)?;
             match format {
@@ -290,6 +301,7 @@ pub fn from_frame(
     let rows_read = frame.height() as u64;
     let (df, mut quality) = normalize(&frame, &resolved, name)?;
     quality.merge(extra);
+    quality.maps_found = crate::samples::maps_found(&columns, maps);
     let present = resolved
         .iter()
         .map(|r| r.canonical)

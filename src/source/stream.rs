@@ -156,6 +156,7 @@ impl ParquetStream {
         let mut parts = Vec::new();
         let mut present = BTreeSet::new();
         let mut quality = Quality::default();
+        let mut maps_seen = BTreeSet::new();
         present.insert(col::HOST);
         for (name, input) in inputs {
             let path = match input {
@@ -174,6 +175,7 @@ impl ParquetStream {
                 .collect_schema()
                 .map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
+            maps_seen.extend(crate::samples::maps_found(&columns, maps));
             let mut resolved = resolve_columns(&columns, maps);
             decide_units(&lf, &schema, &mut resolved, name, &mut quality)?;
             for needed in [col::TIME, col::GPU] {
@@ -210,6 +212,8 @@ impl ParquetStream {
                 rows,
             });
         }
+        let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
+        crate::samples::check_maps(&maps_seen, maps, &names)?;
         // GPUAUDIT_SLICE_ROWS: smaller slices for tests (slice edges inside a
         // GPU's run) or less memory; not a user-facing option
         let slice_rows = std::env::var("GPUAUDIT_SLICE_ROWS")
