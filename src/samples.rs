@@ -4,7 +4,7 @@
 //! names (or canonical names); [`normalize`] maps them onto the canonical
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
-use crate::timeparse::{epoch_number_to_ms, parse_timestamp_str};
+use crate::timeparse::{epoch_number_to_ms, parse_timestamp_zoned};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -338,6 +338,93 @@ pub fn check_maps(found: &BTreeSet<String>, maps: &[UserMap], sources: &[String]
     Ok(())
 }
 
+/// Source columns that would feed a metric (or held) column already fed: an
+/// alias beside the canonical name (`device_util` and `DCGM_FI_DEV_GPU_UTIL`),
+/// or a duplicate header polars renamed (`device_util_duplicated_0`).
+/// Labels are left out: `gpu` beside `UUID` is an index beside an id, not a twin.
+pub fn twins(columns: &[String], resolved: &[Resolved]) -> Vec<Resolved> {
+    let used = |c: &str| resolved.iter().any(|r| r.source == c);
+    let mut out = Vec::new();
+    for r in resolved {
+        if !matches!(
+            kind_of(r.canonical),
+            Some(Kind::Fraction | Kind::Bytes | Kind::Watts | Kind::Held)
+        ) {
+            continue;
+        }
+        let dup_prefix = format!("{}_duplicated_", r.source.to_ascii_lowercase());
+        for c in columns.iter().filter(|c| !used(c)) {
+            let lower = c.trim().to_ascii_lowercase();
+            let unit = if lower.starts_with(&dup_prefix) {
+                Some(r.unit)
+            } else {
+                ALIASES
+                    .iter()
+                    .find(|(a, canonical, _)| *canonical == r.canonical && *a == lower)
+                    .map(|(_, _, u)| *u)
+            };
+            if let Some(unit) = unit {
+                out.push(Resolved {
+                    source: c.clone(),
+                    canonical: r.canonical,
+                    unit,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Two columns that give the same canonical column must agree (after each
+/// one's unit is applied); where they differ the input is refused naming both.
+pub fn check_twins(
+    raw: &DataFrame,
+    resolved: &[Resolved],
+    twins: &[Resolved],
+    origin: &str,
+) -> Result<()> {
+    let values = |r: &Resolved| -> Result<Vec<Option<f64>>> {
+        let src = raw.column(&r.source)?.as_materialized_series().clone();
+        let kind = kind_of(r.canonical).unwrap_or(Kind::Fraction);
+        if kind == Kind::Held {
+            let (v, _) = to_held(&src);
+            return Ok(v.into_iter().map(|b| b.map(f64::from)).collect());
+        }
+        let mut scratch = Quality::default();
+        let unit = decide_units(raw, std::slice::from_ref(r), origin, &mut scratch)?
+            .get(r.canonical)
+            .copied()
+            .unwrap_or(r.unit);
+        Ok(to_numbers(&src, unit, kind)
+            .map(|(v, _)| v)
+            .unwrap_or_default())
+    };
+    for t in twins {
+        let Some(main) = resolved.iter().find(|r| r.canonical == t.canonical) else {
+            continue;
+        };
+        let (a, b) = (values(main)?, values(t)?);
+        let differ = a
+            .iter()
+            .zip(&b)
+            .enumerate()
+            .find(|(_, (x, y))| match (x, y) {
+                (Some(x), Some(y)) => (x - y).abs() > 1e-6 * x.abs().max(1.0),
+                _ => false,
+            });
+        if let Some((i, (Some(x), Some(y)))) = differ {
+            bail!(
+                "{origin}: columns '{}' and '{}' both give {} and disagree at data row {} ({x} vs {y}): drop one, or map one elsewhere with --map",
+                main.source,
+                t.source,
+                t.canonical,
+                i + 1
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Counts of what could not be used, per canonical column.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Quality {
@@ -427,7 +514,69 @@ impl SampleTable {
             rows_read,
         };
         table.forget_unmeasured()?;
+        table.drop_time_outliers()?;
         Ok(table)
+    }
+
+    /// A handful of samples far outside the bulk of the data (one row from 1970
+    /// in a 2026 dump) would stretch the window and turn every monthly
+    /// run-rate into dust. The bulk is the samples within 7 days, or 10x the
+    /// interquartile span, of the middle half; at most max(1%, 5) samples
+    /// outside it are left out, counted and named. More than that is data,
+    /// not a stray row, and stays.
+    fn drop_time_outliers(&mut self) -> Result<()> {
+        const WEEK_MS: i64 = 7 * 86_400_000;
+        let n = self.df.height();
+        if n < 4 {
+            return Ok(());
+        }
+        let t = self.df.column(col::TIME)?.cast(&DataType::Int64)?;
+        let times: Vec<Option<i64>> = t.i64()?.iter().collect();
+        let mut sorted: Vec<i64> = times.iter().flatten().copied().collect();
+        sorted.sort_unstable();
+        if sorted.len() < 4 {
+            return Ok(());
+        }
+        let (q1, q3) = (sorted[sorted.len() / 4], sorted[sorted.len() * 3 / 4]);
+        let fence = (10 * (q3 - q1)).max(WEEK_MS);
+        let (lo, hi) = (q1 - fence, q3 + fence);
+        let outside = |t: i64| t < lo || t > hi;
+        let count = sorted.iter().filter(|t| outside(**t)).count();
+        if count == 0 || count > (n / 100).max(5) {
+            return Ok(());
+        }
+        let (first, last) = (
+            sorted.iter().copied().find(|t| outside(*t)).unwrap_or(lo),
+            sorted
+                .iter()
+                .rev()
+                .copied()
+                .find(|t| outside(*t))
+                .unwrap_or(hi),
+        );
+        let (bulk_start, bulk_end) = (
+            sorted.iter().copied().find(|t| !outside(*t)).unwrap_or(lo),
+            sorted
+                .iter()
+                .rev()
+                .copied()
+                .find(|t| !outside(*t))
+                .unwrap_or(hi),
+        );
+        let keep: Vec<bool> = times.iter().map(|t| !t.is_some_and(outside)).collect();
+        self.df = self
+            .df
+            .filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
+        self.quality.rows_dropped += count as u64;
+        use crate::timeparse::format_time;
+        self.quality.warnings.push(format!(
+            "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, {} .. {} (samples within 7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
+            format_time(first),
+            format_time(last),
+            format_time(bulk_start),
+            format_time(bulk_end)
+        ));
+        Ok(())
     }
 
     /// A metric column without one usable value (all `[N/A]`, all out of range)
@@ -559,7 +708,13 @@ pub fn normalize(
                 src.with_name((*name).into()).into_column()
             }
             Kind::Time => {
-                let ms = to_time_ms(&src, origin, &r.source)?;
+                let (ms, naive) = to_time_ms(&src, origin, &r.source)?;
+                if naive > 0 {
+                    quality.notes.push(format!(
+                        "{}: {naive} timestamps without a UTC offset, taken as UTC",
+                        label_of(r)
+                    ));
+                }
                 Series::new((*name).into(), ms)
                     .cast(&dtype_of(Kind::Time))
                     .map_err(anyhow::Error::from)
@@ -699,9 +854,21 @@ fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
     }))
 }
 
-/// Timestamps of any shape into epoch ms. A value that does not parse is an
-/// error naming the row: a sample without a time cannot be placed.
-fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<Vec<i64>> {
+/// Timestamps of any shape into epoch ms, and how many text values carried no
+/// UTC offset. A value that does not parse is an error naming the row: a
+/// sample without a time cannot be placed.
+fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)> {
+    let mut naive = 0u64;
+    let ms = to_time_ms_counting(src, origin, name, &mut naive)?;
+    Ok((ms, naive))
+}
+
+fn to_time_ms_counting(
+    src: &Series,
+    origin: &str,
+    name: &str,
+    naive: &mut u64,
+) -> Result<Vec<i64>> {
     let bad_row = |i: usize, v: &str| {
         anyhow::anyhow!(
             "{origin}: column '{name}' row {}: '{v}' is not a timestamp (expected RFC 3339, 'YYYY-MM-DD HH:MM:SS', 'YYYY/MM/DD HH:MM:SS.fff' or epoch seconds/ms)",
@@ -742,7 +909,11 @@ fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<Vec<i64>> {
                 .enumerate()
                 .map(|(i, v)| {
                     let v = v.unwrap_or("");
-                    parse_timestamp_str(v)
+                    parse_timestamp_zoned(v)
+                        .map(|(ms, no_offset)| {
+                            *naive += u64::from(no_offset);
+                            ms
+                        })
                         .or_else(|| v.trim().parse::<f64>().ok().and_then(epoch_number_to_ms))
                         .ok_or_else(|| bad_row(i, v))
                 })

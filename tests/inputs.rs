@@ -293,3 +293,65 @@ fn a_map_naming_no_column_is_refused_naming_it() -> anyhow::Result<()> {
     assert!(e.contains("no input has a column 'nosuch'"), "{e}");
     Ok(())
 }
+
+#[test]
+fn timestamps_as_databases_print_them() -> anyhow::Result<()> {
+    for f in [
+        "postgres-timestamps.csv",
+        "offset-no-colon.csv",
+        "offset-half-hour.csv",
+        "nanosecond-timestamps.csv",
+    ] {
+        let v = report_json(&[&awkward(f)])?;
+        assert_fleet(&v, f);
+        assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z", "{f}");
+        assert!(strings(&v, "/data_quality/notes").is_empty(), "{f}: {v}");
+    }
+    let v = report_json(&[&awkward("naive-timestamps.csv")])?;
+    assert_fleet(&v, "naive");
+    assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z");
+    assert!(has_entry(
+        &v,
+        "/data_quality/notes",
+        "time: 8 timestamps without a UTC offset, taken as UTC"
+    ));
+    Ok(())
+}
+
+#[test]
+fn two_columns_for_one_canonical_must_agree() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("device-util-twice-agree.csv")])?;
+    assert_fleet(&v, "agree");
+    let e = refused(&[&data("invalid/duplicate-header-disagree.csv")])?;
+    assert!(
+        e.contains("columns 'device_util' and 'device_util_duplicated_0' both give device_util and disagree at data row 2"),
+        "{e}"
+    );
+    let e = refused(&[&data("invalid/alias-beside-canonical-disagree.csv")])?;
+    assert!(
+        e.contains("columns 'device_util' and 'DCGM_FI_DEV_GPU_UTIL' both give device_util"),
+        "{e}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_stray_sample_from_1970_does_not_stretch_the_window() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("outlier-1970.csv")])?;
+    assert_fleet(&v, "outlier");
+    assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z");
+    assert_close(num(&v, "/window/hours"), 2.0 / 3.0, "window");
+    assert_eq!(v["data_quality"]["rows_dropped"], 1);
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "time: 1 samples far outside the bulk of the data left out (1970-01-01T00:00:00Z"
+    ));
+    // the run-rate is the fleet's: $3/GPU-h x 2 GPUs x 730 h
+    assert_close(
+        num(&v, "/cost/monthly_run_rate/observed_usd"),
+        4380.0,
+        "monthly",
+    );
+    Ok(())
+}

@@ -144,8 +144,10 @@ pub fn read_tabular(
             preview(&columns)
         );
     }
+    let twins = crate::samples::twins(&columns, &resolved);
     let projection: Vec<Expr> = resolved
         .iter()
+        .chain(&twins)
         .map(|r| polars::prelude::col(r.source.as_str()))
         .collect();
     let collected = lf.clone().select(projection.clone()).collect();
@@ -173,6 +175,7 @@ pub fn read_tabular(
         }
     };
     let rows_read = frame.height() as u64;
+    crate::samples::check_twins(&frame, &resolved, &twins, name)?;
     let (df, quality) = normalize(&frame, &resolved, name)?;
     let present = resolved
         .iter()

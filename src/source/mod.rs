@@ -299,6 +299,8 @@ pub fn from_frame(
         .collect();
     let resolved = resolve_columns(&columns, maps);
     let rows_read = frame.height() as u64;
+    let twins = crate::samples::twins(&columns, &resolved);
+    crate::samples::check_twins(&frame, &resolved, &twins, name)?;
     let (df, mut quality) = normalize(&frame, &resolved, name)?;
     quality.merge(extra);
     quality.maps_found = crate::samples::maps_found(&columns, maps);
