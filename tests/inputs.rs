@@ -355,3 +355,71 @@ fn a_stray_sample_from_1970_does_not_stretch_the_window() -> anyhow::Result<()> 
     );
     Ok(())
 }
+
+/// Shaped like Alibaba's GenTD26 sample (synthetic values): device_util holds
+/// percent, most values <= 1. With no flags it must read as with
+/// `--map device_util=device_util:percent`. By hand: the mean of
+/// 0, 0.5, 0.75, 50, 10, 1, 0.25, 99.6667 percent over equal weights.
+#[test]
+fn gentd26_shaped_percent_reads_the_same_with_or_without_a_map() -> anyhow::Result<()> {
+    let f = awkward("gentd26-shaped.csv.gz");
+    let plain = report_json(&[&f])?;
+    let mapped = report_json(&[&f, "--map", "device_util=device_util:percent"])?;
+    let want = (0.0 + 0.5 + 0.75 + 50.0 + 10.0 + 1.0 + 0.25 + 99.6667) / 8.0 / 100.0;
+    assert_close(num(&plain, "/ratios/active"), want, "no flags");
+    assert_close(num(&mapped, "/ratios/active"), want, "mapped");
+    assert_eq!(plain["layers"], mapped["layers"]);
+    assert!(has_entry(
+        &plain,
+        "/data_quality/notes",
+        "device_util read as percent: max 99.6667"
+    ));
+    Ok(())
+}
+
+/// testdata/awkward/postgres-export.csv is small-fleet.csv loaded into
+/// PostgreSQL 15 (time timestamptz) and written back with
+/// `\copy (select ...) to ... csv header` under PGTZ=UTC: `2026-07-06 10:00:00+00`.
+#[test]
+fn a_postgresql_export_reports_what_its_parquet_does() -> anyhow::Result<()> {
+    let mut pg = report_json(&[&awkward("postgres-export.csv")])?;
+    let pq = report_json(&[&data("small-fleet.pyarrow.parquet")])?;
+    pg["sources"] = pq["sources"].clone();
+    assert_eq!(pg, pq);
+    Ok(())
+}
+
+/// Every fixture, valid or not: an answer or exit 2, never a panic.
+#[test]
+fn no_fixture_makes_it_panic() -> anyhow::Result<()> {
+    let mut seen = 0;
+    for dir in ["awkward", "invalid"] {
+        for entry in std::fs::read_dir(data(dir))? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "py") {
+                continue;
+            }
+            let out = gpuaudit()?
+                .arg("report")
+                .arg(&path)
+                .args(["--format", "json"])
+                .output()?;
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panicked"), "{}: {stderr}", path.display());
+            assert!(
+                matches!(out.status.code(), Some(0 | 2)),
+                "{}: exit {:?}: {stderr}",
+                path.display(),
+                out.status.code()
+            );
+            assert!(
+                stderr.lines().all(|l| l.chars().count() <= 400),
+                "{}: long error line",
+                path.display()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 40, "{seen} fixtures");
+    Ok(())
+}

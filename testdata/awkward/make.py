@@ -62,3 +62,18 @@ with gzip.GzipFile("baseline.ndjson.gz", "wb", mtime=0) as f:
     f.write(nd.encode())
 with open("baseline.json", "w") as f:
     json.dump([dict(zip(H.split(","), r)) for r in base()], f, indent=1)
+
+# Shaped like Alibaba's GenTD26 sample (header and value forms; synthetic
+# values, the real trace is not copied): device_util in percent with many
+# values <= 1, job = host id, memory in an unmapped MiB column, 57 s steps.
+import datetime
+t0 = datetime.datetime(2022, 9, 11, 1, 12, 0, tzinfo=datetime.timezone.utc)
+hosts = ["00800b6d2cabe5b9ce855ec9eab6e9ff", "0a1b2c3d4e5f60718293a4b5c6d7e8f9"]
+utils = [[0.0, 0.5, 0.75, 50.0], [10.0, 1.0, 0.25, 99.6667]]
+lines = ["time,host,gpu,job,device_util,mem_used_mib"]
+for i in range(8):
+    t = (t0 + datetime.timedelta(seconds=57 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for h, host in enumerate(hosts):
+        lines.append(f"{t},{host},0,{host},{utils[h][i % 4]},20618.2")
+with gzip.GzipFile("gentd26-shaped.csv.gz", "wb", mtime=0) as f:
+    f.write(("\n".join(lines) + "\n").encode())
