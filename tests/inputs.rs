@@ -423,3 +423,94 @@ fn no_fixture_makes_it_panic() -> anyhow::Result<()> {
     assert!(seen >= 40, "{seen} fixtures");
     Ok(())
 }
+
+/// A hive directory whose files differ (one lacks sm_active and stores time
+/// as text) fails naming the file; the same files as a glob read.
+#[test]
+fn a_directory_whose_files_differ_names_the_file() -> anyhow::Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let write = |rel: &str, mut df: DataFrame| -> anyhow::Result<()> {
+        let p = dir.path().join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        ParquetWriter::new(std::fs::File::create(p)?).finish(&mut df)?;
+        Ok(())
+    };
+    let ms = [1_783_332_000_000i64, 1_783_332_600_000];
+    let time =
+        Series::new("time".into(), ms).cast(&DataType::Datetime(TimeUnit::Milliseconds, None))?;
+    write(
+        "host=a/part-0.parquet",
+        DataFrame::new_infer_height(vec![
+            time.into_column(),
+            Column::new("gpu".into(), ["g0", "g0"]),
+            Column::new("held".into(), [true, true]),
+            Column::new("device_util".into(), [0.5, 0.5]),
+            Column::new("sm_active".into(), [0.25, 0.25]),
+        ])?,
+    )?;
+    write(
+        "host=b/part-0.parquet",
+        DataFrame::new_infer_height(vec![
+            Column::new(
+                "time".into(),
+                ["2026-07-06T10:00:00Z", "2026-07-06T10:10:00Z"],
+            ),
+            Column::new("gpu".into(), ["g1", "g1"]),
+            Column::new("held".into(), [false, false]),
+            Column::new("device_util".into(), [0.0, 0.0]),
+        ])?,
+    )?;
+    let d = dir.path().display().to_string();
+    let e = refused(&[&d])?;
+    assert!(e.contains("host=b/part-0.parquet"), "{e}");
+    assert!(
+        e.contains("stores 'time' as str") || e.contains("lacks column 'sm_active'"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("PlRefPath") && !e.contains("missing_columns"),
+        "{e}"
+    );
+    let v = report_json(&[&format!("{d}/**/*.parquet")])?;
+    assert_close(num(&v, "/layers/observed_gpu_hours"), 2.0 / 3.0, "observed");
+    assert_close(num(&v, "/layers/held_gpu_hours"), 1.0 / 3.0, "held");
+    assert_close(num(&v, "/ratios/active"), 0.5, "active");
+    Ok(())
+}
+
+#[test]
+fn empty_and_csv_only_directories_say_so_in_plain_words() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let d = dir.path().display().to_string();
+    let e = refused(&[&d])?;
+    assert!(e.contains("the directory is empty"), "{e}");
+    std::fs::copy(awkward("baseline.csv"), dir.path().join("a.csv"))?;
+    let e = refused(&[&d])?;
+    assert!(e.contains("the directory holds no parquet files"), "{e}");
+    assert!(!e.contains("PlRefPath"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_self_looping_symlink_says_so() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let link = dir.path().join("loop.csv");
+    std::os::unix::fs::symlink(&link, &link)?;
+    let e = refused(&[&link.display().to_string()])?;
+    assert!(e.contains("a symbolic link that cannot be followed"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_huge_header_is_elided_not_echoed() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let f = dir.path().join("wide.csv");
+    let header: Vec<String> = (0..200_000).map(|i| format!("column_{i}")).collect();
+    std::fs::write(&f, format!("{}\n", header.join(",")))?;
+    let e = refused(&[&f.display().to_string()])?;
+    assert!(e.len() < 600, "{} characters: {}", e.len(), &e[..300]);
+    Ok(())
+}

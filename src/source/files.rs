@@ -203,3 +203,97 @@ fn preview(columns: &[String]) -> String {
     };
     format!("[{}{}]", shown.join(", "), more)
 }
+
+/// A directory is one parquet dataset: say in plain words when it is empty,
+/// holds no parquet, or holds files whose columns differ (naming the file),
+/// before polars answers in its own terms.
+pub fn check_dir(name: &str, dir: &Path) -> Result<()> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d)
+            .with_context(|| format!("{name}: cannot list {}", d.display()))?;
+        for e in entries {
+            let p = e
+                .with_context(|| format!("{name}: cannot list {}", d.display()))?
+                .path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let is_parquet = |p: &Path| InputFormat::from_extension(p) == Some(InputFormat::Parquet);
+    let parquet: Vec<&std::path::PathBuf> = files.iter().filter(|p| is_parquet(p)).collect();
+    if files.is_empty() {
+        bail!("{name}: the directory is empty (expected parquet files, hive partitions allowed)");
+    }
+    if parquet.is_empty() {
+        bail!(
+            "{name}: the directory holds no parquet files ({} other files, such as {}); a directory is read as one parquet dataset: name the files or a glob ('{name}/*.csv') to read them",
+            files.len(),
+            files[0].display()
+        );
+    }
+    if parquet.len() < files.len() {
+        let other = files
+            .iter()
+            .find(|p| !is_parquet(p))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        bail!(
+            "{name}: the directory mixes parquet with other files (such as {other}); name the files or a glob ('{name}/**/*.parquet')"
+        );
+    }
+    let schema_of = |p: &Path| -> Result<Schema> {
+        let mut lf = LazyFrame::scan_parquet(
+            PlRefPath::new(p.to_string_lossy().as_ref()),
+            ScanArgsParquet::default(),
+        )
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{}: not a parquet file: {}",
+                p.display(),
+                decode::short(&e.to_string())
+            )
+        })?;
+        Ok(lf
+            .collect_schema()
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not a parquet file: {}",
+                    p.display(),
+                    decode::short(&e.to_string())
+                )
+            })?
+            .as_ref()
+            .clone())
+    };
+    let first = parquet[0];
+    let want = schema_of(first)?;
+    for p in parquet.iter().skip(1).take(10_000) {
+        let got = schema_of(p)?;
+        let differs = want
+            .iter()
+            .find_map(|(n, dt)| match got.get(n) {
+                None => Some(format!("lacks column '{n}'")),
+                Some(g) if g != dt => Some(format!("stores '{n}' as {g}, not {dt}")),
+                Some(_) => None,
+            })
+            .or_else(|| {
+                got.iter_names()
+                    .find(|n| want.get(n).is_none())
+                    .map(|n| format!("has column '{n}' the first file lacks"))
+            });
+        if let Some(why) = differs {
+            bail!(
+                "{name}: {} {why} (unlike {}); files that differ are read one by one as a glob: '{name}/**/*.parquet'",
+                p.display(),
+                first.display()
+            );
+        }
+    }
+    Ok(())
+}

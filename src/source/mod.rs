@@ -138,8 +138,15 @@ pub fn resolve_inputs(specs: &[String]) -> Result<Vec<(String, Input)>> {
         }
         let path = PathBuf::from(spec);
         if path.is_dir() {
+            files::check_dir(spec, &path)?;
             out.push((spec.clone(), Input::ParquetDir(path)));
             continue;
+        }
+        // a link to nowhere (or to itself) says so, not "no such file"
+        if std::fs::symlink_metadata(&path).is_ok()
+            && let Err(e) = std::fs::metadata(&path)
+        {
+            bail!("{spec}: a symbolic link that cannot be followed: {e}");
         }
         if path.exists() {
             out.push((spec.clone(), Input::File(path)));
