@@ -194,8 +194,19 @@ pub fn read_tabular(
     })
 }
 
-fn preview(columns: &[String]) -> String {
-    let shown: Vec<&str> = columns.iter().take(12).map(String::as_str).collect();
+pub fn preview(columns: &[String]) -> String {
+    // names cut to 40 characters: a 200 MB header is elided, not echoed
+    let shown: Vec<String> = columns
+        .iter()
+        .take(12)
+        .map(|c| {
+            if c.chars().count() > 40 {
+                format!("{}…", c.chars().take(40).collect::<String>())
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
     let more = if columns.len() > 12 {
         format!(", … ({} in all)", columns.len())
     } else {

@@ -182,12 +182,7 @@ impl ParquetStream {
                 if !resolved.iter().any(|r| r.canonical == needed) {
                     bail!(
                         "{name}: no {needed} column (found {}; use --map YOURS={needed})",
-                        columns
-                            .iter()
-                            .take(12)
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        super::files::preview(&columns)
                     );
                 }
             }
