@@ -224,6 +224,14 @@ fn gzip_and_zstd_are_read_by_extension_or_magic_bytes() -> anyhow::Result<()> {
 }
 
 #[test]
+fn tab_separated_and_byte_order_marked_files_read_alike() -> anyhow::Result<()> {
+    for f in ["baseline.tsv", "baseline-bom.csv"] {
+        assert_fleet(&report_json(&[&awkward(f)])?, f);
+    }
+    Ok(())
+}
+
+#[test]
 fn a_json_array_of_objects_reads_as_ndjson_does() -> anyhow::Result<()> {
     assert_fleet(&report_json(&[&awkward("baseline.json")])?, "json array");
     let e = refused(&[&data("invalid/array-of-numbers.json")])?;

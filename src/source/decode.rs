@@ -165,7 +165,7 @@ pub fn check_ndjson_lines(name: &str, bytes: &[u8]) -> Result<()> {
 /// many is refused naming its line (a silent short row would be a sample with
 /// made-up nulls; a long one, shifted columns).
 pub fn check_csv_structure(name: &str, bytes: &[u8]) -> Result<()> {
-    let mut shape = CsvShape::new(name);
+    let mut shape = CsvShape::new(name, b',');
     shape.feed(bytes)?;
     shape.end()
 }
@@ -173,7 +173,7 @@ pub fn check_csv_structure(name: &str, bytes: &[u8]) -> Result<()> {
 /// The same check on a file, read in blocks (no second copy in memory).
 pub fn check_csv_file(name: &str, path: &Path) -> Result<()> {
     let mut f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
-    let mut shape = CsvShape::new(name);
+    let mut shape = CsvShape::new(name, separator_of(path));
     let mut buf = vec![0u8; 1 << 20];
     loop {
         let n = f
@@ -187,9 +187,18 @@ pub fn check_csv_file(name: &str, path: &Path) -> Result<()> {
     shape.end()
 }
 
+/// The field separator: tab for `.tsv`, else comma.
+pub fn separator_of(path: &Path) -> u8 {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("tsv") => b'\t',
+        _ => b',',
+    }
+}
+
 /// Field counts per row, quote-aware, fed block by block.
 struct CsvShape<'a> {
     name: &'a str,
+    separator: u8,
     expected: Option<usize>,
     fields: usize,
     in_quotes: bool,
@@ -199,9 +208,10 @@ struct CsvShape<'a> {
 }
 
 impl<'a> CsvShape<'a> {
-    fn new(name: &'a str) -> Self {
+    fn new(name: &'a str, separator: u8) -> Self {
         CsvShape {
             name,
+            separator,
             expected: None,
             fields: 1,
             in_quotes: false,
@@ -218,7 +228,7 @@ impl<'a> CsvShape<'a> {
                     self.in_quotes = !self.in_quotes;
                     self.empty = false;
                 }
-                b',' if !self.in_quotes => {
+                b if b == self.separator && !self.in_quotes => {
                     self.fields += 1;
                     self.empty = false;
                 }

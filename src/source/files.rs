@@ -77,6 +77,7 @@ fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsRe
             LazyFrame::scan_parquet(pl_path, args)
         }
         InputFormat::Csv => LazyCsvReader::new(pl_path)
+            .with_separator(decode::separator_of(path))
             .with_has_header(true)
             .with_infer_schema_length(infer_rows)
             .with_try_parse_dates(false)

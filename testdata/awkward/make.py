@@ -77,3 +77,8 @@ for i in range(8):
         lines.append(f"{t},{host},0,{host},{utils[h][i % 4]},20618.2")
 with gzip.GzipFile("gentd26-shaped.csv.gz", "wb", mtime=0) as f:
     f.write(("\n".join(lines) + "\n").encode())
+# tab-separated, and a UTF-8 byte-order mark as Excel writes
+with open("baseline.tsv", "w") as f:
+    f.write(open("baseline.csv").read().replace(",", "\t"))
+with open("baseline-bom.csv", "wb") as f:
+    f.write(b"\xef\xbb\xbf" + data)
