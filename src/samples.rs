@@ -324,6 +324,19 @@ pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The bulk of the data in time (epoch ms), from its quartiles: within 7 days,
+/// or 10x the interquartile span, of the middle half.
+pub fn time_fences(q1: i64, q3: i64) -> (i64, i64) {
+    const WEEK_MS: i64 = 7 * 86_400_000;
+    let fence = (10 * (q3 - q1)).max(WEEK_MS);
+    (q1 - fence, q3 + fence)
+}
+
+/// At most this many samples outside the bulk are stray rows, left out; more is data.
+pub fn outlier_limit(rows: usize) -> usize {
+    (rows / 100).max(5)
+}
+
 /// A `--map` whose source column no input has is a typo, not a no-op: refused naming it.
 pub fn check_maps(found: &BTreeSet<String>, maps: &[UserMap], sources: &[String]) -> Result<()> {
     if let Some(m) = maps.iter().find(|m| !found.contains(&m.source)) {
@@ -525,7 +538,6 @@ impl SampleTable {
     /// outside it are left out, counted and named. More than that is data,
     /// not a stray row, and stays.
     fn drop_time_outliers(&mut self) -> Result<()> {
-        const WEEK_MS: i64 = 7 * 86_400_000;
         let n = self.df.height();
         if n < 4 {
             return Ok(());
@@ -537,12 +549,10 @@ impl SampleTable {
         if sorted.len() < 4 {
             return Ok(());
         }
-        let (q1, q3) = (sorted[sorted.len() / 4], sorted[sorted.len() * 3 / 4]);
-        let fence = (10 * (q3 - q1)).max(WEEK_MS);
-        let (lo, hi) = (q1 - fence, q3 + fence);
+        let (lo, hi) = time_fences(sorted[sorted.len() / 4], sorted[sorted.len() * 3 / 4]);
         let outside = |t: i64| t < lo || t > hi;
         let count = sorted.iter().filter(|t| outside(**t)).count();
-        if count == 0 || count > (n / 100).max(5) {
+        if count == 0 || count > outlier_limit(n) {
             return Ok(());
         }
         let (first, last) = (

@@ -558,3 +558,45 @@ fn a_huge_label_renders_a_table_quickly() -> anyhow::Result<()> {
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
     Ok(())
 }
+
+/// The streaming parquet reader applies the same rule to a stray sample.
+#[test]
+fn a_stray_sample_in_parquet_does_not_stretch_the_window() -> anyhow::Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let f = dir.path().join("fleet.parquet");
+    // 1970 first, then g0 and g1 at 10:00..10:30, as outlier-1970.csv
+    let mut t = vec![0i64];
+    let mut gpu = vec!["g1"];
+    let mut held = vec![false];
+    let mut util = vec![0.0];
+    for m in [0i64, 10, 20, 30] {
+        for (g, h, u) in [("g0", true, 0.5), ("g1", false, 0.0)] {
+            t.push(1_783_332_000_000 + m * 60_000);
+            gpu.push(g);
+            held.push(h);
+            util.push(u);
+        }
+    }
+    let time = Series::new("time".into(), t).cast(&DataType::Datetime(
+        TimeUnit::Milliseconds,
+        Some(TimeZone::UTC),
+    ))?;
+    let mut df = DataFrame::new_infer_height(vec![
+        time.into_column(),
+        Column::new("gpu".into(), gpu),
+        Column::new("held".into(), held),
+        Column::new("device_util".into(), util),
+    ])?;
+    ParquetWriter::new(std::fs::File::create(&f)?).finish(&mut df)?;
+    let v = report_json(&[&f.display().to_string()])?;
+    assert_fleet(&v, "parquet outlier");
+    assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z");
+    assert_eq!(v["data_quality"]["rows_dropped"], 1);
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "time: 1 samples far outside the bulk of the data left out (1970-01-01T00:00:00Z"
+    ));
+    Ok(())
+}

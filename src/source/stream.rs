@@ -26,6 +26,103 @@ pub struct ParquetStream {
     slice_rows: usize,
     /// what deciding units and dropping unmeasured columns found, once per file
     quality: Quality,
+    /// the bulk of the data in time (epoch ms) when a handful of stray samples lie outside it
+    time_bounds: Option<(i64, i64)>,
+}
+
+/// The in-memory rule for stray samples (SampleTable::drop_time_outliers), on
+/// parquet statistics: quartiles of the time column per file (the widest), then
+/// a count outside the fences. Only datetime columns; text times are not checked.
+fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i64, i64)>> {
+    let mut q: Option<(i64, i64)> = None;
+    let mut rows = 0usize;
+    let ms = |name: &str| {
+        polars::prelude::col(name)
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .cast(DataType::Int64)
+    };
+    let times: Vec<(&Part, String)> = parts
+        .iter()
+        .filter_map(|p| {
+            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
+            let lf = scan(&p.path).ok()?;
+            let mut lf2 = lf.clone();
+            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
+            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
+        })
+        .collect();
+    if times.len() != parts.len() {
+        return Ok(None);
+    }
+    for (p, t) in &times {
+        let df = scan(&p.path)
+            .and_then(|lf| {
+                lf.select([
+                    ms(t).quantile(lit(0.25), QuantileMethod::Lower).alias("q1"),
+                    ms(t).quantile(lit(0.75), QuantileMethod::Lower).alias("q3"),
+                ])
+                .collect()
+            })
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let get = |c: &str| {
+            df.column(c)
+                .ok()?
+                .cast(&DataType::Int64)
+                .ok()?
+                .i64()
+                .ok()?
+                .get(0)
+        };
+        if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
+            q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+        }
+        rows += p.rows;
+    }
+    let Some((q1, q3)) = q else {
+        return Ok(None);
+    };
+    let (lo, hi) = crate::samples::time_fences(q1, q3);
+    let mut count = 0u64;
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for (p, t) in &times {
+        let out = ms(t).lt(lit(lo)).or(ms(t).gt(lit(hi)));
+        let df = scan(&p.path)
+            .and_then(|lf| {
+                lf.filter(out)
+                    .select([
+                        len().cast(DataType::Int64).alias("n"),
+                        ms(t).min().alias("first"),
+                        ms(t).max().alias("last"),
+                    ])
+                    .collect()
+            })
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let get = |c: &str| {
+            df.column(c)
+                .ok()?
+                .cast(&DataType::Int64)
+                .ok()?
+                .i64()
+                .ok()?
+                .get(0)
+        };
+        count += get("n").unwrap_or(0) as u64;
+        first = first.min(get("first").unwrap_or(i64::MAX));
+        last = last.max(get("last").unwrap_or(i64::MIN));
+    }
+    if count == 0 || count as usize > crate::samples::outlier_limit(rows) {
+        return Ok(None);
+    }
+    use crate::timeparse::format_time;
+    quality.rows_dropped += count;
+    quality.warnings.push(format!(
+        "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, within {} .. {} (7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
+        format_time(first),
+        format_time(last),
+        format_time(lo),
+        format_time(hi)
+    ));
+    Ok(Some((lo, hi)))
 }
 
 /// Units and "never measured" decided once per file from its statistics
@@ -207,6 +304,7 @@ impl ParquetStream {
                 rows,
             });
         }
+        let time_bounds = stray_time_bounds(&parts, &mut quality)?;
         let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
         crate::samples::check_maps(&maps_seen, maps, &names)?;
         // GPUAUDIT_SLICE_ROWS: smaller slices for tests (slice edges inside a
@@ -221,6 +319,7 @@ impl ParquetStream {
             present,
             slice_rows,
             quality,
+            time_bounds,
         }))
     }
 
@@ -347,8 +446,18 @@ impl ParquetStream {
                     .collect()
                     .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))
                     .and_then(|frame| {
-                        let (df, q) = normalize(&frame, &resolved, &p.name)
+                        let (mut df, q) = normalize(&frame, &resolved, &p.name)
                             .with_context(|| format!("reading {}", p.name))?;
+                        if let Some((lo, hi)) = self.time_bounds {
+                            // stray samples stay out of both passes alike
+                            let t = df.column(col::TIME)?.cast(&DataType::Int64)?;
+                            let keep: BooleanChunked = t
+                                .i64()?
+                                .iter()
+                                .map(|v| Some(v.is_some_and(|v| (lo..=hi).contains(&v))))
+                                .collect();
+                            df = df.filter(&keep)?;
+                        }
                         Ok((frame.height(), df, q))
                     });
                 match slice {
