@@ -50,7 +50,7 @@ prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
 nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
 nvidia-smi-dmon\t'nvidia-smi dmon log'
 nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
@@ -216,7 +216,7 @@ prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
 nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
 nvidia-smi-dmon\t'nvidia-smi dmon log'
 nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r

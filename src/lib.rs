@@ -17,3 +17,4 @@ pub mod samples;
 pub mod scan;
 pub mod source;
 pub mod timeparse;
+pub mod units;

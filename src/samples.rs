@@ -4,7 +4,7 @@
 //! names (or canonical names); [`normalize`] maps them onto the canonical
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
-use crate::timeparse::{epoch_number_to_ms, parse_timestamp_str};
+use crate::timeparse::{epoch_number_to_ms, parse_timestamp_zoned};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -90,15 +90,23 @@ pub enum Unit {
     Percent,
     /// MiB -> bytes
     Mib,
+    /// already a fraction, as `--map X=Y:fraction` states (never inferred)
+    Fraction,
+    /// already bytes, as `--map X=Y:bytes` states (never inferred)
+    Bytes,
 }
 
 impl Unit {
     fn factor(self) -> f64 {
         match self {
-            Unit::AsIs => 1.0,
+            Unit::AsIs | Unit::Fraction | Unit::Bytes => 1.0,
             Unit::Percent => 0.01,
             Unit::Mib => 1_048_576.0,
         }
+    }
+    /// Canonical as is: no conversion (stated or not).
+    fn is_identity(self) -> bool {
+        matches!(self, Unit::AsIs | Unit::Fraction | Unit::Bytes)
     }
 }
 
@@ -218,9 +226,9 @@ pub struct UserMap {
 
 impl UserMap {
     pub fn parse(spec: &str) -> Result<Self> {
-        let (source, target) = spec
-            .split_once('=')
-            .with_context(|| format!("--map '{spec}': expected SOURCE=CANONICAL[:percent|:mib]"))?;
+        let (source, target) = spec.split_once('=').with_context(|| {
+            format!("--map '{spec}': expected SOURCE=CANONICAL[:percent|:fraction|:mib|:bytes]")
+        })?;
         let (canonical, unit) = match target.split_once(':') {
             Some((c, u)) => (c, u),
             None => (target, ""),
@@ -229,7 +237,11 @@ impl UserMap {
             "" => Unit::AsIs,
             "percent" | "%" => Unit::Percent,
             "mib" => Unit::Mib,
-            other => bail!("--map '{spec}': unknown unit '{other}' (expected percent or mib)"),
+            "fraction" | "ratio" => Unit::Fraction,
+            "bytes" | "b" => Unit::Bytes,
+            other => bail!(
+                "--map '{spec}': unknown unit '{other}' (expected percent, fraction, mib or bytes)"
+            ),
         };
         let canonical = COLUMNS
             .iter()
@@ -300,6 +312,132 @@ pub fn resolve_columns(source_columns: &[String], user_maps: &[UserMap]) -> Vec<
     out
 }
 
+/// The `--map` sources found among `columns` (case-insensitively, as resolution matches).
+pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
+    maps.iter()
+        .filter(|m| {
+            columns
+                .iter()
+                .any(|c| c.trim().eq_ignore_ascii_case(&m.source))
+        })
+        .map(|m| m.source.clone())
+        .collect()
+}
+
+/// The bulk of the data in time (epoch ms), from its quartiles: within 7 days,
+/// or 10x the interquartile span, of the middle half.
+pub fn time_fences(q1: i64, q3: i64) -> (i64, i64) {
+    const WEEK_MS: i64 = 7 * 86_400_000;
+    let fence = (10 * (q3 - q1)).max(WEEK_MS);
+    (q1 - fence, q3 + fence)
+}
+
+/// At most this many samples outside the bulk are stray rows, left out; more is data.
+pub fn outlier_limit(rows: usize) -> usize {
+    (rows / 100).max(5)
+}
+
+/// A `--map` whose source column no input has is a typo, not a no-op: refused naming it.
+pub fn check_maps(found: &BTreeSet<String>, maps: &[UserMap], sources: &[String]) -> Result<()> {
+    if let Some(m) = maps.iter().find(|m| !found.contains(&m.source)) {
+        bail!(
+            "--map {}={}: no input has a column '{}' (in {})",
+            m.source,
+            m.canonical,
+            m.source,
+            sources.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Source columns that would feed a metric (or held) column already fed: an
+/// alias beside the canonical name (`device_util` and `DCGM_FI_DEV_GPU_UTIL`),
+/// or a duplicate header polars renamed (`device_util_duplicated_0`).
+/// Labels are left out: `gpu` beside `UUID` is an index beside an id, not a twin.
+pub fn twins(columns: &[String], resolved: &[Resolved]) -> Vec<Resolved> {
+    let used = |c: &str| resolved.iter().any(|r| r.source == c);
+    let mut out = Vec::new();
+    for r in resolved {
+        if !matches!(
+            kind_of(r.canonical),
+            Some(Kind::Fraction | Kind::Bytes | Kind::Watts | Kind::Held)
+        ) {
+            continue;
+        }
+        let dup_prefix = format!("{}_duplicated_", r.source.to_ascii_lowercase());
+        for c in columns.iter().filter(|c| !used(c)) {
+            let lower = c.trim().to_ascii_lowercase();
+            let unit = if lower.starts_with(&dup_prefix) {
+                Some(r.unit)
+            } else {
+                ALIASES
+                    .iter()
+                    .find(|(a, canonical, _)| *canonical == r.canonical && *a == lower)
+                    .map(|(_, _, u)| *u)
+            };
+            if let Some(unit) = unit {
+                out.push(Resolved {
+                    source: c.clone(),
+                    canonical: r.canonical,
+                    unit,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Two columns that give the same canonical column must agree (after each
+/// one's unit is applied); where they differ the input is refused naming both.
+pub fn check_twins(
+    raw: &DataFrame,
+    resolved: &[Resolved],
+    twins: &[Resolved],
+    origin: &str,
+) -> Result<()> {
+    let values = |r: &Resolved| -> Result<Vec<Option<f64>>> {
+        let src = raw.column(&r.source)?.as_materialized_series().clone();
+        let kind = kind_of(r.canonical).unwrap_or(Kind::Fraction);
+        if kind == Kind::Held {
+            let (v, _) = to_held(&src);
+            return Ok(v.into_iter().map(|b| b.map(f64::from)).collect());
+        }
+        let mut scratch = Quality::default();
+        let unit = decide_units(raw, std::slice::from_ref(r), origin, &mut scratch)?
+            .get(r.canonical)
+            .copied()
+            .unwrap_or(r.unit);
+        Ok(to_numbers(&src, unit, kind)
+            .map(|(v, _)| v)
+            .unwrap_or_default())
+    };
+    for t in twins {
+        let Some(main) = resolved.iter().find(|r| r.canonical == t.canonical) else {
+            continue;
+        };
+        let (a, b) = (values(main)?, values(t)?);
+        let differ = a
+            .iter()
+            .zip(&b)
+            .enumerate()
+            .find(|(_, (x, y))| match (x, y) {
+                (Some(x), Some(y)) => (x - y).abs() > 1e-6 * x.abs().max(1.0),
+                _ => false,
+            });
+        if let Some((i, (Some(x), Some(y)))) = differ {
+            bail!(
+                "{origin}: columns '{}' and '{}' both give {} and disagree at data row {} ({x} vs {y}): drop one, or map one elsewhere with --map",
+                main.source,
+                t.source,
+                t.canonical,
+                i + 1
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Counts of what could not be used, per canonical column.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Quality {
@@ -311,6 +449,8 @@ pub struct Quality {
     pub notes: Vec<String>,
     /// warnings a reader counted (e.g. lines it skipped)
     pub warnings: Vec<String>,
+    /// source columns of `--map` entries some input had (a map no input matches is refused)
+    pub maps_found: BTreeSet<String>,
 }
 
 impl Quality {
@@ -321,6 +461,7 @@ impl Quality {
         self.rows_dropped += other.rows_dropped;
         self.notes.extend(other.notes);
         self.warnings.extend(other.warnings);
+        self.maps_found.extend(other.maps_found);
     }
     fn count_invalid(&mut self, column: &str, n: u64) {
         if n > 0 {
@@ -378,13 +519,103 @@ impl SampleTable {
                 acc
             }
         };
-        Ok(SampleTable {
+        let mut table = SampleTable {
             df,
             present,
             quality,
             sources,
             rows_read,
-        })
+        };
+        table.forget_unmeasured()?;
+        table.drop_time_outliers()?;
+        Ok(table)
+    }
+
+    /// A handful of samples far outside the bulk of the data (one row from 1970
+    /// in a 2026 dump) would stretch the window and turn every monthly
+    /// run-rate into dust. The bulk is the samples within 7 days, or 10x the
+    /// interquartile span, of the middle half; at most max(1%, 5) samples
+    /// outside it are left out, counted and named. More than that is data,
+    /// not a stray row, and stays.
+    fn drop_time_outliers(&mut self) -> Result<()> {
+        let n = self.df.height();
+        if n < 4 {
+            return Ok(());
+        }
+        let t = self.df.column(col::TIME)?.cast(&DataType::Int64)?;
+        let times: Vec<Option<i64>> = t.i64()?.iter().collect();
+        let mut sorted: Vec<i64> = times.iter().flatten().copied().collect();
+        sorted.sort_unstable();
+        if sorted.len() < 4 {
+            return Ok(());
+        }
+        let (lo, hi) = time_fences(sorted[sorted.len() / 4], sorted[sorted.len() * 3 / 4]);
+        let outside = |t: i64| t < lo || t > hi;
+        let count = sorted.iter().filter(|t| outside(**t)).count();
+        if count == 0 || count > outlier_limit(n) {
+            return Ok(());
+        }
+        let (first, last) = (
+            sorted.iter().copied().find(|t| outside(*t)).unwrap_or(lo),
+            sorted
+                .iter()
+                .rev()
+                .copied()
+                .find(|t| outside(*t))
+                .unwrap_or(hi),
+        );
+        let (bulk_start, bulk_end) = (
+            sorted.iter().copied().find(|t| !outside(*t)).unwrap_or(lo),
+            sorted
+                .iter()
+                .rev()
+                .copied()
+                .find(|t| !outside(*t))
+                .unwrap_or(hi),
+        );
+        let keep: Vec<bool> = times.iter().map(|t| !t.is_some_and(outside)).collect();
+        self.df = self
+            .df
+            .filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
+        self.quality.rows_dropped += count as u64;
+        use crate::timeparse::format_time;
+        self.quality.warnings.push(format!(
+            "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, {} .. {} (samples within 7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
+            format_time(first),
+            format_time(last),
+            format_time(bulk_start),
+            format_time(bulk_end)
+        ));
+        Ok(())
+    }
+
+    /// A metric column without one usable value (all `[N/A]`, all out of range)
+    /// measured nothing: it is dropped, exactly as if absent, so its layers and
+    /// ratios are null ("not measured"), never 0.
+    fn forget_unmeasured(&mut self) -> Result<()> {
+        if self.df.height() == 0 {
+            return Ok(());
+        }
+        for (name, kind) in COLUMNS {
+            if !matches!(kind, Kind::Fraction | Kind::Bytes | Kind::Watts)
+                || !self.present.contains(name)
+            {
+                continue;
+            }
+            let Ok(c) = self.df.column(name) else {
+                continue;
+            };
+            if c.null_count() < c.len() {
+                continue;
+            }
+            let invalid = self.quality.invalid.get(*name).copied().unwrap_or(0);
+            self.quality.warnings.push(format!(
+                "{name}: no usable value ({invalid} invalid, the rest missing): not measured"
+            ));
+            self.present.remove(name);
+            self.df = self.df.drop(name)?;
+        }
+        Ok(())
     }
 }
 
@@ -434,6 +665,7 @@ pub fn normalize(
         format!("{origin}: no GPU id column (expected one of: gpu, uuid, UUID, gpu_uuid, index; or --map YOURS=gpu)")
     })?;
 
+    let units = decide_units(raw, resolved, origin, &mut quality)?;
     let mut columns: Vec<Column> = Vec::new();
     let mut keep: Vec<bool> = vec![true; height];
     for (name, kind) in COLUMNS {
@@ -449,6 +681,7 @@ pub fn normalize(
             .with_context(|| format!("{origin}: column '{}' vanished while reading", r.source))?
             .as_materialized_series()
             .clone();
+        let unit = units.get(name).copied().unwrap_or(r.unit);
         let what = |expected: &str| {
             format!(
                 "{origin}: column '{}' ({name}): expected {expected}",
@@ -476,16 +709,22 @@ pub fn normalize(
             }
             Kind::Fraction | Kind::Watts
                 if src.dtype() == &DataType::Float64
-                    && r.unit == Unit::AsIs
+                    && unit.is_identity()
                     && all_valid_f64(&src, *kind)? =>
             {
                 src.with_name((*name).into()).into_column()
             }
-            Kind::Bytes if src.dtype() == &DataType::UInt64 && r.unit == Unit::AsIs => {
+            Kind::Bytes if src.dtype() == &DataType::UInt64 && unit.is_identity() => {
                 src.with_name((*name).into()).into_column()
             }
             Kind::Time => {
-                let ms = to_time_ms(&src, origin, &r.source)?;
+                let (ms, naive) = to_time_ms(&src, origin, &r.source)?;
+                if naive > 0 {
+                    quality.notes.push(format!(
+                        "{}: {naive} timestamps without a UTC offset, taken as UTC",
+                        label_of(r)
+                    ));
+                }
                 Series::new((*name).into(), ms)
                     .cast(&dtype_of(Kind::Time))
                     .map_err(anyhow::Error::from)
@@ -516,7 +755,7 @@ pub fn normalize(
             }
             Kind::Fraction | Kind::Watts | Kind::Bytes => {
                 let (values, bad) =
-                    to_numbers(&src, r.unit, *kind).with_context(|| what("numbers"))?;
+                    to_numbers(&src, unit, *kind).with_context(|| what("numbers"))?;
                 quality.count_invalid(name, bad);
                 if *kind == Kind::Bytes {
                     let v: Vec<Option<u64>> = values
@@ -542,6 +781,80 @@ pub fn normalize(
     Ok((df, quality))
 }
 
+/// The unit of each column whose unit no name and no `--map` states, decided
+/// from its values (crate::units::decide); notes and warnings say what was decided.
+/// Streaming readers decide once per file and pass the unit stated, so every
+/// slice of a file is read alike.
+fn decide_units(
+    raw: &DataFrame,
+    resolved: &[Resolved],
+    origin: &str,
+    quality: &mut Quality,
+) -> Result<BTreeMap<&'static str, Unit>> {
+    let mut out = BTreeMap::new();
+    for r in resolved {
+        let Some(kind) = kind_of(r.canonical) else {
+            continue;
+        };
+        if !matches!(kind, Kind::Fraction | Kind::Bytes) || r.unit != Unit::AsIs {
+            continue;
+        }
+        let Ok(src) = raw.column(&r.source) else {
+            continue;
+        };
+        let Some(stats) = crate::units::stats(src.as_materialized_series()) else {
+            continue;
+        };
+        match_decision(
+            crate::units::decide(kind, r.unit, &stats, &label_of(r)),
+            r,
+            origin,
+            quality,
+            &mut out,
+        )?;
+    }
+    Ok(out)
+}
+
+/// "device_util" or "device_util (column 'busy')": how notes name a column.
+pub fn label_of(r: &Resolved) -> String {
+    if r.source == r.canonical {
+        r.canonical.to_string()
+    } else {
+        format!("{} (column '{}')", r.canonical, r.source)
+    }
+}
+
+/// Apply one unit decision: the unit it sets, the note or warning it adds, or
+/// the refusal when the data cannot tell.
+pub fn match_decision(
+    decision: crate::units::Decision,
+    r: &Resolved,
+    origin: &str,
+    quality: &mut Quality,
+    units: &mut BTreeMap<&'static str, Unit>,
+) -> Result<()> {
+    use crate::units::Decision;
+    match decision {
+        Decision::Keep => {}
+        Decision::Percent { note } => {
+            quality.notes.push(note);
+            units.insert(r.canonical, Unit::Percent);
+        }
+        Decision::Implausible { warning } => quality.warnings.push(warning),
+        Decision::Ambiguous => bail!(
+            "{origin}: column '{}' ({}) holds only the integers 0 and 1: fractions (0 or 100% busy) or percent (0% or 1%)? Say which: --map {}={}:fraction or --map {}={}:percent",
+            r.source,
+            r.canonical,
+            r.source,
+            r.canonical,
+            r.source,
+            r.canonical
+        ),
+    }
+    Ok(())
+}
+
 /// Whether every non-null value is usable as is (no NaN, in range).
 fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
     let ca = src.f64()?;
@@ -551,9 +864,21 @@ fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
     }))
 }
 
-/// Timestamps of any shape into epoch ms. A value that does not parse is an
-/// error naming the row: a sample without a time cannot be placed.
-fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<Vec<i64>> {
+/// Timestamps of any shape into epoch ms, and how many text values carried no
+/// UTC offset. A value that does not parse is an error naming the row: a
+/// sample without a time cannot be placed.
+fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)> {
+    let mut naive = 0u64;
+    let ms = to_time_ms_counting(src, origin, name, &mut naive)?;
+    Ok((ms, naive))
+}
+
+fn to_time_ms_counting(
+    src: &Series,
+    origin: &str,
+    name: &str,
+    naive: &mut u64,
+) -> Result<Vec<i64>> {
     let bad_row = |i: usize, v: &str| {
         anyhow::anyhow!(
             "{origin}: column '{name}' row {}: '{v}' is not a timestamp (expected RFC 3339, 'YYYY-MM-DD HH:MM:SS', 'YYYY/MM/DD HH:MM:SS.fff' or epoch seconds/ms)",
@@ -594,7 +919,11 @@ fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<Vec<i64>> {
                 .enumerate()
                 .map(|(i, v)| {
                     let v = v.unwrap_or("");
-                    parse_timestamp_str(v)
+                    parse_timestamp_zoned(v)
+                        .map(|(ms, no_offset)| {
+                            *naive += u64::from(no_offset);
+                            ms
+                        })
                         .or_else(|| v.trim().parse::<f64>().ok().and_then(epoch_number_to_ms))
                         .ok_or_else(|| bad_row(i, v))
                 })
@@ -724,7 +1053,7 @@ pub fn parse_number_text(text: &str) -> Option<f64> {
 fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>, u64)> {
     let bad = std::cell::Cell::new(0u64);
     let factor = unit.factor();
-    let check = |v: f64| -> Option<f64> {
+    let check_scaled = |v: f64, factor: f64| -> Option<f64> {
         if v.is_nan() {
             return None; // NaN is how Prometheus says "no value": missing, not invalid
         }
@@ -741,6 +1070,7 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
             None
         }
     };
+    let check = |v: f64| check_scaled(v, factor);
     let values: Vec<Option<f64>> = match src.dtype() {
         DataType::String => {
             let mut present = 0u64;
@@ -754,8 +1084,16 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
                     Some(t) if is_missing_marker(t) => None,
                     Some(t) => {
                         present += 1;
-                        match parse_number_text(t) {
-                            Some(x) => check(x),
+                        // a value that names its unit is converted by it, never stripped
+                        let parsed = crate::units::split_number(t).and_then(|(x, u)| {
+                            if u.is_empty() {
+                                Some((x, factor))
+                            } else {
+                                crate::units::suffix_factor(&u, kind).map(|f| (x, f))
+                            }
+                        });
+                        match parsed {
+                            Some((x, f)) => check_scaled(x, f),
                             None => {
                                 unparsed += 1;
                                 example.get_or_insert_with(|| t.to_string());
@@ -768,10 +1106,7 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
                 .collect();
             // Not one value is a number: the column is of the wrong type, not noisy.
             if present > 0 && unparsed == present {
-                bail!(
-                    "numbers, found text such as '{}'",
-                    example.unwrap_or_default()
-                );
+                bail!("found text such as '{}'", example.unwrap_or_default());
             }
             values
         }

@@ -85,15 +85,39 @@ pub fn is_relative(text: &str) -> bool {
 /// Timestamps as dumps write them: RFC 3339, `YYYY-MM-DD HH:MM:SS[.fff]`,
 /// nvidia-smi's `YYYY/MM/DD HH:MM:SS.fff`, a bare date. Naive times are UTC.
 pub fn parse_timestamp_str(text: &str) -> Option<EpochMs> {
+    parse_timestamp_zoned(text).map(|(ms, _)| ms)
+}
+
+/// As [`parse_timestamp_str`], and whether the text carried no UTC offset
+/// (taken as UTC; the report says so).
+pub fn parse_timestamp_zoned(text: &str) -> Option<(EpochMs, bool)> {
     let t = text.trim();
     if t.is_empty() {
         return None;
     }
+    if let Some(ms) = parse_with_offset(t) {
+        return Some((ms, false));
+    }
+    // PostgreSQL and DuckDB print whole-hour offsets as `+00`, `-05`
+    let b = t.as_bytes();
+    if b.len() > 3
+        && matches!(b[b.len() - 3], b'+' | b'-')
+        && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
+        && b[b.len() - 4].is_ascii_digit()
+        && let Some(ms) = parse_with_offset(&format!("{t}:00"))
+    {
+        return Some((ms, false));
+    }
+    let zulu = t.ends_with('Z') || t.ends_with(" UTC");
+    parse_naive(t).map(|ms| (ms, !zulu))
+}
+
+fn parse_with_offset(t: &str) -> Option<EpochMs> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Some(dt.timestamp_millis());
     }
-    // Zone offsets without the colon, e.g. +0000.
     for fmt in [
+        "%Y-%m-%d %H:%M:%S%.f%:z",
         "%Y-%m-%d %H:%M:%S%.f%z",
         "%Y-%m-%dT%H:%M:%S%.f%z",
         "%Y-%m-%d %H:%M:%S%.f %z",
@@ -102,6 +126,10 @@ pub fn parse_timestamp_str(text: &str) -> Option<EpochMs> {
             return Some(dt.timestamp_millis());
         }
     }
+    None
+}
+
+fn parse_naive(t: &str) -> Option<EpochMs> {
     let naive = t.trim_end_matches(" UTC").trim_end_matches('Z');
     for fmt in [
         "%Y-%m-%dT%H:%M:%S%.f",
@@ -176,6 +204,19 @@ mod tests {
         assert_eq!(parse_timestamp_str("2026-07-14 08:12:53.353"), want);
         assert_eq!(parse_timestamp_str("2026-07-14T10:12:53.353+02:00"), want);
         assert_eq!(parse_timestamp_str("not a time"), None);
+        // as PostgreSQL and DuckDB print timestamptz; offsets without a colon; nanoseconds
+        assert_eq!(
+            parse_timestamp_zoned("2026-07-14 08:12:53.353961+00"),
+            want.map(|w| (w, false))
+        );
+        assert_eq!(parse_timestamp_str("2026-07-14 13:42:53.353+05:30"), want);
+        assert_eq!(parse_timestamp_str("2026-07-14T08:12:53.353+0000"), want);
+        assert_eq!(parse_timestamp_str("2026-07-14T03:12:53.353-05"), want);
+        assert_eq!(parse_timestamp_str("2026-07-14T08:12:53.353000001Z"), want);
+        assert_eq!(
+            parse_timestamp_zoned("2026-07-14 08:12:53.353"),
+            want.map(|w| (w, true))
+        );
     }
 
     #[test]

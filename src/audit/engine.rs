@@ -69,6 +69,7 @@ impl Interner {
 struct Pending {
     t: i64,
     held: bool,
+    held_unknown: bool,
     idle: bool,
     device_util: Option<f64>,
     sm_active: Option<f64>,
@@ -508,11 +509,9 @@ impl<'a> Engine<'a> {
             }
             self.rows_in_window += 1;
             let (model, job, user, team) = (models[i], jobs[i], users[i], teams[i]);
-            let held = self.rule.holds(
-                c.held.as_ref().and_then(|h| h.get(i)),
-                job.is_some(),
-                mem_used.get(i),
-            );
+            let held_value = c.held.as_ref().and_then(|h| h.get(i));
+            let held = self.rule.holds(held_value, job.is_some(), mem_used.get(i));
+            let held_unknown = self.rule == HeldRule::HeldColumn && held_value.is_none();
             let device_util = device_util.get(i);
             let slot = model.map_or(0, |m| m as usize + 1);
             let price = match self.prices.get(slot) {
@@ -537,6 +536,7 @@ impl<'a> Engine<'a> {
             let p = Pending {
                 t,
                 held,
+                held_unknown,
                 idle: held && device_util.is_some_and(|u| u < self.cfg.idle_below),
                 device_util,
                 sm_active: sm_active.get(i),
@@ -573,6 +573,7 @@ impl<'a> Engine<'a> {
             w,
             w_ms,
             held: p.held,
+            held_unknown: p.held_unknown,
             idle: p.idle,
             device_util: p.device_util,
             sm_active: p.sm_active,
@@ -714,6 +715,11 @@ impl<'a> Engine<'a> {
             window_hours,
         );
         total.fill_layer_idle_usd(&mut cost, &present, window_hours);
+        if !present.device_util {
+            // idle is not measured without device activity: no "$0 spent on idle"
+            cost.idle_held_usd = None;
+            cost.monthly_run_rate.idle_held_usd = None;
+        }
         let waterfall = super::tally::waterfall(&layers);
 
         let mut episodes: Vec<IdleEpisode> = self
@@ -761,7 +767,13 @@ impl<'a> Engine<'a> {
                     },
                     layers: t.layers(&present),
                     ratios: t.ratios(&present),
-                    cost: t.group_cost(),
+                    cost: {
+                        let mut c = t.group_cost();
+                        if !present.device_util {
+                            c.idle_held_usd = None;
+                        }
+                        c
+                    },
                 })
                 .collect();
             super::listing::sort_groups(&mut rows);
@@ -861,10 +873,20 @@ impl<'a> Engine<'a> {
             invalid: quality.invalid.clone(),
             unobserved_gpu_hours: self.fleet.unobserved_ms as f64 / MS_PER_HOUR,
             held_unknown_activity_gpu_hours: total.held_unknown_activity_h,
+            held_unknown_gpu_hours: total.held_unknown_ms as f64 / MS_PER_HOUR,
             rows_outside_window: self.rows_outside_window,
             rows_dropped: quality.rows_dropped,
             notes,
-            warnings: quality.warnings.clone(),
+            warnings: {
+                let mut w = quality.warnings.clone();
+                if total.held_unknown_ms > 0 {
+                    w.push(format!(
+                        "held: {:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated",
+                        total.held_unknown_ms as f64 / MS_PER_HOUR
+                    ));
+                }
+                w
+            },
         };
         Ok(Report {
             schema: SCHEMA.to_string(),

@@ -66,6 +66,9 @@ pub struct DataQuality {
     pub invalid: BTreeMap<String, u64>,
     pub unobserved_gpu_hours: f64,
     pub held_unknown_activity_gpu_hours: f64,
+    /// GPU-hours whose held value could not be read ("maybe", empty): neither
+    /// held nor unallocated (added after report/1 shipped; struct-level default)
+    pub held_unknown_gpu_hours: f64,
     pub rows_outside_window: u64,
     pub rows_dropped: u64,
     pub notes: Vec<String>,

@@ -31,6 +31,8 @@ pub struct Row {
     /// the same weight in ms: pure time sums stay exact (3 x 20 min is 1 h, not 0.9999…)
     pub w_ms: i64,
     pub held: bool,
+    /// the held column's value could not be read: neither held nor unallocated
+    pub held_unknown: bool,
     pub idle: bool,
     pub device_util: Option<f64>,
     pub sm_active: Option<f64>,
@@ -89,6 +91,8 @@ pub struct Tally {
     pub held_ms: i64,
     pub idle_held_ms: i64,
     pub held_unknown_activity_ms: i64,
+    /// rows whose held value could not be read (report: data_quality.held_unknown_gpu_hours)
+    pub held_unknown_ms: i64,
     pub unpriced_ms: i64,
     pub observed_h: f64,
     pub held_h: f64,
@@ -160,6 +164,11 @@ impl Tally {
                 self.unpriced_ms += r.w_ms;
                 self.unpriced_h = self.unpriced_ms as f64 / MS_PER_HOUR;
             }
+        }
+        if r.held_unknown {
+            // held that cannot be read is not free: counted apart, not unallocated
+            self.held_unknown_ms += r.w_ms;
+            return;
         }
         if !r.held {
             self.unallocated_usd.add(usd.unwrap_or(0.0));
@@ -251,7 +260,8 @@ impl Tally {
             tensor_active_gpu_hours: p.tensor_active.then_some(self.tensor_h.get()),
             useful_gpu_hours: p.useful.then_some(self.useful_h.get()),
             idle_held_gpu_hours: p.device_util.then_some(self.idle_held_h),
-            unallocated_gpu_hours: (self.observed_ms - self.held_ms) as f64 / MS_PER_HOUR,
+            unallocated_gpu_hours: (self.observed_ms - self.held_ms - self.held_unknown_ms) as f64
+                / MS_PER_HOUR,
         }
     }
 
@@ -303,6 +313,7 @@ impl Tally {
         self.held_ms += t.held_ms;
         self.idle_held_ms += t.idle_held_ms;
         self.held_unknown_activity_ms += t.held_unknown_activity_ms;
+        self.held_unknown_ms += t.held_unknown_ms;
         self.unpriced_ms += t.unpriced_ms;
         self.observed_h += t.observed_h;
         self.held_h += t.held_h;

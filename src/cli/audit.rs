@@ -32,7 +32,12 @@ pub struct AuditArgs {
     pub interval: Option<String>,
 
     /// A held GPU is idle when device activity is below this fraction (0..1) or percent (1%).
-    #[arg(long, value_name = "FRACTION", default_value = "0.01")]
+    #[arg(
+        long,
+        value_name = "FRACTION",
+        default_value = "0.01",
+        allow_hyphen_values = true
+    )]
     pub idle_below: String,
 
     /// List idle episodes at least this long; shorter ones still count in idle hours.
@@ -49,7 +54,8 @@ pub struct AuditArgs {
     pub assume_held: bool,
 
     /// One price for every GPU, in USD per GPU-hour (overrides --prices and the built-in profile).
-    #[arg(long, value_name = "USD")]
+    // hyphen values allowed: `--price -1` reaches the price's own check (>= 0)
+    #[arg(long, value_name = "USD", allow_hyphen_values = true)]
     pub price: Option<f64>,
 
     /// Prices per model: CSV (model,usd_per_gpu_hour) or TOML ("model" = usd).

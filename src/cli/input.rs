@@ -32,8 +32,9 @@ pub struct InputArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
 
-    /// Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib].
-    /// Repeatable. Example: --map gpu_busy=device_util:percent
+    /// Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of
+    /// percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent.
+    /// Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent.
     #[arg(long = "map", value_name = "SOURCE=CANONICAL[:UNIT]")]
     pub maps: Vec<String>,
 

@@ -1,8 +1,8 @@
 //! Parquet, CSV and NDJSON dumps through polars' lazy scanners: only the
 //! columns the audit needs are read (projection pushdown).
-use super::InputFormat;
+use super::{InputFormat, decode};
 use crate::samples::{Quality, SampleTable, UserMap, col, normalize, resolve_columns};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::io::Read;
 use std::path::Path;
@@ -28,19 +28,42 @@ pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-pub fn read_stdin_csv() -> Result<DataFrame> {
+/// Standard input: CSV, NDJSON or a JSON array, gzip/zstd or plain, told by its bytes.
+pub fn read_stdin() -> Result<DataFrame> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .read_to_end(&mut bytes)
         .context("-: cannot read standard input")?;
-    let cursor = std::io::Cursor::new(bytes);
-    CsvReadOptions::default()
-        .with_has_header(true)
-        .with_infer_schema_length(Some(10_000))
-        .into_reader_with_file_handle(cursor)
-        .finish()
-        .map_err(anyhow::Error::from)
-        .context("-: standard input is not a CSV with a header row")
+    let bytes = decode::decompress("-", bytes)?;
+    let kind = decode::text_kind(&bytes);
+    decode::parse("-", bytes, kind)
+}
+
+/// Whether the file starts with gzip or zstd magic bytes (whatever its extension).
+pub fn is_compressed(path: &Path) -> Result<bool> {
+    if path.is_dir() {
+        return Ok(false);
+    }
+    Ok(decode::Compression::of(&read_head(path, 4)?).is_some())
+}
+
+/// A gzip or zstd CSV/NDJSON file, decoded in memory (polars' own decoder is
+/// not built in: it would panic). The format comes from the name without the
+/// compression suffix, else from the decoded content.
+pub fn read_compressed(name: &str, path: &Path, maps: &[UserMap]) -> Result<SampleTable> {
+    let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
+    let bytes = decode::decompress(name, bytes)?;
+    let kind = match InputFormat::from_extension(&decode::inner_name(path)) {
+        Some(InputFormat::Csv) => decode::Text::Csv,
+        Some(InputFormat::Ndjson) => decode::Text::Ndjson,
+        Some(other) => bail!(
+            "{name}: compressed {} is not read (decompress it first; compressed CSV and NDJSON are read)",
+            other.name()
+        ),
+        None => decode::text_kind(&bytes),
+    };
+    let frame = decode::parse(name, bytes, kind)?;
+    super::from_frame(name, frame, maps, Quality::default())
 }
 
 fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsResult<LazyFrame> {
@@ -54,6 +77,7 @@ fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsRe
             LazyFrame::scan_parquet(pl_path, args)
         }
         InputFormat::Csv => LazyCsvReader::new(pl_path)
+            .with_separator(decode::separator_of(path))
             .with_has_header(true)
             .with_infer_schema_length(infer_rows)
             .with_try_parse_dates(false)
@@ -76,18 +100,37 @@ pub fn read_tabular(
     maps: &[UserMap],
 ) -> Result<SampleTable> {
     let kind = format.name();
+    match format {
+        InputFormat::Csv if !path.is_dir() => decode::check_csv_file(name, path)?,
+        // a JSON array of objects reads as NDJSON does
+        InputFormat::Ndjson
+            if !path.is_dir() && read_head(path, 4096)?.trim_ascii_start().starts_with(b"[") =>
+        {
+            let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
+            let frame = decode::parse(name, bytes, decode::Text::JsonArray)?;
+            return super::from_frame(name, frame, maps, Quality::default());
+        }
+        _ => {}
+    }
     let expected = match format {
         InputFormat::Parquet => "a parquet file (or a directory of them)",
         InputFormat::Csv => "a CSV file with a header row",
         InputFormat::Ndjson => "newline-delimited JSON objects",
         _ => "a tabular file",
     };
-    let mut lf = scan(path, format, Some(10_000))
-        .map_err(anyhow::Error::from)
-        .with_context(|| format!("{name}: not {expected}"))?;
-    let schema = lf
-        .collect_schema()
-        .map_err(|e| anyhow::anyhow!("{name}: not {expected}: {e}"))?;
+    // a polars error, cut short; for NDJSON, the line that breaks it when one does
+    let refuse = |e: PolarsError| -> anyhow::Error {
+        if format == InputFormat::Ndjson
+            && let Err(line) = std::fs::read(path)
+                .map_err(anyhow::Error::from)
+                .and_then(|b| decode::check_ndjson_lines(name, &b))
+        {
+            return line;
+        }
+        anyhow::anyhow!("{name}: not {expected}: {}", decode::short(&e.to_string()))
+    };
+    let mut lf = scan(path, format, Some(10_000)).map_err(refuse)?;
+    let schema = lf.collect_schema().map_err(refuse)?;
     let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
     let resolved = resolve_columns(&columns, maps);
     if !resolved.iter().any(|r| r.canonical == col::TIME) {
@@ -102,8 +145,10 @@ pub fn read_tabular(
             preview(&columns)
         );
     }
+    let twins = crate::samples::twins(&columns, &resolved);
     let projection: Vec<Expr> = resolved
         .iter()
+        .chain(&twins)
         .map(|r| polars::prelude::col(r.source.as_str()))
         .collect();
     let collected = lf.clone().select(projection.clone()).collect();
@@ -114,9 +159,24 @@ pub fn read_tabular(
         (Err(_), InputFormat::Csv) => scan(path, format, Some(0))
             .and_then(|lf| lf.select(projection).collect())
             .map_err(|e| anyhow::anyhow!("{name}: not {expected}: {e}"))?,
-        (Err(e), _) => return Err(anyhow::anyhow!("{name}: not a readable {kind} file: {e}")),
+        (Err(e), InputFormat::Ndjson) => {
+            // name the line that breaks it, when one does
+            let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
+            decode::check_ndjson_lines(name, &bytes)?;
+            return Err(anyhow::anyhow!(
+                "{name}: not a readable {kind} file: {}",
+                decode::short(&e.to_string())
+            ));
+        }
+        (Err(e), _) => {
+            return Err(anyhow::anyhow!(
+                "{name}: not a readable {kind} file: {}",
+                decode::short(&e.to_string())
+            ));
+        }
     };
     let rows_read = frame.height() as u64;
+    crate::samples::check_twins(&frame, &resolved, &twins, name)?;
     let (df, quality) = normalize(&frame, &resolved, name)?;
     let present = resolved
         .iter()
@@ -125,6 +185,7 @@ pub fn read_tabular(
         .collect();
     let mut quality2 = Quality::default();
     quality2.merge(quality);
+    quality2.maps_found = crate::samples::maps_found(&columns, maps);
     Ok(SampleTable {
         df,
         present,
@@ -134,12 +195,117 @@ pub fn read_tabular(
     })
 }
 
-fn preview(columns: &[String]) -> String {
-    let shown: Vec<&str> = columns.iter().take(12).map(String::as_str).collect();
+pub fn preview(columns: &[String]) -> String {
+    // names cut to 40 characters: a 200 MB header is elided, not echoed
+    let shown: Vec<String> = columns
+        .iter()
+        .take(12)
+        .map(|c| {
+            if c.chars().count() > 40 {
+                format!("{}…", c.chars().take(40).collect::<String>())
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
     let more = if columns.len() > 12 {
         format!(", … ({} in all)", columns.len())
     } else {
         String::new()
     };
     format!("[{}{}]", shown.join(", "), more)
+}
+
+/// A directory is one parquet dataset: say in plain words when it is empty,
+/// holds no parquet, or holds files whose columns differ (naming the file),
+/// before polars answers in its own terms.
+pub fn check_dir(name: &str, dir: &Path) -> Result<()> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d)
+            .with_context(|| format!("{name}: cannot list {}", d.display()))?;
+        for e in entries {
+            let p = e
+                .with_context(|| format!("{name}: cannot list {}", d.display()))?
+                .path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let is_parquet = |p: &Path| InputFormat::from_extension(p) == Some(InputFormat::Parquet);
+    let parquet: Vec<&std::path::PathBuf> = files.iter().filter(|p| is_parquet(p)).collect();
+    if files.is_empty() {
+        bail!("{name}: the directory is empty (expected parquet files, hive partitions allowed)");
+    }
+    if parquet.is_empty() {
+        bail!(
+            "{name}: the directory holds no parquet files ({} other files, such as {}); a directory is read as one parquet dataset: name the files or a glob ('{name}/*.csv') to read them",
+            files.len(),
+            files[0].display()
+        );
+    }
+    if parquet.len() < files.len() {
+        let other = files
+            .iter()
+            .find(|p| !is_parquet(p))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        bail!(
+            "{name}: the directory mixes parquet with other files (such as {other}); name the files or a glob ('{name}/**/*.parquet')"
+        );
+    }
+    let schema_of = |p: &Path| -> Result<Schema> {
+        let mut lf = LazyFrame::scan_parquet(
+            PlRefPath::new(p.to_string_lossy().as_ref()),
+            ScanArgsParquet::default(),
+        )
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{}: not a parquet file: {}",
+                p.display(),
+                decode::short(&e.to_string())
+            )
+        })?;
+        Ok(lf
+            .collect_schema()
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not a parquet file: {}",
+                    p.display(),
+                    decode::short(&e.to_string())
+                )
+            })?
+            .as_ref()
+            .clone())
+    };
+    let first = parquet[0];
+    let want = schema_of(first)?;
+    for p in parquet.iter().skip(1).take(10_000) {
+        let got = schema_of(p)?;
+        let differs = want
+            .iter()
+            .find_map(|(n, dt)| match got.get(n) {
+                None => Some(format!("lacks column '{n}'")),
+                Some(g) if g != dt => Some(format!("stores '{n}' as {g}, not {dt}")),
+                Some(_) => None,
+            })
+            .or_else(|| {
+                got.iter_names()
+                    .find(|n| want.get(n).is_none())
+                    .map(|n| format!("has column '{n}' the first file lacks"))
+            });
+        if let Some(why) = differs {
+            bail!(
+                "{name}: {} {why} (unlike {}); files that differ are read one by one as a glob: '{name}/**/*.parquet'",
+                p.display(),
+                first.display()
+            );
+        }
+    }
+    Ok(())
 }

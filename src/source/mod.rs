@@ -7,6 +7,7 @@ use polars::prelude::DataFrame;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod decode;
 pub mod files;
 mod filetime;
 pub mod nvidia_smi;
@@ -90,7 +91,7 @@ impl InputFormat {
         if nvidia_smi::looks_like_query_csv(first) {
             return Some(InputFormat::NvidiaSmiCsv);
         }
-        if first.starts_with('{') {
+        if first.starts_with('{') || first.starts_with('[') {
             return Some(InputFormat::Ndjson);
         }
         if first.contains(',') {
@@ -137,8 +138,15 @@ pub fn resolve_inputs(specs: &[String]) -> Result<Vec<(String, Input)>> {
         }
         let path = PathBuf::from(spec);
         if path.is_dir() {
+            files::check_dir(spec, &path)?;
             out.push((spec.clone(), Input::ParquetDir(path)));
             continue;
+        }
+        // a link to nowhere (or to itself) says so, not "no such file"
+        if std::fs::symlink_metadata(&path).is_ok()
+            && let Err(e) = std::fs::metadata(&path)
+        {
+            bail!("{spec}: a symbolic link that cannot be followed: {e}");
         }
         if path.exists() {
             out.push((spec.clone(), Input::File(path)));
@@ -226,7 +234,12 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
     for (name, input) in &inputs {
         bar.set_message(format!("{name} ({rows} rows so far)"));
         let before = tables.len();
-        if let Input::File(path) = input {
+        if let Input::File(path) = input
+            && opts.format.is_none()
+            && files::is_compressed(path)?
+        {
+            tables.push(files::read_compressed(name, path, &opts.maps)?);
+        } else if let Input::File(path) = input {
             let format = format_of(path, opts.format)?;
             match format {
                 InputFormat::PromText | InputFormat::PromJson => {
@@ -251,17 +264,22 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
         tables.extend(nvidia_smi::read_csv_files(&smi_csv, opts)?);
     }
     bar.finish_and_clear();
-    SampleTable::concat(tables)
+    let table = SampleTable::concat(tables)?;
+    crate::samples::check_maps(&table.quality.maps_found, &opts.maps, &table.sources)?;
+    Ok(table)
 }
 
 /// Read one input into a canonical table.
 pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<SampleTable> {
     match input {
         Input::Stdin => {
-            let frame = files::read_stdin_csv()?;
+            let frame = files::read_stdin()?;
             from_frame(name, frame, &opts.maps, Quality::default())
         }
         Input::ParquetDir(dir) => files::read_tabular(name, dir, InputFormat::Parquet, &opts.maps),
+        Input::File(path) if opts.format.is_none() && files::is_compressed(path)? => {
+            files::read_compressed(name, path, &opts.maps)
+        }
         Input::File(path) => {
             let format = format_of(path, opts.format)?;
             match format {
@@ -300,8 +318,11 @@ pub fn from_frame(
         .collect();
     let resolved = resolve_columns(&columns, maps);
     let rows_read = frame.height() as u64;
+    let twins = crate::samples::twins(&columns, &resolved);
+    crate::samples::check_twins(&frame, &resolved, &twins, name)?;
     let (df, mut quality) = normalize(&frame, &resolved, name)?;
     quality.merge(extra);
+    quality.maps_found = crate::samples::maps_found(&columns, maps);
     let present = resolved
         .iter()
         .map(|r| r.canonical)

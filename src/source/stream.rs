@@ -24,6 +24,211 @@ pub struct ParquetStream {
     parts: Vec<Part>,
     present: BTreeSet<&'static str>,
     slice_rows: usize,
+    /// what deciding units and dropping unmeasured columns found, once per file
+    quality: Quality,
+    /// the bulk of the data in time (epoch ms) when a handful of stray samples lie outside it
+    time_bounds: Option<(i64, i64)>,
+}
+
+/// The in-memory rule for stray samples (SampleTable::drop_time_outliers), on
+/// parquet statistics: quartiles of the time column per file (the widest), then
+/// a count outside the fences. Only datetime columns; text times are not checked.
+fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i64, i64)>> {
+    let mut q: Option<(i64, i64)> = None;
+    let mut rows = 0usize;
+    let ms = |name: &str| {
+        polars::prelude::col(name)
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .cast(DataType::Int64)
+    };
+    let times: Vec<(&Part, String)> = parts
+        .iter()
+        .filter_map(|p| {
+            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
+            let lf = scan(&p.path).ok()?;
+            let mut lf2 = lf.clone();
+            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
+            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
+        })
+        .collect();
+    if times.len() != parts.len() {
+        return Ok(None);
+    }
+    for (p, t) in &times {
+        let df = scan(&p.path)
+            .and_then(|lf| {
+                lf.select([
+                    ms(t).quantile(lit(0.25), QuantileMethod::Lower).alias("q1"),
+                    ms(t).quantile(lit(0.75), QuantileMethod::Lower).alias("q3"),
+                ])
+                .collect()
+            })
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let get = |c: &str| {
+            df.column(c)
+                .ok()?
+                .cast(&DataType::Int64)
+                .ok()?
+                .i64()
+                .ok()?
+                .get(0)
+        };
+        if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
+            q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+        }
+        rows += p.rows;
+    }
+    let Some((q1, q3)) = q else {
+        return Ok(None);
+    };
+    let (lo, hi) = crate::samples::time_fences(q1, q3);
+    let mut count = 0u64;
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for (p, t) in &times {
+        let out = ms(t).lt(lit(lo)).or(ms(t).gt(lit(hi)));
+        let df = scan(&p.path)
+            .and_then(|lf| {
+                lf.filter(out)
+                    .select([
+                        len().cast(DataType::Int64).alias("n"),
+                        ms(t).min().alias("first"),
+                        ms(t).max().alias("last"),
+                    ])
+                    .collect()
+            })
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let get = |c: &str| {
+            df.column(c)
+                .ok()?
+                .cast(&DataType::Int64)
+                .ok()?
+                .i64()
+                .ok()?
+                .get(0)
+        };
+        count += get("n").unwrap_or(0) as u64;
+        first = first.min(get("first").unwrap_or(i64::MAX));
+        last = last.max(get("last").unwrap_or(i64::MIN));
+    }
+    if count == 0 || count as usize > crate::samples::outlier_limit(rows) {
+        return Ok(None);
+    }
+    use crate::timeparse::format_time;
+    quality.rows_dropped += count;
+    quality.warnings.push(format!(
+        "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, within {} .. {} (7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
+        format_time(first),
+        format_time(last),
+        format_time(lo),
+        format_time(hi)
+    ));
+    Ok(Some((lo, hi)))
+}
+
+/// Units and "never measured" decided once per file from its statistics
+/// (min, max, count), so every slice reads alike: the unit decided is passed
+/// on as stated, and a metric column without one usable value is dropped,
+/// exactly as if absent (its layers are null, never 0).
+fn decide_units(
+    lf: &LazyFrame,
+    schema: &Schema,
+    resolved: &mut Vec<Resolved>,
+    name: &str,
+    quality: &mut Quality,
+) -> Result<()> {
+    use crate::samples::{Kind, Unit, kind_of};
+    let metric = |r: &Resolved| {
+        matches!(
+            kind_of(r.canonical),
+            Some(Kind::Fraction | Kind::Bytes | Kind::Watts)
+        ) && schema
+            .get(r.source.as_str())
+            .is_some_and(|dt| dt.is_primitive_numeric())
+    };
+    let exprs: Vec<Expr> = resolved
+        .iter()
+        .filter(|r| metric(r))
+        .flat_map(|r| {
+            let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
+            [
+                c().min().alias(format!("{}\0min", r.source)),
+                c().max().alias(format!("{}\0max", r.source)),
+                c().count()
+                    .cast(DataType::Float64)
+                    .alias(format!("{}\0n", r.source)),
+            ]
+        })
+        .collect();
+    if exprs.is_empty() {
+        return Ok(());
+    }
+    let stats = lf
+        .clone()
+        .select(exprs)
+        .collect()
+        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+    let get = |src: &str, what: &str| -> Option<f64> {
+        stats
+            .column(&format!("{src}\0{what}"))
+            .ok()?
+            .f64()
+            .ok()?
+            .get(0)
+    };
+    let mut units = std::collections::BTreeMap::new();
+    let mut unmeasured = Vec::new();
+    for r in resolved.iter_mut().filter(|r| metric(r)) {
+        let Some(kind) = kind_of(r.canonical) else {
+            continue;
+        };
+        let (n, min, max) = (
+            get(&r.source, "n").unwrap_or(0.0),
+            get(&r.source, "min"),
+            get(&r.source, "max"),
+        );
+        let (Some(min), Some(max)) = (min, max) else {
+            if n == 0.0 {
+                unmeasured.push(r.canonical);
+            }
+            continue;
+        };
+        let integer = schema
+            .get(r.source.as_str())
+            .is_some_and(|dt| dt.is_integer());
+        let st = crate::units::Stats {
+            min,
+            max,
+            integer_written: integer,
+        };
+        if r.unit == Unit::AsIs && matches!(kind, Kind::Fraction | Kind::Bytes) {
+            let d = crate::units::decide(kind, r.unit, &st, &crate::samples::label_of(r));
+            crate::samples::match_decision(d, r, name, quality, &mut units)?;
+            r.unit = match (units.get(r.canonical), kind) {
+                (Some(u), _) => *u,
+                (None, Kind::Fraction) => Unit::Fraction,
+                (None, _) => Unit::Bytes,
+            };
+        }
+        let f = match r.unit {
+            Unit::Percent => 0.01,
+            Unit::Mib => 1_048_576.0,
+            _ => 1.0,
+        };
+        let all_out = match kind {
+            Kind::Fraction => min * f > 1.0 || max < 0.0,
+            _ => max < 0.0,
+        };
+        if all_out {
+            unmeasured.push(r.canonical);
+        }
+    }
+    for c in &unmeasured {
+        quality.warnings.push(format!(
+            "{c}: no usable value in {name} (all missing or out of range): not measured"
+        ));
+    }
+    resolved.retain(|r| !unmeasured.contains(&r.canonical));
+    Ok(())
 }
 
 fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
@@ -47,6 +252,8 @@ impl ParquetStream {
         }
         let mut parts = Vec::new();
         let mut present = BTreeSet::new();
+        let mut quality = Quality::default();
+        let mut maps_seen = BTreeSet::new();
         present.insert(col::HOST);
         for (name, input) in inputs {
             let path = match input {
@@ -65,17 +272,14 @@ impl ParquetStream {
                 .collect_schema()
                 .map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
-            let resolved = resolve_columns(&columns, maps);
+            maps_seen.extend(crate::samples::maps_found(&columns, maps));
+            let mut resolved = resolve_columns(&columns, maps);
+            decide_units(&lf, &schema, &mut resolved, name, &mut quality)?;
             for needed in [col::TIME, col::GPU] {
                 if !resolved.iter().any(|r| r.canonical == needed) {
                     bail!(
                         "{name}: no {needed} column (found {}; use --map YOURS={needed})",
-                        columns
-                            .iter()
-                            .take(12)
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        super::files::preview(&columns)
                     );
                 }
             }
@@ -100,6 +304,9 @@ impl ParquetStream {
                 rows,
             });
         }
+        let time_bounds = stray_time_bounds(&parts, &mut quality)?;
+        let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
+        crate::samples::check_maps(&maps_seen, maps, &names)?;
         // GPUAUDIT_SLICE_ROWS: smaller slices for tests (slice edges inside a
         // GPU's run) or less memory; not a user-facing option
         let slice_rows = std::env::var("GPUAUDIT_SLICE_ROWS")
@@ -111,6 +318,8 @@ impl ParquetStream {
             parts,
             present,
             slice_rows,
+            quality,
+            time_bounds,
         }))
     }
 
@@ -210,6 +419,9 @@ impl ParquetStream {
         tx: &std::sync::mpsc::SyncSender<Result<DataFrame>>,
     ) -> Result<Quality> {
         let mut quality = Quality::default();
+        if !keys_only {
+            quality.merge(self.quality.clone());
+        }
         for p in &self.parts {
             let resolved: Vec<Resolved> = if keys_only {
                 p.resolved
@@ -234,8 +446,18 @@ impl ParquetStream {
                     .collect()
                     .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))
                     .and_then(|frame| {
-                        let (df, q) = normalize(&frame, &resolved, &p.name)
+                        let (mut df, q) = normalize(&frame, &resolved, &p.name)
                             .with_context(|| format!("reading {}", p.name))?;
+                        if let Some((lo, hi)) = self.time_bounds {
+                            // stray samples stay out of both passes alike
+                            let t = df.column(col::TIME)?.cast(&DataType::Int64)?;
+                            let keep: BooleanChunked = t
+                                .i64()?
+                                .iter()
+                                .map(|v| Some(v.is_some_and(|v| (lo..=hi).contains(&v))))
+                                .collect();
+                            df = df.filter(&keep)?;
+                        }
                         Ok((frame.height(), df, q))
                     });
                 match slice {

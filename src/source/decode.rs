@@ -1,0 +1,286 @@
+//! Inputs read whole into memory before polars parses them: compressed files
+//! (gzip, zstd: by magic bytes, whatever the extension, on stdin too),
+//! standard input, and JSON arrays of objects. Structure errors name the line.
+use anyhow::{Context, Result, bail};
+use polars::prelude::*;
+use std::io::{Cursor, Read};
+use std::path::Path;
+
+const GZIP: &[u8] = &[0x1f, 0x8b];
+const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+
+/// How a file is compressed, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    pub fn of(head: &[u8]) -> Option<Compression> {
+        if head.starts_with(GZIP) {
+            Some(Compression::Gzip)
+        } else if head.starts_with(ZSTD) {
+            Some(Compression::Zstd)
+        } else {
+            None
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+/// The bytes, decompressed when they are gzip or zstd.
+pub fn decompress(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>> {
+    let Some(c) = Compression::of(&bytes) else {
+        return Ok(bytes);
+    };
+    let mut out = Vec::new();
+    let read = match c {
+        // MultiGzDecoder: `cat a.gz b.gz` is one valid gzip stream
+        Compression::Gzip => flate2::read::MultiGzDecoder::new(Cursor::new(&bytes))
+            .read_to_end(&mut out)
+            .map(|_| ()),
+        Compression::Zstd => zstd::stream::read::Decoder::new(Cursor::new(&bytes))
+            .and_then(|mut d| d.read_to_end(&mut out))
+            .map(|_| ()),
+    };
+    read.with_context(|| format!("{name}: not a valid {} file", c.name()))?;
+    Ok(out)
+}
+
+/// What the decoded text is, by its first non-blank character: `{` NDJSON,
+/// `[` a JSON array of objects, else CSV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Text {
+    Csv,
+    Ndjson,
+    JsonArray,
+}
+
+pub fn text_kind(bytes: &[u8]) -> Text {
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Text::Ndjson,
+        Some(b'[') => Text::JsonArray,
+        _ => Text::Csv,
+    }
+}
+
+/// The path's name without a compression suffix: `a.csv.gz` -> `a.csv`.
+pub fn inner_name(path: &Path) -> std::path::PathBuf {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if ["gz", "gzip", "zst", "zstd"].contains(&e.to_ascii_lowercase().as_str()) => {
+            path.with_extension("")
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Parse decoded bytes as `kind` into a frame of every column.
+pub fn parse(name: &str, bytes: Vec<u8>, kind: Text) -> Result<DataFrame> {
+    match kind {
+        Text::Csv => {
+            check_csv_structure(name, &bytes)?;
+            let read = |infer: Option<usize>, bytes: Vec<u8>| {
+                CsvReadOptions::default()
+                    .with_has_header(true)
+                    .with_infer_schema_length(infer)
+                    .into_reader_with_file_handle(Cursor::new(bytes))
+                    .finish()
+            };
+            match read(Some(10_000), bytes.clone()) {
+                Ok(df) => Ok(df),
+                // later rows break the inferred types: all text, normalisation counts
+                Err(_) => read(Some(0), bytes)
+                    .map_err(|e| anyhow::anyhow!("{name}: not a CSV file with a header row: {e}")),
+            }
+        }
+        Text::Ndjson => {
+            check_ndjson_lines(name, &bytes)?;
+            JsonReader::new(Cursor::new(bytes))
+                .with_json_format(JsonFormat::JsonLines)
+                .infer_schema_len(std::num::NonZeroUsize::new(10_000))
+                .finish()
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "{name}: not newline-delimited JSON objects: {}",
+                        short(&e.to_string())
+                    )
+                })
+        }
+        Text::JsonArray => {
+            let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "{name}: line {}: not a JSON array of objects: {e}",
+                    e.line()
+                )
+            })?;
+            let Some(rows) = v.as_array() else {
+                bail!("{name}: not a JSON array of objects");
+            };
+            // one object per line, as NDJSON reads it
+            let mut nd = Vec::with_capacity(bytes.len());
+            for (i, row) in rows.iter().enumerate() {
+                if !row.is_object() {
+                    bail!(
+                        "{name}: element {} of the array is not an object (expected one object per sample)",
+                        i + 1
+                    );
+                }
+                serde_json::to_writer(&mut nd, row)?;
+                nd.push(b'\n');
+            }
+            if rows.is_empty() {
+                bail!("{name}: the JSON array holds no samples");
+            }
+            parse(name, nd, Text::Ndjson)
+        }
+    }
+}
+
+/// Each NDJSON line is one object: a line that is not names its number.
+pub fn check_ndjson_lines(name: &str, bytes: &[u8]) -> Result<()> {
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<serde_json::Value>(line) {
+            Ok(v) if v.is_object() => {}
+            Ok(_) => bail!(
+                "{name}: line {}: not a JSON object (expected one object per line)",
+                i + 1
+            ),
+            Err(e) => bail!("{name}: line {}: not JSON: {e}", i + 1),
+        }
+    }
+    Ok(())
+}
+
+/// Every CSV row has as many fields as the header: a row with too few or too
+/// many is refused naming its line (a silent short row would be a sample with
+/// made-up nulls; a long one, shifted columns).
+pub fn check_csv_structure(name: &str, bytes: &[u8]) -> Result<()> {
+    let mut shape = CsvShape::new(name, b',');
+    shape.feed(bytes)?;
+    shape.end()
+}
+
+/// The same check on a file, read in blocks (no second copy in memory).
+pub fn check_csv_file(name: &str, path: &Path) -> Result<()> {
+    let mut f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let mut shape = CsvShape::new(name, separator_of(path));
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f
+            .read(&mut buf)
+            .with_context(|| format!("{name}: cannot read"))?;
+        if n == 0 {
+            break;
+        }
+        shape.feed(&buf[..n])?;
+    }
+    shape.end()
+}
+
+/// The field separator: tab for `.tsv`, else comma.
+pub fn separator_of(path: &Path) -> u8 {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("tsv") => b'\t',
+        _ => b',',
+    }
+}
+
+/// Field counts per row, quote-aware, fed block by block.
+struct CsvShape<'a> {
+    name: &'a str,
+    separator: u8,
+    expected: Option<usize>,
+    fields: usize,
+    in_quotes: bool,
+    line: usize,
+    start_line: usize,
+    empty: bool,
+}
+
+impl<'a> CsvShape<'a> {
+    fn new(name: &'a str, separator: u8) -> Self {
+        CsvShape {
+            name,
+            separator,
+            expected: None,
+            fields: 1,
+            in_quotes: false,
+            line: 1,
+            start_line: 1,
+            empty: true,
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) -> Result<()> {
+        for &b in bytes {
+            match b {
+                b'"' => {
+                    self.in_quotes = !self.in_quotes;
+                    self.empty = false;
+                }
+                b if b == self.separator && !self.in_quotes => {
+                    self.fields += 1;
+                    self.empty = false;
+                }
+                b'\n' => {
+                    self.line += 1;
+                    if !self.in_quotes {
+                        self.row_done()?;
+                        self.start_line = self.line;
+                    }
+                }
+                b'\r' => {}
+                _ => self.empty = false,
+            }
+        }
+        Ok(())
+    }
+
+    fn row_done(&mut self) -> Result<()> {
+        let (fields, empty) = (self.fields, self.empty);
+        self.fields = 1;
+        self.empty = true;
+        if empty {
+            return Ok(());
+        }
+        match self.expected {
+            None => self.expected = Some(fields),
+            Some(n) if n != fields => bail!(
+                "{}: line {}: {fields} fields, the header has {n} (a row with too {} fields)",
+                self.name,
+                self.start_line,
+                if fields < n { "few" } else { "many" }
+            ),
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    fn end(mut self) -> Result<()> {
+        self.row_done()
+    }
+}
+
+/// A polars message cut to a line a person reads (a 200 MB header is not echoed).
+pub fn short(text: &str) -> String {
+    const MAX: usize = 240;
+    let one_line = text.replace('\n', " ");
+    if one_line.chars().count() <= MAX {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(MAX).collect();
+    format!(
+        "{cut}… ({} characters elided)",
+        one_line.chars().count() - MAX
+    )
+}

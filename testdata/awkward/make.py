@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Writes the awkward-input fixtures (testdata/awkward/): one small fleet, two
+GPUs x 4 samples 10 min apart, written the ways real exports write it.
+g0 is held at 50% device activity, g1 unallocated at 0. Run: python3 make.py"""
+import gzip, json, os
+
+TIMES = ["2026-07-06T10:00:00Z", "2026-07-06T10:10:00Z", "2026-07-06T10:20:00Z", "2026-07-06T10:30:00Z"]
+ROWS = [(t, g, held, util, mem) for t in TIMES for (g, held, util, mem) in
+        [("g0", "true", 0.5, 8589934592), ("g1", "false", 0.0, 0)]]
+
+
+def csv(name, header, rows):
+    with open(name, "w") as f:
+        f.write(header + "\n")
+        for r in rows:
+            f.write(",".join(str(x) for x in r) + "\n")
+
+
+def base(fmt_util=lambda u: u, fmt_mem=lambda m: m, times=TIMES):
+    out = []
+    for i, t in enumerate(times):
+        for (g, held, util, mem) in [("g0", "true", 0.5, 8589934592), ("g1", "false", 0.0, 0)]:
+            out.append((t, "h", g, "NVIDIA H100 80GB HBM3", held, fmt_util(util), fmt_mem(mem)))
+    return out
+
+H = "time,host,gpu,model,held,device_util,mem_used_bytes"
+csv("baseline.csv", H, base())
+csv("percent-device-util.csv", H, base(lambda u: round(u * 100)))
+csv("percent-text-values.csv", H, base(lambda u: f"{round(u*100)} %", lambda m: f"{m // 1048576} MiB"))
+csv("gib-text-values.csv", H, base(fmt_mem=lambda m: f"{m / 1073741824} GiB"))
+csv("mem-in-mib-unlabelled.csv", H, base(fmt_mem=lambda m: m // 1048576))
+csv("device-util-all-na.csv", H, base(lambda u: "[N/A]"))
+csv("device-util-all-out-of-range.csv", H, base(lambda u: 150))
+csv("watts-in-device-util.csv", H, base(lambda u: f"{u} W"))
+# PostgreSQL / DuckDB text output of timestamptz
+pg = [t.replace("T", " ").replace("Z", ".000000+00") for t in TIMES]
+csv("postgres-timestamps.csv", H, base(times=pg))
+csv("offset-no-colon.csv", H, base(times=[t.replace("Z", "+0000") for t in TIMES]))
+ist = ["2026-07-06T15:30:00+05:30", "2026-07-06T15:40:00+05:30", "2026-07-06T15:50:00+05:30", "2026-07-06T16:00:00+05:30"]
+csv("offset-half-hour.csv", H, base(times=ist))
+csv("nanosecond-timestamps.csv", H, base(times=[t.replace("Z", ".000000000Z") for t in TIMES]))
+csv("naive-timestamps.csv", H, base(times=[t.replace("T", " ").replace("Z", "") for t in TIMES]))
+# held that cannot be read
+rows = base()
+rows[0] = rows[0][:4] + ("maybe",) + rows[0][5:]
+csv("held-maybe.csv", H, rows)
+# one sample from 1970 in a 2026 dump
+rows = base()
+rows.insert(0, ("1970-01-01T00:00:00Z", "h", "g1", "NVIDIA H100 80GB HBM3", "false", 0.0, 0))
+csv("outlier-1970.csv", H, rows)
+# same canonical column twice
+csv("device-util-twice-agree.csv", "time,host,gpu,model,held,device_util,DCGM_FI_DEV_GPU_UTIL",
+    [r[:6] + (round(r[5] * 100),) for r in base()])
+# compressed
+data = open("baseline.csv", "rb").read()
+with gzip.GzipFile("baseline.csv.gz", "wb", mtime=0) as f:
+    f.write(data)
+with gzip.GzipFile("baseline-gzip-no-extension", "wb", mtime=0) as f:
+    f.write(data)
+nd = "".join(json.dumps(dict(zip(H.split(","), r))) + "\n" for r in base())
+with gzip.GzipFile("baseline.ndjson.gz", "wb", mtime=0) as f:
+    f.write(nd.encode())
+with open("baseline.json", "w") as f:
+    json.dump([dict(zip(H.split(","), r)) for r in base()], f, indent=1)
+
+# Shaped like Alibaba's GenTD26 sample (header and value forms; synthetic
+# values, the real trace is not copied): device_util in percent with many
+# values <= 1, job = host id, memory in an unmapped MiB column, 57 s steps.
+import datetime
+t0 = datetime.datetime(2022, 9, 11, 1, 12, 0, tzinfo=datetime.timezone.utc)
+hosts = ["00800b6d2cabe5b9ce855ec9eab6e9ff", "0a1b2c3d4e5f60718293a4b5c6d7e8f9"]
+utils = [[0.0, 0.5, 0.75, 50.0], [10.0, 1.0, 0.25, 99.6667]]
+lines = ["time,host,gpu,job,device_util,mem_used_mib"]
+for i in range(8):
+    t = (t0 + datetime.timedelta(seconds=57 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for h, host in enumerate(hosts):
+        lines.append(f"{t},{host},0,{host},{utils[h][i % 4]},20618.2")
+with gzip.GzipFile("gentd26-shaped.csv.gz", "wb", mtime=0) as f:
+    f.write(("\n".join(lines) + "\n").encode())
+# tab-separated, and a UTF-8 byte-order mark as Excel writes
+with open("baseline.tsv", "w") as f:
+    f.write(open("baseline.csv").read().replace(",", "\t"))
+with open("baseline-bom.csv", "wb") as f:
+    f.write(b"\xef\xbb\xbf" + data)

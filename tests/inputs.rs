@@ -1,0 +1,618 @@
+//! Inputs the world exports (issue 12): each awkward fixture in
+//! testdata/awkward/ ends in the right numbers with a named data-quality entry,
+//! and each one in testdata/invalid/ in exit 2 with a line naming the file, the
+//! column or line, and what was expected. Never a panic.
+use serde_json::Value;
+use std::path::Path;
+mod common;
+use common::{assert_close, gpuaudit, num};
+
+fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn awkward(name: &str) -> String {
+    data(&format!("awkward/{name}"))
+}
+
+/// `report --format json` on the args; the JSON and stderr, or an error with stderr.
+fn report_json(args: &[&str]) -> anyhow::Result<Value> {
+    let out = gpuaudit()?
+        .arg("report")
+        .args(args)
+        .args(["--format", "json"])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "report {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+/// `report` on the args must exit 2 with one line on stderr; that line.
+fn refused(args: &[&str]) -> anyhow::Result<String> {
+    let out = gpuaudit()?.arg("report").args(args).output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    anyhow::ensure!(
+        out.status.code() == Some(2),
+        "report {args:?}: want exit 2, got {:?}: {stderr}",
+        out.status.code()
+    );
+    anyhow::ensure!(!stderr.contains("panicked"), "panic: {stderr}");
+    anyhow::ensure!(
+        stderr.starts_with("gpuaudit: "),
+        "one error printer: {stderr}"
+    );
+    Ok(stderr)
+}
+
+/// The awkward fleet, computed by hand: g0 held at 50% device activity, g1
+/// unallocated, 4 samples 10 min apart each: 40 min each observed, 2/3 h
+/// held, 1/3 h active, active ratio 0.5.
+fn assert_fleet(v: &Value, what: &str) {
+    assert_close(num(v, "/layers/observed_gpu_hours"), 4.0 / 3.0, what);
+    assert_close(num(v, "/layers/held_gpu_hours"), 2.0 / 3.0, what);
+    assert_close(num(v, "/layers/active_gpu_hours"), 1.0 / 3.0, what);
+    assert_close(num(v, "/ratios/active"), 0.5, what);
+    assert_close(num(v, "/layers/unallocated_gpu_hours"), 2.0 / 3.0, what);
+}
+
+fn strings(v: &Value, path: &str) -> Vec<String> {
+    v.pointer(path)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn has_entry(v: &Value, path: &str, needle: &str) -> bool {
+    strings(v, path).iter().any(|s| s.contains(needle))
+}
+
+#[test]
+fn baseline_fleet_reads_as_computed_by_hand() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("baseline.csv")])?;
+    assert_fleet(&v, "baseline");
+    assert!(strings(&v, "/data_quality/warnings").is_empty());
+    Ok(())
+}
+
+#[test]
+fn percent_in_a_fraction_column_is_converted_and_said() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("percent-device-util.csv")])?;
+    assert_fleet(&v, "percent");
+    assert!(
+        has_entry(
+            &v,
+            "/data_quality/notes",
+            "device_util read as percent: max 50"
+        ),
+        "{}",
+        v["data_quality"]
+    );
+    Ok(())
+}
+
+#[test]
+fn values_that_carry_their_unit_are_converted_not_stripped() -> anyhow::Result<()> {
+    // "50 %" and "8192 MiB"
+    let v = report_json(&[&awkward("percent-text-values.csv")])?;
+    assert_fleet(&v, "45 % / MiB");
+    assert_close(
+        num(&v, "/gpus/0/last_mem_used_bytes"),
+        8589934592.0,
+        "8192 MiB",
+    );
+    // "8.0 GiB"
+    let v = report_json(&[&awkward("gib-text-values.csv")])?;
+    assert_fleet(&v, "GiB");
+    assert_close(
+        num(&v, "/gpus/0/last_mem_used_bytes"),
+        8589934592.0,
+        "8 GiB",
+    );
+    Ok(())
+}
+
+#[test]
+fn a_unit_that_cannot_be_the_columns_is_refused() -> anyhow::Result<()> {
+    let e = refused(&[&awkward("watts-in-device-util.csv")])?;
+    assert!(e.contains("watts-in-device-util.csv"), "{e}");
+    assert!(e.contains("'device_util'"), "{e}");
+    assert!(e.contains("0.5 W"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn memory_too_small_for_bytes_is_a_warning_naming_the_unit() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("mem-in-mib-unlabelled.csv")])?;
+    assert_fleet(&v, "mem in MiB");
+    assert!(
+        has_entry(
+            &v,
+            "/data_quality/warnings",
+            "mem_used_bytes: the busiest value is 8192 bytes, under 1 MiB: likely MiB"
+        ),
+        "{}",
+        v["data_quality"]
+    );
+    Ok(())
+}
+
+#[test]
+fn zero_one_integers_cannot_tell_percent_from_fraction() -> anyhow::Result<()> {
+    let f = data("invalid/device-util-zero-one.csv");
+    let e = refused(&[&f])?;
+    assert!(e.contains("device-util-zero-one.csv"), "{e}");
+    assert!(e.contains("--map device_util=device_util:fraction"), "{e}");
+    assert!(e.contains("--map device_util=device_util:percent"), "{e}");
+    // stated, it reads: fraction = 2 of 3 samples busy
+    let v = report_json(&[&f, "--map", "device_util=device_util:fraction"])?;
+    assert_close(num(&v, "/ratios/active"), 2.0 / 3.0, "fraction");
+    let v = report_json(&[&f, "--map", "device_util=device_util:percent"])?;
+    assert_close(num(&v, "/ratios/active"), 0.02 / 3.0, "percent");
+    Ok(())
+}
+
+#[test]
+fn a_column_never_measured_is_null_not_zero() -> anyhow::Result<()> {
+    for (file, invalid) in [
+        ("device-util-all-na.csv", None),
+        ("device-util-all-out-of-range.csv", Some(8)),
+    ] {
+        let v = report_json(&[&awkward(file)])?;
+        assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 3.0, file);
+        for p in [
+            "/layers/active_gpu_hours",
+            "/layers/idle_held_gpu_hours",
+            "/ratios/active",
+            "/ratios/idle_held",
+            "/cost/idle_held_usd",
+            "/cost/monthly_run_rate/idle_held_usd",
+        ] {
+            assert!(v.pointer(p).is_some_and(Value::is_null), "{file} {p}: {v}");
+        }
+        assert!(
+            has_entry(&v, "/data_quality/warnings", "device_util: no usable value"),
+            "{file}: {}",
+            v["data_quality"]
+        );
+        if let Some(n) = invalid {
+            assert_eq!(v["data_quality"]["invalid"]["device_util"], n, "{file}");
+        }
+        // the table does not say "$0" for idle
+        let out = gpuaudit()?.arg("report").arg(awkward(file)).output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("$0 spent on idle"), "{text}");
+    }
+    Ok(())
+}
+
+#[test]
+fn gzip_and_zstd_are_read_by_extension_or_magic_bytes() -> anyhow::Result<()> {
+    for f in [
+        "baseline.csv.gz",
+        "baseline.csv.zst",
+        "baseline-gzip-no-extension",
+        "baseline.ndjson.gz",
+    ] {
+        let v = report_json(&[&awkward(f)])?;
+        assert_fleet(&v, f);
+    }
+    // on stdin too
+    let out = gpuaudit()?
+        .args(["report", "-", "--format", "json"])
+        .pipe_stdin(awkward("baseline.csv.gz"))?
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_fleet(&serde_json::from_slice(&out.stdout)?, "stdin gzip");
+    let e = refused(&[&data("invalid/corrupt.csv.gz")])?;
+    assert!(e.contains("corrupt.csv.gz: not a valid gzip file"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn tab_separated_and_byte_order_marked_files_read_alike() -> anyhow::Result<()> {
+    for f in ["baseline.tsv", "baseline-bom.csv"] {
+        assert_fleet(&report_json(&[&awkward(f)])?, f);
+    }
+    Ok(())
+}
+
+#[test]
+fn a_json_array_of_objects_reads_as_ndjson_does() -> anyhow::Result<()> {
+    assert_fleet(&report_json(&[&awkward("baseline.json")])?, "json array");
+    let e = refused(&[&data("invalid/array-of-numbers.json")])?;
+    assert!(e.contains("element 1 of the array is not an object"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn structure_errors_name_the_line() -> anyhow::Result<()> {
+    let e = refused(&[&data("invalid/too-few-fields.csv")])?;
+    assert!(
+        e.contains("too-few-fields.csv: line 3: 3 fields, the header has 4"),
+        "{e}"
+    );
+    let e = refused(&[&data("invalid/too-many-fields.csv")])?;
+    assert!(
+        e.contains("too-many-fields.csv: line 3: 5 fields, the header has 4"),
+        "{e}"
+    );
+    let e = refused(&[&data("invalid/bad-line.ndjson")])?;
+    assert!(e.contains("bad-line.ndjson: line 3: not JSON"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn held_that_cannot_be_read_is_neither_held_nor_free() -> anyhow::Result<()> {
+    // g0's first sample says held=maybe: 10 min neither held nor unallocated
+    let v = report_json(&[&awkward("held-maybe.csv")])?;
+    assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 3.0, "observed");
+    assert_close(num(&v, "/layers/held_gpu_hours"), 0.5, "held");
+    assert_close(num(&v, "/layers/unallocated_gpu_hours"), 2.0 / 3.0, "free");
+    assert_close(
+        num(&v, "/data_quality/held_unknown_gpu_hours"),
+        1.0 / 6.0,
+        "unknown",
+    );
+    assert_eq!(v["data_quality"]["invalid"]["held"], 1);
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "held value that cannot be read"
+    ));
+    Ok(())
+}
+
+#[test]
+fn negative_numbers_reach_the_flags_own_check() -> anyhow::Result<()> {
+    let base = awkward("baseline.csv");
+    let e = refused(&[&base, "--price", "-1"])?;
+    assert!(
+        e.contains("--price -1: expected a price in USD per GPU-hour >= 0"),
+        "{e}"
+    );
+    let e = refused(&[&base, "--idle-below", "-5%"])?;
+    assert!(e.contains("-5%"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_map_naming_no_column_is_refused_naming_it() -> anyhow::Result<()> {
+    let e = refused(&[&awkward("baseline.csv"), "--map", "nosuch=device_util"])?;
+    assert!(
+        e.contains("--map nosuch=device_util: no input has a column 'nosuch'"),
+        "{e}"
+    );
+    let e = refused(&[&data("demo-fleet.parquet"), "--map", "nosuch=device_util"])?;
+    assert!(e.contains("no input has a column 'nosuch'"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn timestamps_as_databases_print_them() -> anyhow::Result<()> {
+    for f in [
+        "postgres-timestamps.csv",
+        "offset-no-colon.csv",
+        "offset-half-hour.csv",
+        "nanosecond-timestamps.csv",
+    ] {
+        let v = report_json(&[&awkward(f)])?;
+        assert_fleet(&v, f);
+        assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z", "{f}");
+        assert!(strings(&v, "/data_quality/notes").is_empty(), "{f}: {v}");
+    }
+    let v = report_json(&[&awkward("naive-timestamps.csv")])?;
+    assert_fleet(&v, "naive");
+    assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z");
+    assert!(has_entry(
+        &v,
+        "/data_quality/notes",
+        "time: 8 timestamps without a UTC offset, taken as UTC"
+    ));
+    Ok(())
+}
+
+#[test]
+fn two_columns_for_one_canonical_must_agree() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("device-util-twice-agree.csv")])?;
+    assert_fleet(&v, "agree");
+    let e = refused(&[&data("invalid/duplicate-header-disagree.csv")])?;
+    assert!(
+        e.contains("columns 'device_util' and 'device_util_duplicated_0' both give device_util and disagree at data row 2"),
+        "{e}"
+    );
+    let e = refused(&[&data("invalid/alias-beside-canonical-disagree.csv")])?;
+    assert!(
+        e.contains("columns 'device_util' and 'DCGM_FI_DEV_GPU_UTIL' both give device_util"),
+        "{e}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_stray_sample_from_1970_does_not_stretch_the_window() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("outlier-1970.csv")])?;
+    assert_fleet(&v, "outlier");
+    assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z");
+    assert_close(num(&v, "/window/hours"), 2.0 / 3.0, "window");
+    assert_eq!(v["data_quality"]["rows_dropped"], 1);
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "time: 1 samples far outside the bulk of the data left out (1970-01-01T00:00:00Z"
+    ));
+    // the run-rate is the fleet's: $3/GPU-h x 2 GPUs x 730 h
+    assert_close(
+        num(&v, "/cost/monthly_run_rate/observed_usd"),
+        4380.0,
+        "monthly",
+    );
+    Ok(())
+}
+
+/// Shaped like Alibaba's GenTD26 sample (synthetic values): device_util holds
+/// percent, most values <= 1. With no flags it must read as with
+/// `--map device_util=device_util:percent`. By hand: the mean of
+/// 0, 0.5, 0.75, 50, 10, 1, 0.25, 99.6667 percent over equal weights.
+#[test]
+fn gentd26_shaped_percent_reads_the_same_with_or_without_a_map() -> anyhow::Result<()> {
+    let f = awkward("gentd26-shaped.csv.gz");
+    let plain = report_json(&[&f])?;
+    let mapped = report_json(&[&f, "--map", "device_util=device_util:percent"])?;
+    let want = (0.0 + 0.5 + 0.75 + 50.0 + 10.0 + 1.0 + 0.25 + 99.6667) / 8.0 / 100.0;
+    assert_close(num(&plain, "/ratios/active"), want, "no flags");
+    assert_close(num(&mapped, "/ratios/active"), want, "mapped");
+    assert_eq!(plain["layers"], mapped["layers"]);
+    assert!(has_entry(
+        &plain,
+        "/data_quality/notes",
+        "device_util read as percent: max 99.6667"
+    ));
+    Ok(())
+}
+
+/// testdata/awkward/postgres-export.csv is small-fleet.csv loaded into
+/// PostgreSQL 15 (time timestamptz) and written back with
+/// `\copy (select ...) to ... csv header` under PGTZ=UTC: `2026-07-06 10:00:00+00`.
+#[test]
+fn a_postgresql_export_reports_what_its_parquet_does() -> anyhow::Result<()> {
+    let mut pg = report_json(&[&awkward("postgres-export.csv")])?;
+    let pq = report_json(&[&data("small-fleet.pyarrow.parquet")])?;
+    pg["sources"] = pq["sources"].clone();
+    assert_eq!(pg, pq);
+    Ok(())
+}
+
+/// Every fixture, valid or not: an answer or exit 2, never a panic.
+#[test]
+fn no_fixture_makes_it_panic() -> anyhow::Result<()> {
+    let mut seen = 0;
+    for dir in ["awkward", "invalid"] {
+        for entry in std::fs::read_dir(data(dir))? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "py") {
+                continue;
+            }
+            let out = gpuaudit()?
+                .arg("report")
+                .arg(&path)
+                .args(["--format", "json"])
+                .output()?;
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panicked"), "{}: {stderr}", path.display());
+            assert!(
+                matches!(out.status.code(), Some(0 | 2)),
+                "{}: exit {:?}: {stderr}",
+                path.display(),
+                out.status.code()
+            );
+            assert!(
+                stderr.lines().all(|l| l.chars().count() <= 400),
+                "{}: long error line",
+                path.display()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 40, "{seen} fixtures");
+    Ok(())
+}
+
+/// A hive directory whose files differ (one lacks sm_active and stores time
+/// as text) fails naming the file; the same files as a glob read.
+#[test]
+fn a_directory_whose_files_differ_names_the_file() -> anyhow::Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let write = |rel: &str, mut df: DataFrame| -> anyhow::Result<()> {
+        let p = dir.path().join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        ParquetWriter::new(std::fs::File::create(p)?).finish(&mut df)?;
+        Ok(())
+    };
+    let ms = [1_783_332_000_000i64, 1_783_332_600_000];
+    let time =
+        Series::new("time".into(), ms).cast(&DataType::Datetime(TimeUnit::Milliseconds, None))?;
+    write(
+        "host=a/part-0.parquet",
+        DataFrame::new_infer_height(vec![
+            time.into_column(),
+            Column::new("gpu".into(), ["g0", "g0"]),
+            Column::new("held".into(), [true, true]),
+            Column::new("device_util".into(), [0.5, 0.5]),
+            Column::new("sm_active".into(), [0.25, 0.25]),
+        ])?,
+    )?;
+    write(
+        "host=b/part-0.parquet",
+        DataFrame::new_infer_height(vec![
+            Column::new(
+                "time".into(),
+                ["2026-07-06T10:00:00Z", "2026-07-06T10:10:00Z"],
+            ),
+            Column::new("gpu".into(), ["g1", "g1"]),
+            Column::new("held".into(), [false, false]),
+            Column::new("device_util".into(), [0.0, 0.0]),
+        ])?,
+    )?;
+    let d = dir.path().display().to_string();
+    let e = refused(&[&d])?;
+    assert!(e.contains("host=b/part-0.parquet"), "{e}");
+    assert!(
+        e.contains("stores 'time' as str") || e.contains("lacks column 'sm_active'"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("PlRefPath") && !e.contains("missing_columns"),
+        "{e}"
+    );
+    let v = report_json(&[&format!("{d}/**/*.parquet")])?;
+    assert_close(num(&v, "/layers/observed_gpu_hours"), 2.0 / 3.0, "observed");
+    assert_close(num(&v, "/layers/held_gpu_hours"), 1.0 / 3.0, "held");
+    assert_close(num(&v, "/ratios/active"), 0.5, "active");
+    Ok(())
+}
+
+#[test]
+fn empty_and_csv_only_directories_say_so_in_plain_words() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let d = dir.path().display().to_string();
+    let e = refused(&[&d])?;
+    assert!(e.contains("the directory is empty"), "{e}");
+    std::fs::copy(awkward("baseline.csv"), dir.path().join("a.csv"))?;
+    let e = refused(&[&d])?;
+    assert!(e.contains("the directory holds no parquet files"), "{e}");
+    assert!(!e.contains("PlRefPath"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_self_looping_symlink_says_so() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let link = dir.path().join("loop.csv");
+    std::os::unix::fs::symlink(&link, &link)?;
+    let e = refused(&[&link.display().to_string()])?;
+    assert!(e.contains("a symbolic link that cannot be followed"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_huge_header_is_elided_not_echoed() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let f = dir.path().join("wide.csv");
+    let header: Vec<String> = (0..200_000).map(|i| format!("column_{i}")).collect();
+    std::fs::write(&f, format!("{}\n", header.join(",")))?;
+    let e = refused(&[&f.display().to_string()])?;
+    assert!(e.len() < 600, "{} characters: {}", e.len(), &e[..300]);
+    Ok(())
+}
+
+fn huge_label_fleet(dir: &Path) -> anyhow::Result<(String, String)> {
+    let label = "x".repeat(100_000);
+    let f = dir.join("huge-label.csv");
+    let mut text = String::from("time,gpu,held,device_util,job\n");
+    for m in (0..60).step_by(10) {
+        text.push_str(&format!("2026-07-06T10:{m:02}:00Z,g0,true,0,{label}\n"));
+    }
+    std::fs::write(&f, text)?;
+    Ok((f.display().to_string(), label))
+}
+
+/// A 100,000-character job label: JSON keeps it whole.
+#[test]
+fn a_huge_label_is_kept_whole_in_json() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let (f, label) = huge_label_fleet(dir.path())?;
+    let v = report_json(&[&f])?;
+    assert_eq!(v["idle_episodes"][0]["job"], label.as_str());
+    assert_close(num(&v, "/layers/idle_held_gpu_hours"), 1.0, "idle");
+    Ok(())
+}
+
+// The table renderer cuts labels for display in one pass (render/grid.rs):
+// before that a 100,000-character label took minutes (quadratic wrapping).
+// The table shows the label shortened; the figures stay whole.
+#[test]
+fn a_huge_label_is_shortened_in_the_table() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let (f, _) = huge_label_fleet(dir.path())?;
+    let out = gpuaudit()?
+        .args(["report", &f, "--width", "120"])
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    // table rows fit the width (prose lines are left to the terminal to wrap)
+    let table_rows = text.lines().filter(|l| l.starts_with(['│', '┌', '╞', '└']));
+    let longest = table_rows.map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(
+        longest <= 120,
+        "a table row of {longest} characters:\n{text}"
+    );
+    assert!(
+        text.contains('…'),
+        "the label is shortened with an ellipsis:\n{text}"
+    );
+    Ok(())
+}
+
+/// The streaming parquet reader applies the same rule to a stray sample.
+#[test]
+fn a_stray_sample_in_parquet_does_not_stretch_the_window() -> anyhow::Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let f = dir.path().join("fleet.parquet");
+    // 1970 first, then g0 and g1 at 10:00..10:30, as outlier-1970.csv
+    let mut t = vec![0i64];
+    let mut gpu = vec!["g1"];
+    let mut held = vec![false];
+    let mut util = vec![0.0];
+    for m in [0i64, 10, 20, 30] {
+        for (g, h, u) in [("g0", true, 0.5), ("g1", false, 0.0)] {
+            t.push(1_783_332_000_000 + m * 60_000);
+            gpu.push(g);
+            held.push(h);
+            util.push(u);
+        }
+    }
+    let time = Series::new("time".into(), t).cast(&DataType::Datetime(
+        TimeUnit::Milliseconds,
+        Some(TimeZone::UTC),
+    ))?;
+    let mut df = DataFrame::new_infer_height(vec![
+        time.into_column(),
+        Column::new("gpu".into(), gpu),
+        Column::new("held".into(), held),
+        Column::new("device_util".into(), util),
+    ])?;
+    ParquetWriter::new(std::fs::File::create(&f)?).finish(&mut df)?;
+    let v = report_json(&[&f.display().to_string()])?;
+    assert_fleet(&v, "parquet outlier");
+    assert_eq!(v["window"]["start"], "2026-07-06T10:00:00Z");
+    assert_eq!(v["data_quality"]["rows_dropped"], 1);
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "time: 1 samples far outside the bulk of the data left out (1970-01-01T00:00:00Z"
+    ));
+    Ok(())
+}
