@@ -40,7 +40,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-token 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-timeout -d 'Give up on one request after this long' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
@@ -175,7 +175,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-token -
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-timeout -d 'Give up on one request after this long' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''

@@ -104,6 +104,9 @@ fn with_unit(device: nvmlDevice_t, call: &str, f: impl FnOnce(&mut Gpu, Key) -> 
         if u.spec.faults.not_supported.iter().any(|c| c == call) {
             return NOT_SUPPORTED;
         }
+        if u.spec.faults.no_permission.iter().any(|c| c == call) {
+            return nvmlReturn_enum_NVML_ERROR_NO_PERMISSION;
+        }
         if let Some(e) = &u.spec.faults.error_at_tick
             && e.call == call
             && reads > e.tick

@@ -114,6 +114,10 @@ pub struct Faults {
     /// process_utilization, gpm
     #[serde(default)]
     pub not_supported: Vec<String>,
+    /// calls that answer NO_PERMISSION (e.g. "processes" for an unprivileged user
+    /// on a driver that hides other users' processes)
+    #[serde(default)]
+    pub no_permission: Vec<String>,
     /// one call that answers UNKNOWN at one tick
     #[serde(default)]
     pub error_at_tick: Option<CallError>,

@@ -355,6 +355,14 @@ fn processes(
             Err(NvmlError::NotSupported) => {
                 unsupported.push(("processes", format!("{kind} process list not supported")))
             }
+            // Not a broken GPU: this user may not list processes. The GPU's other
+            // fields stay measured; its holders are unknown, with the reason.
+            Err(NvmlError::NoPermission) => unsupported.push((
+                "processes",
+                format!(
+                    "{kind} process list: permission denied (run gpuaudit as root to name holders)"
+                ),
+            )),
             Err(e) => return Err(fault(&format!("{kind} processes"), e)),
         }
     }
