@@ -544,3 +544,58 @@ fn scan_out_to_a_missing_directory_is_a_clear_error() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_driver_restarting_at_start_is_waited_for() -> Result<()> {
+    // nvmlInit fails twice (modules reloading), then succeeds: a whole scan.
+    let (code, stdout, stderr) = scan("faults-driver-restart.json", &["--format", "json"])?;
+    assert_eq!(code, Some(0), "{stderr}");
+    let d: Value = serde_json::from_slice(&stdout).context(stderr)?;
+    assert_eq!(d["scan"]["gpus"][0]["samples"].as_u64(), Some(5));
+    assert_close(
+        num(&d, "/scan/gpus/0/mem_used_bytes"),
+        30000.0 * 1048576.0,
+        "memory",
+    );
+    Ok(())
+}
+
+#[test]
+fn a_driver_that_stays_down_is_one_clear_error() -> Result<()> {
+    let start = Instant::now();
+    let (code, stdout, stderr) = scan("faults-driver-down.json", &[])?;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("kernel driver is not loaded"), "{stderr}");
+    assert!(start.elapsed() < Duration::from_secs(20), "bounded tries");
+    Ok(())
+}
+
+#[test]
+fn a_mig_instance_destroyed_mid_scan_is_named_the_other_continues() -> Result<()> {
+    let (code, stdout, stderr) = scan("faults-mig-reconfigured.json", &["--format", "json"])?;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("MIG-aaaaaaaa-0000-0000-0000-000000000002")
+            || stderr.contains("GPU-44444444-4444-4444-4444-444444444444/2/0"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the unit is gone"), "{stderr}");
+    let d: Value = serde_json::from_slice(&stdout).context(stderr.clone())?;
+    let g = &d["scan"]["gpus"];
+    assert_eq!(
+        (g[0]["samples"].as_u64(), g[1]["samples"].as_u64()),
+        (Some(5), Some(2))
+    );
+    assert!(g[0]["failed"].is_null());
+    assert!(
+        g[1]["failed"].as_str().is_some_and(|f| f.contains("MIG")),
+        "{g}"
+    );
+    assert_close(
+        num(&d, "/scan/gpus/0/sm_active"),
+        0.55,
+        "the other instance",
+    );
+    Ok(())
+}

@@ -101,6 +101,11 @@ fn with_unit(device: nvmlDevice_t, call: &str, f: impl FnOnce(&mut Gpu, Key) -> 
         {
             return LOST;
         }
+        if let Some(k) = u.spec.faults.gone_at_tick
+            && reads > k
+        {
+            return INVALID;
+        }
         if u.spec.faults.not_supported.iter().any(|c| c == call) {
             return NOT_SUPPORTED;
         }
@@ -159,6 +164,9 @@ fn load() -> Result<Scenario, String> {
     serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))
 }
 
+/// The environment variable that counts nvmlInit calls (scenario `init_fails`).
+const INIT_CALLS: &str = "NVML_STANDIN_INIT_CALLS";
+
 #[unsafe(no_mangle)]
 pub extern "C" fn nvmlInit_v2() -> Ret {
     let scenario = match load() {
@@ -169,6 +177,18 @@ pub extern "C" fn nvmlInit_v2() -> Ret {
             return UNKNOWN;
         }
     };
+    // Counted in the environment: it outlives a dlclose between tries.
+    if scenario.init_fails > 0 {
+        let calls: u32 = std::env::var(INIT_CALLS)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        // SAFETY: nvmlInit runs before the caller starts threads that read the environment.
+        unsafe { std::env::set_var(INIT_CALLS, (calls + 1).to_string()) };
+        if calls < scenario.init_fails {
+            return nvmlReturn_enum_NVML_ERROR_DRIVER_NOT_LOADED;
+        }
+    }
     match scenario.init_error.as_deref() {
         Some("driver_not_loaded") => return nvmlReturn_enum_NVML_ERROR_DRIVER_NOT_LOADED,
         Some("no_permission") => return nvmlReturn_enum_NVML_ERROR_NO_PERMISSION,

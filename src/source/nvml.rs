@@ -16,6 +16,10 @@ const MIG_NO_DEVICE_UTIL: &str =
     "device activity is n/a on a MIG instance (NVML); see gr_engine_active (GPM) instead";
 const MIG_NO_POWER: &str = "power is reported for the physical GPU, not per MIG instance";
 
+/// Tries of nvmlInit and the wait between them (a driver restart takes about a second).
+const INIT_TRIES: u32 = 3;
+const INIT_RETRY_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Load and initialise NVML: `lib` when given, else the driver's libnvidia-ml.so.1.
 pub fn open(lib: Option<&Path>) -> Result<Nvml> {
     let mut builder = Nvml::builder();
@@ -25,7 +29,17 @@ pub fn open(lib: Option<&Path>) -> Result<Nvml> {
     let shown = lib
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "libnvidia-ml.so.1".to_string());
-    match builder.init() {
+    // A driver being restarted (modules reloading, persistence daemon coming up)
+    // answers DRIVER_NOT_LOADED or UNKNOWN for a moment: a few tries before giving up.
+    let mut result = builder.init();
+    for _ in 1..INIT_TRIES {
+        if !matches!(result, Err(NvmlError::DriverNotLoaded | NvmlError::Unknown)) {
+            break;
+        }
+        std::thread::sleep(INIT_RETRY_WAIT);
+        result = builder.init();
+    }
+    match result {
         Ok(nvml) => Ok(nvml),
         Err(NvmlError::LibloadingError(e)) => Err(anyhow!("{NVML_NOT_FOUND} [{shown}: {e}]")),
         Err(NvmlError::DriverNotLoaded) => {
@@ -71,6 +85,10 @@ impl<'n> NvmlSampler<'n> {
 fn fault(what: &str, e: NvmlError) -> anyhow::Error {
     match e {
         NvmlError::GpuLost => anyhow!("GPU is lost (fell off the bus) reading {what}"),
+        // A handle that worked a tick ago and is now refused: the unit is gone.
+        NvmlError::InvalidArg | NvmlError::NotFound => anyhow!(
+            "the unit is gone reading {what} (MIG instances reconfigured or the GPU reset): {e}"
+        ),
         other => anyhow!("reading {what}: {other}"),
     }
 }
