@@ -128,6 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between samples (at least 100ms)')
             [CompletionResult]::new('--pre', '--pre', [CompletionResultType]::ParameterName, 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)')
             [CompletionResult]::new('--post', '--post', [CompletionResultType]::ParameterName, 'With a CMD: go on sampling this long after it exits (e.g. 10s)')
+            [CompletionResult]::new('--nvml-timeout', '--nvml-timeout', [CompletionResultType]::ParameterName, 'Give up on a GPU whose NVML reading takes longer than this (a hung driver call); the other GPUs go on being sampled')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'The NVML library to load instead of the driver''s libnvidia-ml.so.1')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')

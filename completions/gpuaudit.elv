@@ -120,6 +120,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --interval 'Time between samples (at least 100ms)'
             cand --pre 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)'
             cand --post 'With a CMD: go on sampling this long after it exits (e.g. 10s)'
+            cand --nvml-timeout 'Give up on a GPU whose NVML reading takes longer than this (a hung driver call); the other GPUs go on being sampled'
             cand --nvml-lib 'The NVML library to load instead of the driver''s libnvidia-ml.so.1'
             cand --out 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson'
             cand --format 'Output format'

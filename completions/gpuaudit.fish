@@ -129,6 +129,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d '
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l pre -d 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l post -d 'With a CMD: go on sampling this long after it exits (e.g. 10s)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-timeout -d 'Give up on a GPU whose NVML reading takes longer than this (a hung driver call); the other GPUs go on being sampled' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l out -d 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l format -d 'Output format' -r -f -a "table\t''

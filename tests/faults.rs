@@ -599,3 +599,44 @@ fn a_mig_instance_destroyed_mid_scan_is_named_the_other_continues() -> Result<()
     );
     Ok(())
 }
+
+#[test]
+fn a_hung_nvml_call_gives_up_that_gpu_not_the_scan() -> Result<()> {
+    // GPU 1's utilization call never returns at its third reading.
+    let start = Instant::now();
+    let (code, stdout, stderr) = scan(
+        "faults-hung-call.json",
+        &["--format", "json", "--nvml-timeout", "300ms"],
+    )?;
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "the scan waited for the hung call: {:?}",
+        start.elapsed()
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("GPU 1 (GPU-aaaaaaaa-1111-1111-1111-111111111111) failed at tick 3 of 5")
+            && stderr.contains("did not answer within 0.3 s"),
+        "{stderr}"
+    );
+    let d: Value = serde_json::from_slice(&stdout).context(stderr.clone())?;
+    let g = &d["scan"]["gpus"];
+    assert_eq!(
+        (g[0]["samples"].as_u64(), g[1]["samples"].as_u64()),
+        (Some(5), Some(2)),
+        "the other GPU is sampled throughout"
+    );
+    assert!(g[1]["failed"].as_str().is_some_and(|f| f.contains("hung")));
+    Ok(())
+}
+
+#[test]
+fn a_bad_nvml_timeout_is_a_usage_error() -> Result<()> {
+    for bad in ["0s", "soon"] {
+        let (code, stdout, stderr) = scan("ampere.json", &["--nvml-timeout", bad])?;
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stdout.is_empty());
+        assert!(stderr.contains("--nvml-timeout"), "{stderr}");
+    }
+    Ok(())
+}

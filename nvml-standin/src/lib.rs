@@ -87,6 +87,18 @@ fn with_unit(device: nvmlDevice_t, call: &str, f: impl FnOnce(&mut Gpu, Key) -> 
     if call == "memory" {
         unit_mut(gpu, key).reads += 1;
     }
+    let hang = {
+        let u = unit_ref(gpu, key);
+        u.spec.faults.hang_at_tick.as_ref().is_some_and(|e| {
+            e.call == call && u.reads > e.tick && u.reads.saturating_sub(1) == e.tick
+        })
+    };
+    if hang {
+        // Outside the lock: a wedged call on one GPU, not a wedged library.
+        drop(guard);
+        std::thread::sleep(std::time::Duration::from_secs(30));
+        return UNKNOWN;
+    }
     // A lost parent takes its MIG instances with it.
     let mut units = vec![&gpu.unit];
     if let Some(m) = key.mig {

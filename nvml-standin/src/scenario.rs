@@ -126,6 +126,9 @@ pub struct Faults {
     /// on a driver that hides other users' processes)
     #[serde(default)]
     pub no_permission: Vec<String>,
+    /// one call that does not return (for 30 s) at one tick, as a wedged driver's
+    #[serde(default)]
+    pub hang_at_tick: Option<CallError>,
     /// one call that answers UNKNOWN at one tick
     #[serde(default)]
     pub error_at_tick: Option<CallError>,
