@@ -640,3 +640,34 @@ fn a_bad_nvml_timeout_is_a_usage_error() -> Result<()> {
     }
     Ok(())
 }
+
+// ---------------------------------------------------------------- files being written
+
+#[test]
+fn a_parquet_still_being_written_is_one_clear_error() -> Result<()> {
+    // A writer that has not finished has written no footer yet: half the bytes, or none.
+    let whole = std::fs::read(root().join("testdata/demo-fleet.parquet"))?;
+    let dir = tempfile::tempdir()?;
+    for (name, len) in [("half.parquet", whole.len() / 2), ("empty.parquet", 0)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &whole[..len])?;
+        let out = gpuaudit()?
+            .arg("report")
+            .arg(&path)
+            .args(["--format", "json", "--quiet"])
+            .timeout(Duration::from_secs(60))
+            .output()?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: a report from a partial file"
+        );
+        assert!(
+            stderr.contains(name),
+            "{name}: the file is not named: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+    }
+    Ok(())
+}
