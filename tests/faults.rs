@@ -671,3 +671,17 @@ fn a_parquet_still_being_written_is_one_clear_error() -> Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn gpm_counters_going_backwards_make_that_sample_na_not_a_wild_ratio() -> Result<()> {
+    // sm_util per reading: 50, -40 (counters went backwards), 50, 250 (wrapped), 50.
+    let (code, stdout, stderr) = scan("faults-gpm-backwards.json", &["--format", "json"])?;
+    assert_eq!(code, Some(0), "{stderr}");
+    let d: Value = serde_json::from_slice(&stdout).context(stderr)?;
+    assert_eq!(d["scan"]["gpus"][0]["samples"].as_u64(), Some(5));
+    // The three good samples only (unguarded it would read (50-40+50+250+50)/5 = 0.72).
+    assert_close(num(&d, "/scan/gpus/0/sm_active"), 0.5, "sm_active");
+    let notes = d["data_quality"]["notes"].to_string();
+    assert!(notes.contains("went backwards or wrapped"), "{notes}");
+    Ok(())
+}

@@ -378,8 +378,19 @@ fn gpm_metrics(
     let mut v: [Option<f64>; 5] = [None; 5];
     for (k, res) in results.into_iter().enumerate() {
         match res {
-            // GPM answers percents; the canonical table holds fractions.
-            Ok(m) => v[k] = Some(m.value / 100.0),
+            // GPM answers percents; the canonical table holds fractions. Counters
+            // that went backwards or wrapped between the two samples (a GPU reset,
+            // a driver restart) give a percent outside 0..100: n/a, never clamped in.
+            Ok(m) if m.value.is_finite() && (-0.5..=100.5).contains(&m.value) => {
+                v[k] = Some((m.value / 100.0).clamp(0.0, 1.0))
+            }
+            Ok(m) => unsupported.push((
+                GPM_COLUMNS[k],
+                format!(
+                    "GPM counters went backwards or wrapped between samples (NVML computed {:.1}%); that sample is n/a",
+                    m.value
+                ),
+            )),
             Err(e) => unsupported.push((GPM_COLUMNS[k], format!("GPM metric not available: {e}"))),
         }
     }
