@@ -40,7 +40,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-token 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-timeout -d 'Give up on one request after this long' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
@@ -104,6 +104,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d '
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l pre -d 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l post -d 'With a CMD: go on sampling this long after it exits (e.g. 10s)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-timeout -d 'Give up on a GPU whose NVML reading takes longer than this (a hung driver call); the other GPUs go on being sampled' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l out -d 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l format -d 'Output format' -r -f -a "table\t''
@@ -206,7 +207,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-token -
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-timeout -d 'Give up on one request after this long' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''

@@ -87,6 +87,18 @@ fn with_unit(device: nvmlDevice_t, call: &str, f: impl FnOnce(&mut Gpu, Key) -> 
     if call == "memory" {
         unit_mut(gpu, key).reads += 1;
     }
+    let hang = {
+        let u = unit_ref(gpu, key);
+        u.spec.faults.hang_at_tick.as_ref().is_some_and(|e| {
+            e.call == call && u.reads > e.tick && u.reads.saturating_sub(1) == e.tick
+        })
+    };
+    if hang {
+        // Outside the lock: a wedged call on one GPU, not a wedged library.
+        drop(guard);
+        std::thread::sleep(std::time::Duration::from_secs(30));
+        return UNKNOWN;
+    }
     // A lost parent takes its MIG instances with it.
     let mut units = vec![&gpu.unit];
     if let Some(m) = key.mig {
@@ -101,8 +113,16 @@ fn with_unit(device: nvmlDevice_t, call: &str, f: impl FnOnce(&mut Gpu, Key) -> 
         {
             return LOST;
         }
+        if let Some(k) = u.spec.faults.gone_at_tick
+            && reads > k
+        {
+            return INVALID;
+        }
         if u.spec.faults.not_supported.iter().any(|c| c == call) {
             return NOT_SUPPORTED;
+        }
+        if u.spec.faults.no_permission.iter().any(|c| c == call) {
+            return nvmlReturn_enum_NVML_ERROR_NO_PERMISSION;
         }
         if let Some(e) = &u.spec.faults.error_at_tick
             && e.call == call
@@ -156,6 +176,9 @@ fn load() -> Result<Scenario, String> {
     serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))
 }
 
+/// The environment variable that counts nvmlInit calls (scenario `init_fails`).
+const INIT_CALLS: &str = "NVML_STANDIN_INIT_CALLS";
+
 #[unsafe(no_mangle)]
 pub extern "C" fn nvmlInit_v2() -> Ret {
     let scenario = match load() {
@@ -166,6 +189,18 @@ pub extern "C" fn nvmlInit_v2() -> Ret {
             return UNKNOWN;
         }
     };
+    // Counted in the environment: it outlives a dlclose between tries.
+    if scenario.init_fails > 0 {
+        let calls: u32 = std::env::var(INIT_CALLS)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        // SAFETY: nvmlInit runs before the caller starts threads that read the environment.
+        unsafe { std::env::set_var(INIT_CALLS, (calls + 1).to_string()) };
+        if calls < scenario.init_fails {
+            return nvmlReturn_enum_NVML_ERROR_DRIVER_NOT_LOADED;
+        }
+    }
     match scenario.init_error.as_deref() {
         Some("driver_not_loaded") => return nvmlReturn_enum_NVML_ERROR_DRIVER_NOT_LOADED,
         Some("no_permission") => return nvmlReturn_enum_NVML_ERROR_NO_PERMISSION,

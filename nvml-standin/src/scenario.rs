@@ -13,6 +13,10 @@ pub struct Scenario {
     /// "driver_not_loaded" or "no_permission": nvmlInit_v2 fails with that code
     #[serde(default)]
     pub init_error: Option<String>,
+    /// the first N nvmlInit calls of a process fail with DRIVER_NOT_LOADED, later
+    /// ones succeed (a driver being restarted)
+    #[serde(default)]
+    pub init_fails: u32,
     #[serde(default)]
     pub devices: Vec<UnitSpec>,
 }
@@ -114,6 +118,17 @@ pub struct Faults {
     /// process_utilization, gpm
     #[serde(default)]
     pub not_supported: Vec<String>,
+    /// from this tick on every call on the unit answers INVALID_ARGUMENT, as a
+    /// destroyed MIG instance's handle does after a reconfiguration
+    #[serde(default)]
+    pub gone_at_tick: Option<u64>,
+    /// calls that answer NO_PERMISSION (e.g. "processes" for an unprivileged user
+    /// on a driver that hides other users' processes)
+    #[serde(default)]
+    pub no_permission: Vec<String>,
+    /// one call that does not return (for 30 s) at one tick, as a wedged driver's
+    #[serde(default)]
+    pub hang_at_tick: Option<CallError>,
     /// one call that answers UNKNOWN at one tick
     #[serde(default)]
     pub error_at_tick: Option<CallError>,

@@ -71,7 +71,8 @@ pub struct PrometheusArgs {
     )]
     pub prom_timeout: String,
 
-    /// Retries of a request that failed to connect or got 429/5xx (with backoff).
+    /// Retries of a request that failed to connect, was cut off mid-answer or got
+    /// 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured).
     #[arg(
         long,
         value_name = "N",

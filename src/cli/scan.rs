@@ -48,6 +48,11 @@ pub struct ScanArgs {
     #[arg(long, value_name = "DURATION", requires = "command")]
     pub post: Option<String>,
 
+    /// Give up on a GPU whose NVML reading takes longer than this (a hung driver
+    /// call); the other GPUs go on being sampled.
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub nvml_timeout: String,
+
     /// The NVML library to load instead of the driver's libnvidia-ml.so.1.
     #[arg(long, value_name = "PATH", env = "GPUAUDIT_NVML_LIB")]
     pub nvml_lib: Option<PathBuf>,

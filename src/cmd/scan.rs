@@ -87,6 +87,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         margin("--pre", args.pre.as_deref())?,
         margin("--post", args.post.as_deref())?,
     );
+    let nvml_timeout = margin("--nvml-timeout", Some(&args.nvml_timeout))?;
+    if nvml_timeout.is_zero() {
+        bail!("--nvml-timeout {}: must be positive", args.nvml_timeout);
+    }
     let held_mem = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
     if let Some(out) = &args.out {
         let ext = out
@@ -113,7 +117,9 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     };
     let host = host_name();
 
-    let nvml = open(args.nvml_lib.as_deref())?;
+    // Leaked: a reader stuck in a hung driver call may outlive the scan, so NVML
+    // stays initialised until the process exits.
+    let nvml: &'static nvml_wrapper::Nvml = Box::leak(Box::new(open(args.nvml_lib.as_deref())?));
     let signals = Signals::catch()?;
     let mut bracket = if args.command.is_empty() {
         Bracket::plain()
@@ -123,7 +129,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     if !args.quiet {
         announce(&args);
     }
-    let mut sampler = NvmlSampler::new(&nvml);
+    let mut sampler = NvmlSampler::new(nvml, nvml_timeout);
     let bar = progress(args.quiet, plan.ticks);
     let mut procfs = ProcFs::default();
     let sampled = sampling::run(
@@ -138,8 +144,8 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         },
     );
     bar.finish_and_clear();
-    drop(sampler); // GPM samples go back to NVML before it shuts down
-    drop(nvml);
+    // Its readers end and free their GPM samples; NVML is never shut down (leaked above).
+    drop(sampler);
     let data = match sampled {
         Ok(d) => d,
         Err(e) => {

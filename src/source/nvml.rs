@@ -9,12 +9,18 @@ use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, GpmSample, Nvml};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::Duration;
 
 pub const NVML_NOT_FOUND: &str = "NVML not found: is the NVIDIA driver installed? (gpuaudit report works on exported metrics without it)";
 pub const NO_GPM: &str = "SM/tensor activity needs a Hopper+ GPU (GPM) or DCGM";
 const MIG_NO_DEVICE_UTIL: &str =
     "device activity is n/a on a MIG instance (NVML); see gr_engine_active (GPM) instead";
 const MIG_NO_POWER: &str = "power is reported for the physical GPU, not per MIG instance";
+
+/// Tries of nvmlInit and the wait between them (a driver restart takes about a second).
+const INIT_TRIES: u32 = 3;
+const INIT_RETRY_WAIT: Duration = Duration::from_millis(500);
 
 /// Load and initialise NVML: `lib` when given, else the driver's libnvidia-ml.so.1.
 pub fn open(lib: Option<&Path>) -> Result<Nvml> {
@@ -25,7 +31,17 @@ pub fn open(lib: Option<&Path>) -> Result<Nvml> {
     let shown = lib
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "libnvidia-ml.so.1".to_string());
-    match builder.init() {
+    // A driver being restarted (modules reloading, persistence daemon coming up)
+    // answers DRIVER_NOT_LOADED or UNKNOWN for a moment: a few tries before giving up.
+    let mut result = builder.init();
+    for _ in 1..INIT_TRIES {
+        if !matches!(result, Err(NvmlError::DriverNotLoaded | NvmlError::Unknown)) {
+            break;
+        }
+        std::thread::sleep(INIT_RETRY_WAIT);
+        result = builder.init();
+    }
+    match result {
         Ok(nvml) => Ok(nvml),
         Err(NvmlError::LibloadingError(e)) => Err(anyhow!("{NVML_NOT_FOUND} [{shown}: {e}]")),
         Err(NvmlError::DriverNotLoaded) => {
@@ -51,19 +67,48 @@ struct Unit<'n> {
     last_seen_us: u64,
 }
 
-pub struct NvmlSampler<'n> {
-    nvml: &'n Nvml,
-    units: Vec<Unit<'n>>,
+/// Each unit is read on its own thread, so a driver call that never returns
+/// costs that unit (given up after the call timeout), not the scan.
+pub struct NvmlSampler {
+    nvml: &'static Nvml,
+    workers: Vec<Worker>,
     parents: Vec<MigParent>,
+    call_timeout: Duration,
 }
 
-impl<'n> NvmlSampler<'n> {
-    pub fn new(nvml: &'n Nvml) -> Self {
+/// One unit's reader thread: asked for a reading, answers with one.
+struct Worker {
+    ask: Sender<()>,
+    answer: Receiver<Result<Reading>>,
+}
+
+impl NvmlSampler {
+    /// `nvml` is 'static because a reader stuck in a hung call may outlive the scan.
+    pub fn new(nvml: &'static Nvml, call_timeout: Duration) -> Self {
         NvmlSampler {
             nvml,
-            units: Vec::new(),
+            workers: Vec::new(),
             parents: Vec::new(),
+            call_timeout,
         }
+    }
+
+    fn start(&mut self, i: usize, mut unit: Unit<'static>) -> Result<()> {
+        let nvml = self.nvml;
+        let (ask, asked) = channel::<()>();
+        let (tell, answer) = channel();
+        std::thread::Builder::new()
+            .name(format!("nvml-unit-{i}"))
+            .spawn(move || {
+                while asked.recv().is_ok() {
+                    if tell.send(read_unit(nvml, &mut unit)).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| anyhow!("cannot start the reader of unit {i}: {e}"))?;
+        self.workers.push(Worker { ask, answer });
+        Ok(())
     }
 }
 
@@ -71,6 +116,10 @@ impl<'n> NvmlSampler<'n> {
 fn fault(what: &str, e: NvmlError) -> anyhow::Error {
     match e {
         NvmlError::GpuLost => anyhow!("GPU is lost (fell off the bus) reading {what}"),
+        // A handle that worked a tick ago and is now refused: the unit is gone.
+        NvmlError::InvalidArg | NvmlError::NotFound => anyhow!(
+            "the unit is gone reading {what} (MIG instances reconfigured or the GPU reset): {e}"
+        ),
         other => anyhow!("reading {what}: {other}"),
     }
 }
@@ -103,7 +152,7 @@ fn mig_ids(nvml: &Nvml, device: &Device<'_>) -> Result<(u32, u32), NvmlError> {
     Ok((gi, ci))
 }
 
-impl<'n> Sampler for NvmlSampler<'n> {
+impl Sampler for NvmlSampler {
     fn units(&mut self) -> Result<Vec<UnitInfo>> {
         let nvml = self.nvml;
         let count = nvml
@@ -113,6 +162,7 @@ impl<'n> Sampler for NvmlSampler<'n> {
             bail!("no NVIDIA GPU found: NVML reports 0 devices");
         }
         let mut infos = Vec::new();
+        let mut units = Vec::new();
         for i in 0..count {
             let device = nvml
                 .device_by_index(i)
@@ -133,7 +183,7 @@ impl<'n> Sampler for NvmlSampler<'n> {
                     model,
                     mig_parent: None,
                 });
-                self.units.push(Unit {
+                units.push(Unit {
                     device,
                     mig: None,
                     gpm_prev,
@@ -167,7 +217,7 @@ impl<'n> Sampler for NvmlSampler<'n> {
                     model: mig.name().ok().or_else(|| model.clone()),
                     mig_parent: Some(i.to_string()),
                 });
-                self.units.push(Unit {
+                units.push(Unit {
                     device: mig,
                     mig: Some((parent, gi)),
                     gpm_prev,
@@ -193,6 +243,9 @@ impl<'n> Sampler for NvmlSampler<'n> {
                 device_util_reason,
             });
         }
+        for (i, unit) in units.into_iter().enumerate() {
+            self.start(i, unit)?;
+        }
         Ok(infos)
     }
 
@@ -201,71 +254,82 @@ impl<'n> Sampler for NvmlSampler<'n> {
     }
 
     fn read(&mut self, i: usize) -> Result<Reading> {
-        let nvml = self.nvml;
-        let u = self
-            .units
-            .get_mut(i)
-            .ok_or_else(|| anyhow!("no unit {i}"))?;
-        let mut r = Reading::default();
-        let is_mig = u.mig.is_some();
-        match u.device.memory_info() {
-            Ok(m) => {
-                r.mem_used_bytes = Some(m.used);
-                r.mem_total_bytes = Some(m.total);
-            }
+        let w = self.workers.get(i).ok_or_else(|| anyhow!("no unit {i}"))?;
+        w.ask
+            .send(())
+            .map_err(|_| anyhow!("the reader of unit {i} stopped"))?;
+        match w.answer.recv_timeout(self.call_timeout) {
+            Ok(reading) => reading,
+            // The scan drops the unit on this error and never asks it again; its
+            // reader stays blocked in the driver until the process exits.
+            Err(RecvTimeoutError::Timeout) => Err(anyhow!(
+                "NVML did not answer within {:.1} s (a hung driver call; --nvml-timeout); this GPU is given up",
+                self.call_timeout.as_secs_f64()
+            )),
+            Err(RecvTimeoutError::Disconnected) => Err(anyhow!("the reader of unit {i} stopped")),
+        }
+    }
+}
+
+/// One reading of one unit (on its reader thread).
+fn read_unit(nvml: &Nvml, u: &mut Unit<'_>) -> Result<Reading> {
+    let mut r = Reading::default();
+    let is_mig = u.mig.is_some();
+    match u.device.memory_info() {
+        Ok(m) => {
+            r.mem_used_bytes = Some(m.used);
+            r.mem_total_bytes = Some(m.total);
+        }
+        Err(NvmlError::NotSupported) => r
+            .unsupported
+            .push(("mem_used_bytes", "memory info not supported".into())),
+        Err(e) => return Err(fault("memory", e)),
+    }
+    if is_mig {
+        r.unsupported
+            .push(("device_util", MIG_NO_DEVICE_UTIL.into()));
+        r.unsupported.push(("power_w", MIG_NO_POWER.into()));
+    } else {
+        match u.device.utilization_rates() {
+            Ok(v) => r.device_util = Some(v.gpu as f64 / 100.0),
+            Err(NvmlError::NotSupported) => r.unsupported.push((
+                "device_util",
+                "device activity not supported by this GPU".into(),
+            )),
+            Err(e) => return Err(fault("utilization", e)),
+        }
+        match u.device.power_usage() {
+            Ok(mw) => r.power_w = Some(mw as f64 / 1000.0),
             Err(NvmlError::NotSupported) => r
                 .unsupported
-                .push(("mem_used_bytes", "memory info not supported".into())),
-            Err(e) => return Err(fault("memory", e)),
+                .push(("power_w", "power not supported by this GPU".into())),
+            Err(e) => return Err(fault("power", e)),
         }
-        if is_mig {
-            r.unsupported
-                .push(("device_util", MIG_NO_DEVICE_UTIL.into()));
-            r.unsupported.push(("power_w", MIG_NO_POWER.into()));
-        } else {
-            match u.device.utilization_rates() {
-                Ok(v) => r.device_util = Some(v.gpu as f64 / 100.0),
-                Err(NvmlError::NotSupported) => r.unsupported.push((
-                    "device_util",
-                    "device activity not supported by this GPU".into(),
-                )),
-                Err(e) => return Err(fault("utilization", e)),
-            }
-            match u.device.power_usage() {
-                Ok(mw) => r.power_w = Some(mw as f64 / 1000.0),
-                Err(NvmlError::NotSupported) => r
-                    .unsupported
-                    .push(("power_w", "power not supported by this GPU".into())),
-                Err(e) => return Err(fault("power", e)),
-            }
-        }
-        r.processes = processes(&u.device, &mut u.last_seen_us, &mut r.unsupported)?;
-        match (&u.gpm_prev, &u.gpm_reason) {
-            (Some(prev), _) => {
-                let next = match &u.mig {
-                    Some((parent, gi)) => parent.gpm_mig_sample(*gi),
-                    None => u.device.gpm_sample(),
-                };
-                match next {
-                    Ok(next) => {
-                        r.gpm = gpm_metrics(nvml, prev, &next, &mut r.unsupported)?;
-                        u.gpm_prev = Some(next);
-                    }
-                    Err(NvmlError::NotSupported) => {
-                        r.unsupported.push(("sm_active", NO_GPM.into()))
-                    }
-                    Err(e) => return Err(fault("GPM sample", e)),
-                }
-            }
-            (None, Some(reason)) => {
-                for m in ["sm_active", "tensor_active"] {
-                    r.unsupported.push((m, reason.clone()));
-                }
-            }
-            (None, None) => {}
-        }
-        Ok(r)
     }
+    r.processes = processes(&u.device, &mut u.last_seen_us, &mut r.unsupported)?;
+    match (&u.gpm_prev, &u.gpm_reason) {
+        (Some(prev), _) => {
+            let next = match &u.mig {
+                Some((parent, gi)) => parent.gpm_mig_sample(*gi),
+                None => u.device.gpm_sample(),
+            };
+            match next {
+                Ok(next) => {
+                    r.gpm = gpm_metrics(nvml, prev, &next, &mut r.unsupported)?;
+                    u.gpm_prev = Some(next);
+                }
+                Err(NvmlError::NotSupported) => r.unsupported.push(("sm_active", NO_GPM.into())),
+                Err(e) => return Err(fault("GPM sample", e)),
+            }
+        }
+        (None, Some(reason)) => {
+            for m in ["sm_active", "tensor_active"] {
+                r.unsupported.push((m, reason.clone()));
+            }
+        }
+        (None, None) => {}
+    }
+    Ok(r)
 }
 
 /// The first GPM sample of a unit, or why there is none.
@@ -314,8 +378,19 @@ fn gpm_metrics(
     let mut v: [Option<f64>; 5] = [None; 5];
     for (k, res) in results.into_iter().enumerate() {
         match res {
-            // GPM answers percents; the canonical table holds fractions.
-            Ok(m) => v[k] = Some(m.value / 100.0),
+            // GPM answers percents; the canonical table holds fractions. Counters
+            // that went backwards or wrapped between the two samples (a GPU reset,
+            // a driver restart) give a percent outside 0..100: n/a, never clamped in.
+            Ok(m) if m.value.is_finite() && (-0.5..=100.5).contains(&m.value) => {
+                v[k] = Some((m.value / 100.0).clamp(0.0, 1.0))
+            }
+            Ok(m) => unsupported.push((
+                GPM_COLUMNS[k],
+                format!(
+                    "GPM counters went backwards or wrapped between samples (NVML computed {:.1}%); that sample is n/a",
+                    m.value
+                ),
+            )),
             Err(e) => unsupported.push((GPM_COLUMNS[k], format!("GPM metric not available: {e}"))),
         }
     }
@@ -355,6 +430,14 @@ fn processes(
             Err(NvmlError::NotSupported) => {
                 unsupported.push(("processes", format!("{kind} process list not supported")))
             }
+            // Not a broken GPU: this user may not list processes. The GPU's other
+            // fields stay measured; its holders are unknown, with the reason.
+            Err(NvmlError::NoPermission) => unsupported.push((
+                "processes",
+                format!(
+                    "{kind} process list: permission denied (run gpuaudit as root to name holders)"
+                ),
+            )),
             Err(e) => return Err(fault(&format!("{kind} processes"), e)),
         }
     }

@@ -200,8 +200,16 @@ impl Client {
                 ),
             };
             if retryable && attempt < self.retries {
-                // 0.5 s, 1 s, 2 s, ... capped at 8 s
-                std::thread::sleep(Duration::from_millis((500u64 << attempt.min(4)).min(8_000)));
+                // 0.5 s, 1 s, 2 s, ... capped at 8 s, unless the server said how long
+                // to wait (429/503 Retry-After), which is honoured up to a bound.
+                let backoff = Duration::from_millis((500u64 << attempt.min(4)).min(8_000));
+                let wait = match &result {
+                    Err(ureq::Error::Status(_, resp)) => {
+                        retry_after(resp.header("retry-after")).unwrap_or(backoff)
+                    }
+                    _ => backoff,
+                };
+                std::thread::sleep(wait);
                 attempt += 1;
                 continue;
             }
@@ -211,12 +219,22 @@ impl Client {
                 String::new()
             };
             return match result {
-                Ok(resp) => read_body(resp).map_err(|e| {
-                    anyhow!(
-                        "Prometheus at {}: reading the answer to {what}: {e}",
+                Ok(resp) => match read_body(resp) {
+                    Ok(body) => Ok(body),
+                    // A connection reset or cut mid-body is as transient as one
+                    // refused: retried, and never taken for a shorter answer.
+                    Err(_) if attempt < self.retries => {
+                        std::thread::sleep(Duration::from_millis(
+                            (500u64 << attempt.min(4)).min(8_000),
+                        ));
+                        attempt += 1;
+                        continue;
+                    }
+                    Err(e) => Err(anyhow!(
+                        "Prometheus at {}: reading the answer to {what}: {e}{tries}",
                         self.base
-                    )
-                }),
+                    )),
+                },
                 Err(ureq::Error::Transport(t)) => {
                     let detail = t
                         .message()
@@ -424,6 +442,17 @@ impl Client {
     }
 }
 
+/// The longest Retry-After gpuaudit waits: a longer one is a server asking to
+/// come back much later, and the retry budget (--prom-retries) is better spent failing clearly.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// A Retry-After header in delay-seconds form, capped; an HTTP date or a
+/// malformed value is None (the caller falls back to its own backoff).
+fn retry_after(header: Option<&str>) -> Option<Duration> {
+    let secs: u64 = header?.trim().parse().ok()?;
+    Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
+}
+
 fn read_body(resp: ureq::Response) -> std::io::Result<String> {
     let mut body = String::new();
     resp.into_reader().read_to_string(&mut body)?;
@@ -480,6 +509,16 @@ mod tests {
             "QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
         );
         assert_eq!(base64_encode(b"ab"), "YWI=");
+    }
+
+    #[test]
+    fn retry_after_seconds_are_honoured_and_capped() {
+        assert_eq!(retry_after(Some("2")), Some(Duration::from_secs(2)));
+        assert_eq!(retry_after(Some(" 0 ")), Some(Duration::ZERO));
+        assert_eq!(retry_after(Some("86400")), Some(MAX_RETRY_AFTER));
+        assert_eq!(retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(retry_after(Some("-1")), None);
+        assert_eq!(retry_after(None), None);
     }
 
     #[test]
