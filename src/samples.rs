@@ -1027,25 +1027,12 @@ pub fn is_missing_marker(text: &str) -> bool {
         || t.eq_ignore_ascii_case("[insufficient permissions]")
 }
 
-/// A number as dumps write it: `45`, `45 %`, `80 MiB`, `250.3 W`. `None` = not a number.
+/// A number as nvidia-smi writes it: `45`, `45 %`, `80 MiB`, `250.3 W`, with
+/// the unit the caller already knows from the header. `None` = not a number,
+/// or a unit nvidia-smi does not print.
 pub fn parse_number_text(text: &str) -> Option<f64> {
-    let t = text.trim();
-    let end = t
-        .find(|c: char| {
-            !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')
-        })
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(end);
-    let unit = unit.trim();
-    if !unit.is_empty()
-        && !matches!(
-            unit.to_ascii_lowercase().as_str(),
-            "%" | "mib" | "w" | "mhz" | "c"
-        )
-    {
-        return None;
-    }
-    num.trim().parse::<f64>().ok()
+    let (value, unit) = crate::units::split_number(text)?;
+    matches!(unit.as_str(), "" | "%" | "mib" | "w" | "mhz" | "c").then_some(value)
 }
 
 /// Numbers converted to the canonical unit; out-of-range or unparseable values

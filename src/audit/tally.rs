@@ -233,15 +233,7 @@ impl Tally {
     /// Fill the cost section's per-layer idle dollars ("not busy (device)",
     /// "SM idle", "tensor idle") and their run-rates.
     pub fn fill_layer_idle_usd(&self, cost: &mut Cost, p: &Present, window_hours: f64) {
-        let monthly = |v: Option<f64>| {
-            v.and_then(|x| {
-                if window_hours > 0.0 {
-                    Some(x / window_hours * 730.0)
-                } else {
-                    None
-                }
-            })
-        };
+        let monthly = |v: Option<f64>| monthly_run_rate(v, window_hours);
         cost.not_busy_usd = self.idle_at(p.device_util, self.active_usd);
         cost.sm_idle_usd = self.idle_at(p.sm_active, self.sm_usd);
         cost.tensor_idle_usd = self.idle_at(p.tensor_active, self.tensor_usd);
@@ -352,15 +344,7 @@ impl Tally {
         unpriced_models: Vec<String>,
         window_hours: f64,
     ) -> Cost {
-        let monthly = |v: Option<f64>| {
-            v.and_then(|x| {
-                if window_hours > 0.0 {
-                    Some(x / window_hours * 730.0)
-                } else {
-                    None
-                }
-            })
-        };
+        let monthly = |v: Option<f64>| monthly_run_rate(v, window_hours);
         Cost {
             currency: "USD".to_string(),
             price_source,
@@ -453,4 +437,11 @@ mod sum_tests {
         halves.0.merge(&halves.1);
         assert!((halves.0.get() - 25.0).abs() < 1e-12);
     }
+}
+
+/// A figure over the window as a monthly run-rate (730 hours a month); none
+/// for an empty window.
+pub fn monthly_run_rate(v: Option<f64>, window_hours: f64) -> Option<f64> {
+    v.filter(|_| window_hours > 0.0)
+        .map(|x| x / window_hours * 730.0)
 }

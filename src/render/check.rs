@@ -317,19 +317,10 @@ pub fn markdown(view: &CheckView) -> String {
     out
 }
 
+/// JUnit XML escapes exactly as the HTML page does (`& < > " '` as entities,
+/// control characters, invalid in XML 1.0, replaced): one markup escaper.
 fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(ch),
-        }
-    }
-    out
+    super::html::escape::text(s)
 }
 
 /// JUnit XML: one testcase per rule, named after the rule.

@@ -174,3 +174,26 @@ mod tests {
         assert_eq!(bar(Some(0.5), 10), "█████");
     }
 }
+
+/// One showback row, in the order every showback table prints it: key,
+/// observed and held GPU-time, device / SM / tensor activity, idle GPU-time,
+/// then held, idle, unallocated and total dollars (`usd` in that order).
+pub fn showback_cells(
+    u: &Units,
+    key: String,
+    layers: &crate::audit::model::Layers,
+    ratios: &crate::audit::model::Ratios,
+    usd_figures: [Option<f64>; 4],
+) -> Vec<String> {
+    let mut cells = vec![
+        key,
+        u.amount(layers.observed_gpu_hours),
+        u.amount(layers.held_gpu_hours),
+        pct(ratios.active),
+        pct(ratios.sm_active),
+        pct(ratios.tensor_active),
+        u.opt(layers.idle_held_gpu_hours),
+    ];
+    cells.extend(usd_figures.into_iter().map(usd));
+    cells
+}

@@ -112,34 +112,32 @@ fn showback(report: &Report, u: Units, top: usize, out: &mut String) {
     .map(String::from)));
     out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for g in shown {
-        out.push_str(&row(&[
+        out.push_str(&row(&crate::render::fmt::showback_cells(
+            &u,
             g.key.clone(),
-            u.amount(g.layers.observed_gpu_hours),
-            u.amount(g.layers.held_gpu_hours),
-            pct(g.ratios.active),
-            pct(g.ratios.sm_active),
-            pct(g.ratios.tensor_active),
-            u.opt(g.layers.idle_held_gpu_hours),
-            usd(g.cost.held_usd),
-            usd(g.cost.idle_held_usd),
-            usd(g.cost.unallocated_usd),
-            usd(g.cost.observed_usd),
-        ]));
+            &g.layers,
+            &g.ratios,
+            [
+                g.cost.held_usd,
+                g.cost.idle_held_usd,
+                g.cost.unallocated_usd,
+                g.cost.observed_usd,
+            ],
+        )));
     }
     let (l, r, c) = (&report.layers, &report.ratios, &report.cost);
-    out.push_str(&row(&[
+    out.push_str(&row(&crate::render::fmt::showback_cells(
+        &u,
         format!("**total ({} {by}s)**", groups.len()),
-        u.amount(l.observed_gpu_hours),
-        u.amount(l.held_gpu_hours),
-        pct(r.active),
-        pct(r.sm_active),
-        pct(r.tensor_active),
-        u.opt(l.idle_held_gpu_hours),
-        usd(c.held_usd),
-        usd(c.idle_held_usd),
-        usd(c.unallocated_usd),
-        usd(c.observed_usd),
-    ]));
+        l,
+        r,
+        [
+            c.held_usd,
+            c.idle_held_usd,
+            c.unallocated_usd,
+            c.observed_usd,
+        ],
+    )));
 }
 
 pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {

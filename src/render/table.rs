@@ -407,35 +407,33 @@ fn showback(report: &Report, u: Units, opts: &TableOptions) -> Option<String> {
         Column::new("total $").right(),
     ]);
     for s in &shown {
-        g.row(vec![
+        g.row(crate::render::fmt::showback_cells(
+            &u,
             s.key.clone(),
-            u.amount(s.layers.observed_gpu_hours),
-            u.amount(s.layers.held_gpu_hours),
-            pct(s.ratios.active),
-            pct(s.ratios.sm_active),
-            pct(s.ratios.tensor_active),
-            u.opt(s.layers.idle_held_gpu_hours),
-            usd(s.cost.held_usd),
-            usd(s.cost.idle_held_usd),
-            usd(s.cost.unallocated_usd),
-            usd(s.cost.observed_usd),
-        ]);
+            &s.layers,
+            &s.ratios,
+            [
+                s.cost.held_usd,
+                s.cost.idle_held_usd,
+                s.cost.unallocated_usd,
+                s.cost.observed_usd,
+            ],
+        ));
     }
     // the fleet's own figures: the rows above add up to them (with every row shown)
     let (l, r, c) = (&report.layers, &report.ratios, &report.cost);
-    g.row(vec![
+    g.row(crate::render::fmt::showback_cells(
+        &u,
         format!("total ({} {by}s)", groups.len()),
-        u.amount(l.observed_gpu_hours),
-        u.amount(l.held_gpu_hours),
-        pct(r.active),
-        pct(r.sm_active),
-        pct(r.tensor_active),
-        u.opt(l.idle_held_gpu_hours),
-        usd(c.held_usd),
-        usd(c.idle_held_usd),
-        usd(c.unallocated_usd),
-        usd(c.observed_usd),
-    ]);
+        l,
+        r,
+        [
+            c.held_usd,
+            c.idle_held_usd,
+            c.unallocated_usd,
+            c.observed_usd,
+        ],
+    ));
     let mut out = format!(
         "Showback by {by} ({}, USD{}): top {} of {} by held USD\n",
         u.name,

@@ -64,15 +64,7 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
                 .collect()
             })
             .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        let get = |c: &str| {
-            df.column(c)
-                .ok()?
-                .cast(&DataType::Int64)
-                .ok()?
-                .i64()
-                .ok()?
-                .get(0)
-        };
+        let get = |c: &str| first_i64(&df, c);
         if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
             q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
         }
@@ -97,15 +89,7 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
                     .collect()
             })
             .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        let get = |c: &str| {
-            df.column(c)
-                .ok()?
-                .cast(&DataType::Int64)
-                .ok()?
-                .i64()
-                .ok()?
-                .get(0)
-        };
+        let get = |c: &str| first_i64(&df, c);
         count += get("n").unwrap_or(0) as u64;
         first = first.min(get("first").unwrap_or(i64::MAX));
         last = last.max(get("last").unwrap_or(i64::MIN));
@@ -479,4 +463,15 @@ impl ParquetStream {
         }
         Ok(quality)
     }
+}
+
+/// The first value of a one-row aggregate column, as an integer.
+fn first_i64(df: &DataFrame, column: &str) -> Option<i64> {
+    df.column(column)
+        .ok()?
+        .cast(&DataType::Int64)
+        .ok()?
+        .i64()
+        .ok()?
+        .get(0)
 }

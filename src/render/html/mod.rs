@@ -6,7 +6,7 @@
 //! Plain `write!` into escaping helpers (escape.rs) rather than a template
 //! crate: the page is a dozen fixed sections, and one escaping function per
 //! context is easier to audit than a template language's rules.
-mod escape;
+pub(crate) mod escape;
 mod page;
 mod sections;
 mod svg;
