@@ -394,6 +394,13 @@ pub fn waterfall(layers: &Layers) -> Vec<WaterfallStep> {
     ]
 }
 
+/// A figure over the window as a monthly run-rate (730 hours a month); none
+/// for an empty window.
+pub fn monthly_run_rate(v: Option<f64>, window_hours: f64) -> Option<f64> {
+    v.filter(|_| window_hours > 0.0)
+        .map(|x| x / window_hours * 730.0)
+}
+
 #[cfg(test)]
 mod sum_tests {
     use super::Sum;
@@ -437,11 +444,4 @@ mod sum_tests {
         halves.0.merge(&halves.1);
         assert!((halves.0.get() - 25.0).abs() < 1e-12);
     }
-}
-
-/// A figure over the window as a monthly run-rate (730 hours a month); none
-/// for an empty window.
-pub fn monthly_run_rate(v: Option<f64>, window_hours: f64) -> Option<f64> {
-    v.filter(|_| window_hours > 0.0)
-        .map(|x| x / window_hours * 730.0)
 }

@@ -150,6 +150,29 @@ pub fn short_time(rfc3339: &str) -> String {
     }
 }
 
+/// One showback row, in the order every showback table prints it: key,
+/// observed and held GPU-time, device / SM / tensor activity, idle GPU-time,
+/// then held, idle, unallocated and total dollars (`usd` in that order).
+pub fn showback_cells(
+    u: &Units,
+    key: String,
+    layers: &crate::audit::model::Layers,
+    ratios: &crate::audit::model::Ratios,
+    usd_figures: [Option<f64>; 4],
+) -> Vec<String> {
+    let mut cells = vec![
+        key,
+        u.amount(layers.observed_gpu_hours),
+        u.amount(layers.held_gpu_hours),
+        pct(ratios.active),
+        pct(ratios.sm_active),
+        pct(ratios.tensor_active),
+        u.opt(layers.idle_held_gpu_hours),
+    ];
+    cells.extend(usd_figures.into_iter().map(usd));
+    cells
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,27 +196,4 @@ mod tests {
         assert_eq!(Units::span(0.5), "30.0 min");
         assert_eq!(bar(Some(0.5), 10), "█████");
     }
-}
-
-/// One showback row, in the order every showback table prints it: key,
-/// observed and held GPU-time, device / SM / tensor activity, idle GPU-time,
-/// then held, idle, unallocated and total dollars (`usd` in that order).
-pub fn showback_cells(
-    u: &Units,
-    key: String,
-    layers: &crate::audit::model::Layers,
-    ratios: &crate::audit::model::Ratios,
-    usd_figures: [Option<f64>; 4],
-) -> Vec<String> {
-    let mut cells = vec![
-        key,
-        u.amount(layers.observed_gpu_hours),
-        u.amount(layers.held_gpu_hours),
-        pct(ratios.active),
-        pct(ratios.sm_active),
-        pct(ratios.tensor_active),
-        u.opt(layers.idle_held_gpu_hours),
-    ];
-    cells.extend(usd_figures.into_iter().map(usd));
-    cells
 }
