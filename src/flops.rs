@@ -1,5 +1,6 @@
 //! Model FLOPs per token (PaLM's accounting) and the numbers people write for
-//! them: `540.35e9`, `405B`, `238.3K`.
+//! them: `540.35e9`, `405B`, `238.3K`, `64,000`.
+use crate::catalog::Dtype;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
@@ -55,7 +56,12 @@ pub fn attention_flops_per_token(a: &Attention, mode: Mode) -> f64 {
 
 /// FLOPs the hardware executes per token beyond the model's, for recomputation.
 /// `None` when the attention shape is needed but unknown.
-pub fn recompute_flops_per_token(params: Option<f64>, attention: Option<&Attention>, model_flops_per_token: f64, r: Recompute) -> Option<f64> {
+pub fn recompute_flops_per_token(
+    params: Option<f64>,
+    attention: Option<&Attention>,
+    model_flops_per_token: f64,
+    r: Recompute,
+) -> Option<f64> {
     match r {
         Recompute::Full => match params {
             // one more forward pass: 2N + 4·L·H·Q·T
@@ -71,7 +77,10 @@ pub fn recompute_flops_per_token(params: Option<f64>, attention: Option<&Attenti
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ModelFlops {
     PerToken(f64),
-    Params { params: f64, attention: Option<Attention> },
+    Params {
+        params: f64,
+        attention: Option<Attention>,
+    },
 }
 
 /// What the calculator is given, already checked for consistency by the CLI.
@@ -80,7 +89,7 @@ pub struct CalcInput {
     pub gpu: Option<String>,
     pub peak_tflops_per_gpu: f64,
     pub peak_source: String,
-    pub dtype: crate::hardware::Dtype,
+    pub dtype: Dtype,
     pub gpus: Option<u64>,
     pub mode: Mode,
     pub recompute: Option<Recompute>,
@@ -89,9 +98,15 @@ pub struct CalcInput {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CalcWork {
-    /// tokens per second of the whole job over `gpus` GPUs
-    Tokens { tokens_per_sec: f64, flops: ModelFlops },
+    Tokens { rate: TokenRate, flops: ModelFlops },
     AchievedTflopsPerGpu(f64),
+}
+
+/// Which throughput was given: the whole job's (over `gpus`) or one GPU's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TokenRate {
+    WholeJob(f64),
+    PerGpu(f64),
 }
 
 /// The calculator's answer ("gpuaudit.mfu/1"); fractions, not percents.
@@ -99,12 +114,16 @@ pub enum CalcWork {
 pub struct Calculation {
     pub schema: &'static str,
     pub gpu: Option<String>,
-    pub dtype: crate::hardware::Dtype,
+    pub dtype: Dtype,
     pub peak_tflops_per_gpu: f64,
     pub peak_source: String,
     pub gpus: Option<u64>,
     pub mode: Mode,
+    /// the whole job's tokens per second (None when only a per-GPU rate and no --gpus)
     pub tokens_per_sec: Option<f64>,
+    pub tokens_per_sec_per_gpu: Option<f64>,
+    /// which rate was given: "whole job" or "per GPU"
+    pub tokens_per_sec_given: Option<&'static str>,
     pub params: Option<f64>,
     /// the model FLOPs per token MFU uses (with the attention term when given)
     pub flops_per_token: Option<f64>,
@@ -131,6 +150,8 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
         gpus: input.gpus,
         mode: input.mode,
         tokens_per_sec: None,
+        tokens_per_sec_per_gpu: None,
+        tokens_per_sec_given: None,
         params: None,
         flops_per_token: None,
         attention_flops_per_token: None,
@@ -151,27 +172,50 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
             c.mfu = a / peak;
             if let Some(r) = input.recompute {
                 if r == Recompute::Selective {
-                    bail!("--recompute selective needs the attention shape (--params with --layers --heads --head-dim --seq-len), not --achieved-tflops-per-gpu");
+                    bail!(
+                        "--recompute selective needs the attention shape (--params with --layers --heads --head-dim --seq-len), not --achieved-tflops-per-gpu"
+                    );
                 }
                 // a full recompute adds a forward pass: a third of the training FLOPs
                 c.hfu = Some(c.mfu * 4.0 / 3.0);
             }
         }
-        CalcWork::Tokens { tokens_per_sec, flops } => {
-            let gpus = input.gpus.context("--gpus is needed with a token throughput")? as f64;
-            let per_gpu_tflops = |fpt: f64| fpt * tokens_per_sec / gpus / 1e12;
+        CalcWork::Tokens { rate, flops } => {
+            let per_gpu = match rate {
+                TokenRate::WholeJob(t) => {
+                    t / input
+                        .gpus
+                        .context("--gpus is needed with a whole-job token throughput")?
+                        as f64
+                }
+                TokenRate::PerGpu(t) => t,
+            };
+            let per_gpu_tflops = |fpt: f64| fpt * per_gpu / 1e12;
             let (params, attention, fpt, dense) = match flops {
                 ModelFlops::PerToken(f) => (None, None, f, None),
                 ModelFlops::Params { params, attention } => {
                     let dense = dense_flops_per_token(params, input.mode);
-                    let attn = attention.as_ref().map(|a| attention_flops_per_token(a, input.mode));
-                    (Some(params), attention, dense + attn.unwrap_or(0.0), Some(dense))
+                    let attn = attention
+                        .as_ref()
+                        .map(|a| attention_flops_per_token(a, input.mode));
+                    (
+                        Some(params),
+                        attention,
+                        dense + attn.unwrap_or(0.0),
+                        Some(dense),
+                    )
                 }
             };
-            c.tokens_per_sec = Some(tokens_per_sec);
+            (c.tokens_per_sec, c.tokens_per_sec_given) = match rate {
+                TokenRate::WholeJob(t) => (Some(t), Some("whole job")),
+                TokenRate::PerGpu(t) => (input.gpus.map(|g| t * g as f64), Some("per GPU")),
+            };
+            c.tokens_per_sec_per_gpu = Some(per_gpu);
             c.params = params;
             c.flops_per_token = Some(fpt);
-            c.attention_flops_per_token = attention.as_ref().map(|a| attention_flops_per_token(a, input.mode));
+            c.attention_flops_per_token = attention
+                .as_ref()
+                .map(|a| attention_flops_per_token(a, input.mode));
             c.achieved_tflops_per_gpu = per_gpu_tflops(fpt);
             c.achieved_tflops_per_gpu_without_attention = dense.map(per_gpu_tflops);
             c.mfu = c.achieved_tflops_per_gpu / peak;
@@ -185,12 +229,113 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
             }
         }
     }
+    if c.mfu > 1.0 {
+        bail!("{}", over_peak(input, &c));
+    }
     Ok(c)
 }
 
-/// A count: `540.35e9`, `405B`, `70b`, `1.5T`, `350M`, `238.3K`, `7000000000`.
-pub fn parse_count(text: &str) -> Result<f64> {
+/// Why an MFU above 100% is impossible, and what usually caused it.
+fn over_peak(input: &CalcInput, c: &Calculation) -> String {
+    let mut causes: Vec<String> = Vec::new();
+    let pct = |m: f64| format!("{:.1}%", m * 100.0);
+    match (input.work, input.gpus) {
+        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, Some(g)) if g > 1 => causes.push(format!(
+            "--tokens-per-sec-per-gpu is one GPU's rate: if {t} is the whole job's, give --tokens-per-sec (MFU {})",
+            pct(c.mfu / g as f64)
+        )),
+        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, _) => {
+            causes.push(format!("--tokens-per-sec-per-gpu is one GPU's rate: if {t} is the whole job's, give --tokens-per-sec with --gpus"))
+        }
+        (CalcWork::Tokens { rate: TokenRate::WholeJob(_), .. }, Some(g)) => {
+            causes.push(format!("--tokens-per-sec is the whole job's rate over --gpus {g}: is the job on more GPUs?"))
+        }
+        _ => {}
+    }
+    if let Some(name) = &input.gpu
+        && let Some(g) = crate::catalog::peaks::lookup(name)
+    {
+        let higher: Vec<String> = g
+            .peaks
+            .iter()
+            .filter(|(d, p)| {
+                *p > input.peak_tflops_per_gpu && !matches!(d, Dtype::Int8) && *d != input.dtype
+            })
+            .map(|(d, p)| {
+                format!(
+                    "--dtype {d} (peak {p}, MFU {})",
+                    pct(c.achieved_tflops_per_gpu / p)
+                )
+            })
+            .collect();
+        if !higher.is_empty() {
+            causes.push(format!(
+                "the {} peak may be the wrong dtype: the job may run in {}",
+                input.dtype,
+                higher.join(" or ")
+            ));
+        }
+    }
+    if let CalcWork::Tokens {
+        flops: ModelFlops::Params { .. },
+        ..
+    } = input.work
+    {
+        causes.push(match input.mode {
+            Mode::Train => "--params is the parameter count (6N FLOPs per token training): check its unit (7B, not 7T) and --mode".to_string(),
+            Mode::Inference => "--params is the parameter count (2N FLOPs per token in inference): check its unit (7B, not 7T)".to_string(),
+        });
+    }
+    if let CalcWork::Tokens {
+        flops: ModelFlops::PerToken(_),
+        ..
+    } = input.work
+    {
+        causes.push("--flops-per-token is per token, not per step or per sequence".to_string());
+    }
+    if let CalcWork::AchievedTflopsPerGpu(_) = input.work {
+        causes.push(
+            "--achieved-tflops-per-gpu is one GPU's model TFLOP/s, not the job's".to_string(),
+        );
+    }
+    format!(
+        "MFU {} is above 100%: {:.1} achieved TFLOP/s per GPU exceed the dense {} peak of {} TFLOP/s; likely: {}",
+        pct(c.mfu),
+        c.achieved_tflops_per_gpu,
+        input.dtype,
+        input.peak_tflops_per_gpu,
+        if causes.is_empty() {
+            "a wrong --peak-tflops".to_string()
+        } else {
+            causes.join("; ")
+        }
+    )
+}
+
+/// A number with thousands separators as output prints them ("64,000",
+/// "1,978.9") without them; a comma that is not one ("1,5") is an error.
+fn without_thousands(text: &str) -> Result<String> {
     let t = text.trim().replace('_', "");
+    if !t.contains(',') {
+        return Ok(t);
+    }
+    let int = t.split(['.', 'e', 'E']).next().unwrap_or_default();
+    let int = int.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let groups: Vec<&str> = int.split(',').collect();
+    let digits = |g: &str| !g.is_empty() && g.chars().all(|c| c.is_ascii_digit());
+    let ok = groups.first().is_some_and(|g| digits(g) && g.len() <= 3)
+        && groups[1..].iter().all(|g| digits(g) && g.len() == 3);
+    if !ok {
+        bail!(
+            "'{text}': a comma only separates thousands (64,000); write decimals with a point (1.5)"
+        );
+    }
+    Ok(t.replace(',', ""))
+}
+
+/// A count: `540.35e9`, `405B`, `70b`, `1.5T`, `350M`, `238.3K`, `7000000000`, `64,000`.
+pub fn parse_count(text: &str) -> Result<f64> {
+    let t = without_thousands(text)?;
     let (num, mult) = match t.chars().last() {
         Some(c) if c.is_ascii_alphabetic() && !t.ends_with(['e', 'E']) => {
             let m = match c.to_ascii_lowercase() {
@@ -199,13 +344,17 @@ pub fn parse_count(text: &str) -> Result<f64> {
                 'b' | 'g' => 1e9,
                 't' => 1e12,
                 'p' => 1e15,
-                _ => bail!("'{text}': unknown suffix '{c}' (expected K, M, B, T or a plain number like 540.35e9)"),
+                _ => bail!(
+                    "'{text}': unknown suffix '{c}' (expected K, M, B, T or a plain number like 540.35e9)"
+                ),
             };
             (&t[..t.len() - 1], m)
         }
         _ => (t.as_str(), 1.0),
     };
-    let v: f64 = num.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not a number (expected e.g. 540.35e9, 405B, 238.3K)"))?;
+    let v: f64 = num.trim().parse().map_err(|_| {
+        anyhow::anyhow!("'{text}' is not a number (expected e.g. 540.35e9, 405B, 238.3K)")
+    })?;
     let v = v * mult;
     if !v.is_finite() || v <= 0.0 {
         bail!("'{text}' must be a positive number");
@@ -229,7 +378,9 @@ pub fn parse_seconds(text: &str) -> Result<f64> {
     } else {
         (t.as_str(), 1.0)
     };
-    let v: f64 = num.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not a duration (expected seconds, e.g. 2.5, 2.5s, 850ms)"))?;
+    let v: f64 = num.trim().parse().map_err(|_| {
+        anyhow::anyhow!("'{text}' is not a duration (expected seconds, e.g. 2.5, 2.5s, 850ms)")
+    })?;
     let v = v * mult;
     if !v.is_finite() || v <= 0.0 {
         bail!("'{text}' must be a positive duration");
@@ -244,11 +395,20 @@ pub fn count_arg(text: &str) -> std::result::Result<f64, String> {
 pub fn seconds_arg(text: &str) -> std::result::Result<f64, String> {
     parse_seconds(text).map_err(|e| e.to_string())
 }
-/// A positive finite number (TFLOP/s and the like).
+/// A positive finite number (TFLOP/s and the like; "1,978.9" too).
 pub fn positive_arg(text: &str) -> std::result::Result<f64, String> {
-    match text.trim().parse::<f64>() {
+    let t = without_thousands(text).map_err(|e| e.to_string())?;
+    match t.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("'{text}' is not a positive number")),
+    }
+}
+/// A whole number >= 1 ("16,384" too), for GPU counts.
+pub fn gpus_arg(text: &str) -> std::result::Result<u64, String> {
+    let t = without_thousands(text).map_err(|e| e.to_string())?;
+    match t.parse::<u64>() {
+        Ok(v) if v >= 1 => Ok(v),
+        _ => Err(format!("'{text}' is not a whole number of GPUs >= 1")),
     }
 }
 
@@ -268,6 +428,18 @@ mod tests {
         assert!(parse_count("-5").is_err());
         assert!(parse_count("B").is_err());
         assert!(parse_count("0").is_err());
+        // as the output prints them
+        assert_eq!(parse_count("64,000")?, 64_000.0);
+        assert_eq!(parse_count("1,234,567.5")?, 1_234_567.5);
+        assert_eq!(parse_count("238,300")?, 238_300.0);
+        assert_eq!(parse_count("1,500K")?, 1_500_000.0);
+        assert!(parse_count("1,5").is_err());
+        assert!(parse_count("64,00").is_err());
+        assert!(parse_count(",000").is_err());
+        assert_eq!(positive_arg("1,978.9"), Ok(1978.9));
+        assert_eq!(gpus_arg("16,384"), Ok(16_384));
+        assert!(gpus_arg("0").is_err());
+        assert!(gpus_arg("1.5").is_err());
         Ok(())
     }
 
@@ -282,14 +454,21 @@ mod tests {
 
     #[test]
     fn palm_flops_per_token() {
-        let a = Attention { layers: 118.0, heads: 48.0, head_dim: 256.0, seq_len: 2048.0 };
+        let a = Attention {
+            layers: 118.0,
+            heads: 48.0,
+            head_dim: 256.0,
+            seq_len: 2048.0,
+        };
         let dense = dense_flops_per_token(540.35e9, Mode::Train);
         let attn = attention_flops_per_token(&a, Mode::Train);
         assert_eq!(dense, 3.2421e12);
         assert_eq!(attn, 12.0 * 118.0 * 48.0 * 256.0 * 2048.0);
         assert_eq!(attention_flops_per_token(&a, Mode::Inference) * 3.0, attn);
         // full recompute adds a forward pass: a third of the training total
-        let extra = recompute_flops_per_token(Some(540.35e9), Some(&a), dense + attn, Recompute::Full).unwrap_or(0.0);
+        let extra =
+            recompute_flops_per_token(Some(540.35e9), Some(&a), dense + attn, Recompute::Full)
+                .unwrap_or(0.0);
         assert!((extra - (dense + attn) / 3.0).abs() < 1.0);
     }
 }

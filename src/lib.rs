@@ -3,6 +3,7 @@
 //! Every source becomes one canonical sample table ([`samples`]); the audit
 //! ([`audit`]) is pure computation on it; [`render`] is the only code that formats.
 pub mod audit;
+pub mod catalog;
 pub mod cli;
 pub mod cmd;
 pub mod demo;
@@ -12,8 +13,8 @@ pub mod hardware;
 pub mod jobs;
 pub mod output;
 pub mod prices;
+pub mod render;
 pub mod samples;
 pub mod scan;
 pub mod source;
 pub mod timeparse;
-pub mod render;

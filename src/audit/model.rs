@@ -95,6 +95,19 @@ pub struct Cost {
     pub unpriced_gpu_hours: f64,
     pub unpriced_models: Vec<String>,
     pub monthly_run_rate: MonthlyRunRate,
+    /// unpriced names that could mean several cards ("NVIDIA H100": PCIe, SXM or NVL?)
+    #[serde(default)]
+    pub ambiguous_models: Vec<AmbiguousModel>,
+}
+
+/// A reported GPU name that is neither priced nor peaked as any one card.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct AmbiguousModel {
+    pub name: String,
+    /// the catalog cards it could be, by NVML name
+    pub candidates: Vec<String>,
+    /// observed GPU-hours of GPUs reporting this name
+    pub gpu_hours: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
