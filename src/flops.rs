@@ -239,12 +239,14 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
 fn over_peak(input: &CalcInput, c: &Calculation) -> String {
     let mut causes: Vec<String> = Vec::new();
     let pct = |m: f64| format!("{:.1}%", m * 100.0);
+    // a cause is named with the MFU it would give only when that is possible (<= 100%)
+    let possible = |m: f64| m <= 1.0;
     match (input.work, input.gpus) {
-        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, Some(g)) if g > 1 => causes.push(format!(
+        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, Some(g)) if g > 1 && possible(c.mfu / g as f64) => causes.push(format!(
             "--tokens-per-sec-per-gpu is one GPU's rate: if {t} is the whole job's, give --tokens-per-sec (MFU {})",
             pct(c.mfu / g as f64)
         )),
-        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, _) => {
+        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, None) => {
             causes.push(format!("--tokens-per-sec-per-gpu is one GPU's rate: if {t} is the whole job's, give --tokens-per-sec with --gpus"))
         }
         (CalcWork::Tokens { rate: TokenRate::WholeJob(_), .. }, Some(g)) => {
@@ -258,22 +260,11 @@ fn over_peak(input: &CalcInput, c: &Calculation) -> String {
         let higher: Vec<String> = g
             .peaks
             .iter()
-            .filter(|(d, p)| {
-                *p > input.peak_tflops_per_gpu && !matches!(d, Dtype::Int8) && *d != input.dtype
-            })
-            .map(|(d, p)| {
-                format!(
-                    "--dtype {d} (peak {p}, MFU {})",
-                    pct(c.achieved_tflops_per_gpu / p)
-                )
-            })
+            .filter(|(d, p)| !matches!(d, Dtype::Int8) && *d != input.dtype && possible(c.achieved_tflops_per_gpu / p))
+            .map(|(d, p)| format!("--dtype {d} (peak {p}, MFU {})", pct(c.achieved_tflops_per_gpu / p)))
             .collect();
         if !higher.is_empty() {
-            causes.push(format!(
-                "the {} peak may be the wrong dtype: the job may run in {}",
-                input.dtype,
-                higher.join(" or ")
-            ));
+            causes.push(format!("the {} peak may be the wrong dtype: the job may run in {}", input.dtype, higher.join(" or ")));
         }
     }
     if let CalcWork::Tokens {
