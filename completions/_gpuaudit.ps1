@@ -90,11 +90,12 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;mfu' {
-            [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'Number of GPUs (chips) the job runs on')
-            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)')
+            [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'Number of GPUs (chips) the job runs on (16384 or 16,384)')
+            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)')
             [CompletionResult]::new('--peak-tflops', '--peak-tflops', [CompletionResultType]::ParameterName, 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu')
             [CompletionResult]::new('--dtype', '--dtype', [CompletionResultType]::ParameterName, 'Number format the model runs in: picks the peak')
-            [CompletionResult]::new('--tokens-per-sec', '--tokens-per-sec', [CompletionResultType]::ParameterName, 'Tokens per second of the whole job (e.g. 238.3K)')
+            [CompletionResult]::new('--tokens-per-sec', '--tokens-per-sec', [CompletionResultType]::ParameterName, 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus')
+            [CompletionResult]::new('--tokens-per-sec-per-gpu', '--tokens-per-sec-per-gpu', [CompletionResultType]::ParameterName, 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)')
             [CompletionResult]::new('--tokens-per-step', '--tokens-per-step', [CompletionResultType]::ParameterName, 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time')
             [CompletionResult]::new('--step-time', '--step-time', [CompletionResultType]::ParameterName, 'Seconds per step (2.5, 2.5s, 850ms)')
             [CompletionResult]::new('--flops-per-token', '--flops-per-token', [CompletionResultType]::ParameterName, 'Model FLOPs per token, when you know them')

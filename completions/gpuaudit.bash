@@ -383,7 +383,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__mfu)
-            opts="-h -V --gpus --gpu --peak-tflops --dtype --tokens-per-sec --tokens-per-step --step-time --flops-per-token --params --mode --layers --heads --head-dim --seq-len --achieved-tflops-per-gpu --recompute --format --help --version"
+            opts="-h -V --gpus --gpu --peak-tflops --dtype --tokens-per-sec --tokens-per-sec-per-gpu --tokens-per-step --step-time --flops-per-token --params --mode --layers --heads --head-dim --seq-len --achieved-tflops-per-gpu --recompute --format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -406,6 +406,10 @@ _gpuaudit() {
                     return 0
                     ;;
                 --tokens-per-sec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokens-per-sec-per-gpu)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

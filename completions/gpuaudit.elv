@@ -84,11 +84,12 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
         }
         &'gpuaudit;mfu'= {
-            cand --gpus 'Number of GPUs (chips) the job runs on'
-            cand --gpu 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)'
+            cand --gpus 'Number of GPUs (chips) the job runs on (16384 or 16,384)'
+            cand --gpu 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)'
             cand --peak-tflops 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu'
             cand --dtype 'Number format the model runs in: picks the peak'
-            cand --tokens-per-sec 'Tokens per second of the whole job (e.g. 238.3K)'
+            cand --tokens-per-sec 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus'
+            cand --tokens-per-sec-per-gpu 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)'
             cand --tokens-per-step 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time'
             cand --step-time 'Seconds per step (2.5, 2.5s, 850ms)'
             cand --flops-per-token 'Model FLOPs per token, when you know them'

@@ -91,8 +91,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l start -d 'Fir
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l partition-by-day -d 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpus -d 'Number of GPUs (chips) the job runs on' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpu -d 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes from the table (`gpuaudit peaks`)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpus -d 'Number of GPUs (chips) the job runs on (16384 or 16,384)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpu -d 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l peak-tflops -d 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l dtype -d 'Number format the model runs in: picks the peak' -r -f -a "fp64\t''
 fp32\t''
@@ -101,7 +101,8 @@ bf16\t''
 fp16\t''
 fp8\t''
 int8\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec -d 'Tokens per second of the whole job (e.g. 238.3K)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec -d 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec-per-gpu -d 'Tokens per second of one GPU (the whole job\'s rate divided by its GPUs)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-step -d 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l step-time -d 'Seconds per step (2.5, 2.5s, 850ms)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l flops-per-token -d 'Model FLOPs per token, when you know them' -r
