@@ -17,7 +17,13 @@ pub enum Role {
     Notebook,
 }
 
-const ROLE_CYCLE: [Role; 5] = [Role::Training, Role::Training, Role::Inference, Role::Batch, Role::Notebook];
+const ROLE_CYCLE: [Role; 5] = [
+    Role::Training,
+    Role::Training,
+    Role::Inference,
+    Role::Batch,
+    Role::Notebook,
+];
 
 #[derive(Debug, Clone)]
 pub struct DemoSpec {
@@ -154,7 +160,9 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
             out.mem_gib = 38.0 + noise(1);
             // Traffic follows the working day (peak 15:00 UTC); replica 7 is an
             // over-provisioned spare that never gets a request.
-            let diurnal = (((day_hour - 9.0) / 24.0) * std::f64::consts::TAU).sin().max(0.0);
+            let diurnal = (((day_hour - 9.0) / 24.0) * std::f64::consts::TAU)
+                .sin()
+                .max(0.0);
             if slot != 7 {
                 out.device = clamp01(0.04 + 0.36 * diurnal + 0.04 * noise(2));
                 out.sm = clamp01(out.device * 0.45);
@@ -236,8 +244,14 @@ pub fn generate(spec: &DemoSpec, from: usize, to: usize) -> PolarsResult<DataFra
     let mut job: Vec<Option<String>> = Vec::with_capacity(cap);
     let mut user: Vec<Option<&str>> = Vec::with_capacity(cap);
     let mut team: Vec<Option<&str>> = Vec::with_capacity(cap);
-    let (mut device, mut sm, mut occ, mut tensor, mut dram, mut power) =
-        (Vec::with_capacity(cap), Vec::with_capacity(cap), Vec::with_capacity(cap), Vec::with_capacity(cap), Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let (mut device, mut sm, mut occ, mut tensor, mut dram, mut power) = (
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+    );
     let mut mem_used: Vec<u64> = Vec::with_capacity(cap);
     let mut mem_total: Vec<u64> = Vec::with_capacity(cap);
     let uuids: Vec<String> = (0..gpus).map(|g| uuid(spec.seed, g)).collect();
@@ -268,7 +282,10 @@ pub fn generate(spec: &DemoSpec, from: usize, to: usize) -> PolarsResult<DataFra
             mem_total.push((mem_gib * GIB) as u64);
         }
     }
-    let time = Series::new("time".into(), time).cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
+    let time = Series::new("time".into(), time).cast(&DataType::Datetime(
+        TimeUnit::Milliseconds,
+        Some(TimeZone::UTC),
+    ))?;
     let columns = vec![
         time.into_column(),
         Column::new("host".into(), host),
@@ -295,7 +312,13 @@ mod tests {
 
     #[test]
     fn deterministic_for_a_seed() -> PolarsResult<()> {
-        let spec = DemoSpec { gpus: 40, start_ms: 0, interval_ms: 300_000, ticks: 10, seed: 7 };
+        let spec = DemoSpec {
+            gpus: 40,
+            start_ms: 0,
+            interval_ms: 300_000,
+            ticks: 10,
+            seed: 7,
+        };
         let a = generate(&spec, 0, 10)?;
         let b = generate(&spec, 0, 10)?;
         assert!(a.equals_missing(&b));

@@ -260,11 +260,24 @@ fn over_peak(input: &CalcInput, c: &Calculation) -> String {
         let higher: Vec<String> = g
             .peaks
             .iter()
-            .filter(|(d, p)| !matches!(d, Dtype::Int8) && *d != input.dtype && possible(c.achieved_tflops_per_gpu / p))
-            .map(|(d, p)| format!("--dtype {d} (peak {p}, MFU {})", pct(c.achieved_tflops_per_gpu / p)))
+            .filter(|(d, p)| {
+                !matches!(d, Dtype::Int8)
+                    && *d != input.dtype
+                    && possible(c.achieved_tflops_per_gpu / p)
+            })
+            .map(|(d, p)| {
+                format!(
+                    "--dtype {d} (peak {p}, MFU {})",
+                    pct(c.achieved_tflops_per_gpu / p)
+                )
+            })
             .collect();
         if !higher.is_empty() {
-            causes.push(format!("the {} peak may be the wrong dtype: the job may run in {}", input.dtype, higher.join(" or ")));
+            causes.push(format!(
+                "the {} peak may be the wrong dtype: the job may run in {}",
+                input.dtype,
+                higher.join(" or ")
+            ));
         }
     }
     if let CalcWork::Tokens {

@@ -12,7 +12,15 @@ use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const COLUMNS: &[&str] = &["job", "flops_per_token", "tokens_per_sec", "achieved_tflops", "model_flops", "dtype", "peak_tflops"];
+const COLUMNS: &[&str] = &[
+    "job",
+    "flops_per_token",
+    "tokens_per_sec",
+    "achieved_tflops",
+    "model_flops",
+    "dtype",
+    "peak_tflops",
+];
 /// Free-text columns people keep beside the numbers; read and ignored.
 const IGNORED: &[&str] = &["note", "notes", "comment", "description"];
 
@@ -40,8 +48,12 @@ fn from_json(v: &serde_json::Value) -> Val {
 
 fn json_records(name: &str, text: &str) -> Result<Vec<Record>> {
     let trimmed = text.trim_start();
-    let objects: Vec<(String, serde_json::Value)> = if trimmed.starts_with('[') || trimmed.starts_with("{\"jobs\"") || trimmed.starts_with("{ \"jobs\"") {
-        let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{name}: not valid JSON: {e}"))?;
+    let objects: Vec<(String, serde_json::Value)> = if trimmed.starts_with('[')
+        || trimmed.starts_with("{\"jobs\"")
+        || trimmed.starts_with("{ \"jobs\"")
+    {
+        let doc: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| anyhow::anyhow!("{name}: not valid JSON: {e}"))?;
         let arr = match doc {
             serde_json::Value::Array(a) => a,
             serde_json::Value::Object(mut o) => match o.remove("jobs") {
@@ -50,7 +62,10 @@ fn json_records(name: &str, text: &str) -> Result<Vec<Record>> {
             },
             _ => bail!("{name}: expected a JSON array of job objects"),
         };
-        arr.into_iter().enumerate().map(|(i, v)| (format!("record {}", i + 1), v)).collect()
+        arr.into_iter()
+            .enumerate()
+            .map(|(i, v)| (format!("record {}", i + 1), v))
+            .collect()
     } else {
         // NDJSON: one object per line
         let mut out = Vec::new();
@@ -58,8 +73,8 @@ fn json_records(name: &str, text: &str) -> Result<Vec<Record>> {
             if line.trim().is_empty() {
                 continue;
             }
-            let v: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| anyhow::anyhow!("{name}: line {}: not a JSON object: {e}", i + 1))?;
+            let v: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| anyhow::anyhow!("{name}: line {}: not a JSON object: {e}", i + 1))?;
             out.push((format!("line {}", i + 1), v));
         }
         out
@@ -69,7 +84,10 @@ fn json_records(name: &str, text: &str) -> Result<Vec<Record>> {
         .map(|(at, v)| match v {
             serde_json::Value::Object(o) => Ok(Record {
                 at,
-                fields: o.iter().map(|(k, v)| (k.trim().to_ascii_lowercase(), from_json(v))).collect(),
+                fields: o
+                    .iter()
+                    .map(|(k, v)| (k.trim().to_ascii_lowercase(), from_json(v)))
+                    .collect(),
             }),
             _ => bail!("{name}: {at}: expected a JSON object with a job key"),
         })
@@ -81,20 +99,33 @@ fn frame_records(df: &DataFrame, first_line: usize, what: &str) -> Result<Vec<Re
     for c in df.columns() {
         let key = c.name().trim().to_ascii_lowercase();
         let vals: Vec<Val> = match c.dtype() {
-            DataType::String => c.str()?.iter().map(|v| v.map(|s| Val::Text(s.to_string())).unwrap_or(Val::Null)).collect(),
+            DataType::String => c
+                .str()?
+                .iter()
+                .map(|v| v.map(|s| Val::Text(s.to_string())).unwrap_or(Val::Null))
+                .collect(),
             dt if dt.is_primitive_numeric() => {
                 // job ids such as 12345 stay text without a trailing ".0"
                 if key == "job" {
                     let s = c.cast(&DataType::String)?;
-                    s.str()?.iter().map(|v| v.map(|s| Val::Text(s.to_string())).unwrap_or(Val::Null)).collect()
+                    s.str()?
+                        .iter()
+                        .map(|v| v.map(|s| Val::Text(s.to_string())).unwrap_or(Val::Null))
+                        .collect()
                 } else {
                     let f = c.cast(&DataType::Float64)?;
-                    f.f64()?.iter().map(|v| v.map(Val::Num).unwrap_or(Val::Null)).collect()
+                    f.f64()?
+                        .iter()
+                        .map(|v| v.map(Val::Num).unwrap_or(Val::Null))
+                        .collect()
                 }
             }
             _ => {
                 let s = c.cast(&DataType::String)?;
-                s.str()?.iter().map(|v| v.map(|s| Val::Text(s.to_string())).unwrap_or(Val::Null)).collect()
+                s.str()?
+                    .iter()
+                    .map(|v| v.map(|s| Val::Text(s.to_string())).unwrap_or(Val::Null))
+                    .collect()
             }
         };
         cols.push((key, vals));
@@ -102,7 +133,10 @@ fn frame_records(df: &DataFrame, first_line: usize, what: &str) -> Result<Vec<Re
     Ok((0..df.height())
         .map(|i| Record {
             at: format!("{what} {}", i + first_line),
-            fields: cols.iter().map(|(k, v)| (k.clone(), v[i].clone())).collect(),
+            fields: cols
+                .iter()
+                .map(|(k, v)| (k.clone(), v[i].clone()))
+                .collect(),
         })
         .collect())
 }
@@ -111,7 +145,9 @@ fn number(name: &str, r: &Record, key: &str) -> Result<Option<f64>> {
     match r.fields.get(key) {
         None | Some(Val::Null) => Ok(None),
         Some(Val::Text(t)) if t.trim().is_empty() => Ok(None),
-        Some(Val::Text(t)) => parse_count(t).map(Some).with_context(|| format!("{name}: {}: {key}", r.at)),
+        Some(Val::Text(t)) => parse_count(t)
+            .map(Some)
+            .with_context(|| format!("{name}: {}: {key}", r.at)),
         Some(Val::Num(v)) if v.is_finite() && *v > 0.0 => Ok(Some(*v)),
         Some(Val::Num(v)) => bail!("{name}: {}: {key} must be a positive number, not {v}", r.at),
     }
@@ -121,47 +157,85 @@ fn declaration(name: &str, r: &Record) -> Result<JobDeclaration> {
     let job = match r.fields.get("job") {
         Some(Val::Text(t)) if !t.trim().is_empty() => t.trim().to_string(),
         Some(Val::Num(v)) => format!("{v}"),
-        _ => bail!("{name}: {}: no job (expected the job name as the samples' job column has it)", r.at),
+        _ => bail!(
+            "{name}: {}: no job (expected the job name as the samples' job column has it)",
+            r.at
+        ),
     };
     let fpt = number(name, r, "flops_per_token")?;
     let tps = number(name, r, "tokens_per_sec")?;
     let achieved = number(name, r, "achieved_tflops")?;
     let total = number(name, r, "model_flops")?;
-    let expected = "expected flops_per_token with tokens_per_sec, or achieved_tflops, or model_flops";
+    let expected =
+        "expected flops_per_token with tokens_per_sec, or achieved_tflops, or model_flops";
     let work = match (fpt, tps, achieved, total) {
         (Some(f), Some(t), None, None) => Work::Rate(f * t),
         (None, None, Some(a), None) => Work::Rate(a * 1e12),
         (None, None, None, Some(m)) => Work::Total(m),
-        (None, None, None, None) => bail!("{name}: {} (job '{job}'): declares no work; {expected}", r.at),
-        (Some(_), None, None, None) => bail!("{name}: {} (job '{job}'): flops_per_token without tokens_per_sec", r.at),
-        (None, Some(_), None, None) => bail!("{name}: {} (job '{job}'): tokens_per_sec without flops_per_token", r.at),
-        _ => bail!("{name}: {} (job '{job}'): declares its work more than one way; {expected}, one of them", r.at),
+        (None, None, None, None) => bail!(
+            "{name}: {} (job '{job}'): declares no work; {expected}",
+            r.at
+        ),
+        (Some(_), None, None, None) => bail!(
+            "{name}: {} (job '{job}'): flops_per_token without tokens_per_sec",
+            r.at
+        ),
+        (None, Some(_), None, None) => bail!(
+            "{name}: {} (job '{job}'): tokens_per_sec without flops_per_token",
+            r.at
+        ),
+        _ => bail!(
+            "{name}: {} (job '{job}'): declares its work more than one way; {expected}, one of them",
+            r.at
+        ),
     };
     let dtype = match r.fields.get("dtype") {
         None | Some(Val::Null) => Dtype::Bf16,
         Some(Val::Text(t)) if t.trim().is_empty() => Dtype::Bf16,
         Some(Val::Text(t)) => Dtype::parse(t).with_context(|| {
             let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
-            format!("{name}: {} (job '{job}'): dtype '{t}' is not one of {}", r.at, names.join(", "))
+            format!(
+                "{name}: {} (job '{job}'): dtype '{t}' is not one of {}",
+                r.at,
+                names.join(", ")
+            )
         })?,
-        Some(Val::Num(v)) => bail!("{name}: {} (job '{job}'): dtype {v} is not a dtype (expected bf16, fp16, fp8, ...)", r.at),
+        Some(Val::Num(v)) => bail!(
+            "{name}: {} (job '{job}'): dtype {v} is not a dtype (expected bf16, fp16, fp8, ...)",
+            r.at
+        ),
     };
     let peak_tflops = number(name, r, "peak_tflops")?;
-    Ok(JobDeclaration { job, work, dtype, peak_tflops })
+    Ok(JobDeclaration {
+        job,
+        work,
+        dtype,
+        peak_tflops,
+    })
 }
 
 /// Read and check a jobs file: one declaration per job, every problem named with its place.
 pub fn read_jobs_file(path: &Path) -> Result<Vec<JobDeclaration>> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read the jobs file"))?;
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_string();
+    let bytes =
+        std::fs::read(path).with_context(|| format!("{name}: cannot read the jobs file"))?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)])
+        .trim_start()
+        .to_string();
     let records = if ext == "parquet" || ext == "pq" || bytes.starts_with(b"PAR1") {
         let df = ParquetReader::new(std::io::Cursor::new(bytes))
             .finish()
             .map_err(|e| anyhow::anyhow!("{name}: not a readable parquet file: {e}"))?;
         frame_records(&df, 1, "row")?
-    } else if matches!(ext.as_str(), "json" | "ndjson" | "jsonl") || head.starts_with('[') || head.starts_with('{') {
+    } else if matches!(ext.as_str(), "json" | "ndjson" | "jsonl")
+        || head.starts_with('[')
+        || head.starts_with('{')
+    {
         let text = String::from_utf8(bytes).with_context(|| format!("{name}: not UTF-8 text"))?;
         json_records(&name, &text)?
     } else {
@@ -175,21 +249,31 @@ pub fn read_jobs_file(path: &Path) -> Result<Vec<JobDeclaration>> {
         frame_records(&df, 2, "line")?
     };
     if records.is_empty() {
-        bail!("{name}: declares no jobs (expected a header and one row per job: {})", COLUMNS.join(", "));
+        bail!(
+            "{name}: declares no jobs (expected a header and one row per job: {})",
+            COLUMNS.join(", ")
+        );
     }
     if let Some(unknown) = records
         .iter()
         .flat_map(|r| r.fields.keys())
         .find(|k| !COLUMNS.contains(&k.as_str()) && !IGNORED.contains(&k.as_str()))
     {
-        bail!("{name}: unknown column '{unknown}' (expected {})", COLUMNS.join(", "));
+        bail!(
+            "{name}: unknown column '{unknown}' (expected {})",
+            COLUMNS.join(", ")
+        );
     }
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::with_capacity(records.len());
     for r in &records {
         let d = declaration(&name, r)?;
         if let Some(first) = seen.insert(d.job.clone(), r.at.clone()) {
-            bail!("{name}: {}: job '{}' is declared twice (first at {first})", r.at, d.job);
+            bail!(
+                "{name}: {}: job '{}' is declared twice (first at {first})",
+                r.at,
+                d.job
+            );
         }
         out.push(d);
     }
@@ -226,10 +310,16 @@ mod tests {
 
     #[test]
     fn json_array_and_ndjson() -> Result<()> {
-        let f = write(".json", r#"[{"job": "a", "achieved_tflops": 100, "peak_tflops": 125}]"#)?;
+        let f = write(
+            ".json",
+            r#"[{"job": "a", "achieved_tflops": 100, "peak_tflops": 125}]"#,
+        )?;
         let d = read_jobs_file(f.path())?;
         assert_eq!(d[0].peak_tflops, Some(125.0));
-        let f = write(".ndjson", "{\"job\": \"a\", \"model_flops\": \"1e20\"}\n{\"job\": \"b\", \"model_flops\": 2e20}\n")?;
+        let f = write(
+            ".ndjson",
+            "{\"job\": \"a\", \"model_flops\": \"1e20\"}\n{\"job\": \"b\", \"model_flops\": 2e20}\n",
+        )?;
         let d = read_jobs_file(f.path())?;
         assert_eq!(d[1].work, Work::Total(2e20));
         Ok(())
@@ -239,11 +329,20 @@ mod tests {
     fn errors_name_the_place() -> Result<()> {
         let msg = |text: &str| -> Result<String> {
             let f = write(".csv", text)?;
-            Ok(read_jobs_file(f.path()).err().map(|e| format!("{e:#}")).unwrap_or_default())
+            Ok(read_jobs_file(f.path())
+                .err()
+                .map(|e| format!("{e:#}"))
+                .unwrap_or_default())
         };
-        assert!(msg("job,flops_per_token\na,1e9\n")?.contains("line 2 (job 'a'): flops_per_token without tokens_per_sec"));
+        assert!(
+            msg("job,flops_per_token\na,1e9\n")?
+                .contains("line 2 (job 'a'): flops_per_token without tokens_per_sec")
+        );
         assert!(msg("job,achieved_tflops,model_flops\na,1,2\n")?.contains("more than one way"));
-        assert!(msg("job,achieved_tflops\na,1\na,2\n")?.contains("line 3: job 'a' is declared twice (first at line 2)"));
+        assert!(
+            msg("job,achieved_tflops\na,1\na,2\n")?
+                .contains("line 3: job 'a' is declared twice (first at line 2)")
+        );
         assert!(msg("job,achieved_tflops,dtype\na,1,fp4\n")?.contains("dtype 'fp4'"));
         assert!(msg("job,achieved_tflop\na,1\n")?.contains("unknown column 'achieved_tflop'"));
         assert!(msg("job,achieved_tflops\na,-1\n")?.contains("positive"));

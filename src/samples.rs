@@ -65,7 +65,10 @@ pub const COLUMNS: &[(&str, Kind)] = &[
 ];
 
 pub fn kind_of(canonical: &str) -> Option<Kind> {
-    COLUMNS.iter().find(|(name, _)| *name == canonical).map(|(_, k)| *k)
+    COLUMNS
+        .iter()
+        .find(|(name, _)| *name == canonical)
+        .map(|(_, k)| *k)
 }
 
 /// The polars type a canonical column has after normalisation.
@@ -138,24 +141,60 @@ const ALIASES: &[(&str, &str, Unit)] = &[
     ("utilization.gpu [%]", col::DEVICE_UTIL, Unit::Percent),
     ("utilization.gpu", col::DEVICE_UTIL, Unit::Percent),
     ("gr_engine_active", col::GR_ENGINE_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_gr_engine_active", col::GR_ENGINE_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_gr_engine_util_ratio", col::GR_ENGINE_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_gr_engine_active_util_ratio", col::GR_ENGINE_ACTIVE, Unit::AsIs),
+    (
+        "dcgm_fi_prof_gr_engine_active",
+        col::GR_ENGINE_ACTIVE,
+        Unit::AsIs,
+    ),
+    (
+        "dcgm_fi_prof_gr_engine_util_ratio",
+        col::GR_ENGINE_ACTIVE,
+        Unit::AsIs,
+    ),
+    (
+        "dcgm_fi_prof_gr_engine_active_util_ratio",
+        col::GR_ENGINE_ACTIVE,
+        Unit::AsIs,
+    ),
     ("sm_active", col::SM_ACTIVE, Unit::AsIs),
     ("dcgm_fi_prof_sm_active", col::SM_ACTIVE, Unit::AsIs),
     ("dcgm_fi_prof_sm_util_ratio", col::SM_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_sm_active_util_ratio", col::SM_ACTIVE, Unit::AsIs),
+    (
+        "dcgm_fi_prof_sm_active_util_ratio",
+        col::SM_ACTIVE,
+        Unit::AsIs,
+    ),
     ("sm_occupancy", col::SM_OCCUPANCY, Unit::AsIs),
     ("dcgm_fi_prof_sm_occupancy", col::SM_OCCUPANCY, Unit::AsIs),
-    ("dcgm_fi_prof_sm_occupancy_util_ratio", col::SM_OCCUPANCY, Unit::AsIs),
+    (
+        "dcgm_fi_prof_sm_occupancy_util_ratio",
+        col::SM_OCCUPANCY,
+        Unit::AsIs,
+    ),
     ("tensor_active", col::TENSOR_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_pipe_tensor_active", col::TENSOR_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_pipe_tensor_util_ratio", col::TENSOR_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_pipe_tensor_active_util_ratio", col::TENSOR_ACTIVE, Unit::AsIs),
+    (
+        "dcgm_fi_prof_pipe_tensor_active",
+        col::TENSOR_ACTIVE,
+        Unit::AsIs,
+    ),
+    (
+        "dcgm_fi_prof_pipe_tensor_util_ratio",
+        col::TENSOR_ACTIVE,
+        Unit::AsIs,
+    ),
+    (
+        "dcgm_fi_prof_pipe_tensor_active_util_ratio",
+        col::TENSOR_ACTIVE,
+        Unit::AsIs,
+    ),
     ("dram_active", col::DRAM_ACTIVE, Unit::AsIs),
     ("dcgm_fi_prof_dram_active", col::DRAM_ACTIVE, Unit::AsIs),
     ("dcgm_fi_prof_dram_util_ratio", col::DRAM_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_dram_active_util_ratio", col::DRAM_ACTIVE, Unit::AsIs),
+    (
+        "dcgm_fi_prof_dram_active_util_ratio",
+        col::DRAM_ACTIVE,
+        Unit::AsIs,
+    ),
     ("mem_used_bytes", col::MEM_USED_BYTES, Unit::AsIs),
     ("dcgm_fi_dev_fb_used", col::MEM_USED_BYTES, Unit::Mib),
     ("memory.used [mib]", col::MEM_USED_BYTES, Unit::Mib),
@@ -198,12 +237,19 @@ impl UserMap {
             .find(|n| n.eq_ignore_ascii_case(canonical.trim()))
             .with_context(|| {
                 let names: Vec<&str> = COLUMNS.iter().map(|(n, _)| *n).collect();
-                format!("--map '{spec}': '{canonical}' is not a canonical column (expected one of {})", names.join(", "))
+                format!(
+                    "--map '{spec}': '{canonical}' is not a canonical column (expected one of {})",
+                    names.join(", ")
+                )
             })?;
         if source.trim().is_empty() {
             bail!("--map '{spec}': the source column name is empty");
         }
-        Ok(UserMap { source: source.trim().to_string(), canonical, unit })
+        Ok(UserMap {
+            source: source.trim().to_string(),
+            canonical,
+            unit,
+        })
     }
 }
 
@@ -220,19 +266,33 @@ pub struct Resolved {
 pub fn resolve_columns(source_columns: &[String], user_maps: &[UserMap]) -> Vec<Resolved> {
     let mut out: Vec<Resolved> = Vec::new();
     let mut used_sources: BTreeSet<String> = BTreeSet::new();
-    let find = |name: &str| source_columns.iter().find(|c| c.trim().eq_ignore_ascii_case(name)).cloned();
+    let find = |name: &str| {
+        source_columns
+            .iter()
+            .find(|c| c.trim().eq_ignore_ascii_case(name))
+            .cloned()
+    };
     for (canonical, _) in COLUMNS {
         let candidates = user_maps
             .iter()
             .filter(|m| m.canonical == *canonical)
             .map(|m| (m.source.as_str(), m.unit))
-            .chain(ALIASES.iter().filter(|(_, c, _)| c == canonical).map(|(s, _, u)| (*s, *u)));
+            .chain(
+                ALIASES
+                    .iter()
+                    .filter(|(_, c, _)| c == canonical)
+                    .map(|(s, _, u)| (*s, *u)),
+            );
         for (source_name, unit) in candidates {
             if let Some(found) = find(source_name)
                 && !used_sources.contains(&found)
             {
                 used_sources.insert(found.clone());
-                out.push(Resolved { source: found, canonical, unit });
+                out.push(Resolved {
+                    source: found,
+                    canonical,
+                    unit,
+                });
                 break;
             }
         }
@@ -318,7 +378,13 @@ impl SampleTable {
                 acc
             }
         };
-        Ok(SampleTable { df, present, quality, sources, rows_read })
+        Ok(SampleTable {
+            df,
+            present,
+            quality,
+            sources,
+            rows_read,
+        })
     }
 }
 
@@ -349,13 +415,20 @@ fn with_columns(df: DataFrame, present: &BTreeSet<&'static str>) -> Result<DataF
 
 /// Build the canonical table from a source frame (already projected to the
 /// columns `resolved` names). `origin` names the file in errors.
-pub fn normalize(raw: &DataFrame, resolved: &[Resolved], origin: &str) -> Result<(DataFrame, Quality)> {
+pub fn normalize(
+    raw: &DataFrame,
+    resolved: &[Resolved],
+    origin: &str,
+) -> Result<(DataFrame, Quality)> {
     let mut quality = Quality::default();
     let height = raw.height();
-    let by_canonical: BTreeMap<&str, &Resolved> = resolved.iter().map(|r| (r.canonical, r)).collect();
+    let by_canonical: BTreeMap<&str, &Resolved> =
+        resolved.iter().map(|r| (r.canonical, r)).collect();
 
     by_canonical.get(col::TIME).with_context(|| {
-        format!("{origin}: no time column (expected one of: time, timestamp, ts; or --map YOURS=time)")
+        format!(
+            "{origin}: no time column (expected one of: time, timestamp, ts; or --map YOURS=time)"
+        )
     })?;
     by_canonical.get(col::GPU).with_context(|| {
         format!("{origin}: no GPU id column (expected one of: gpu, uuid, UUID, gpu_uuid, index; or --map YOURS=gpu)")
@@ -376,14 +449,22 @@ pub fn normalize(raw: &DataFrame, resolved: &[Resolved], origin: &str) -> Result
             .with_context(|| format!("{origin}: column '{}' vanished while reading", r.source))?
             .as_materialized_series()
             .clone();
-        let what = |expected: &str| format!("{origin}: column '{}' ({name}): expected {expected}", r.source);
+        let what = |expected: &str| {
+            format!(
+                "{origin}: column '{}' ({name}): expected {expected}",
+                r.source
+            )
+        };
         let column = match kind {
             // Fast paths: a column already in canonical form is shared, not copied
             // (this is what keeps a 100M-row parquet scan cheap).
             Kind::Time if src.dtype() == &dtype_of(Kind::Time) && src.null_count() == 0 => {
                 src.with_name((*name).into()).into_column()
             }
-            Kind::Label if src.dtype() == &DataType::String && (*name != col::HOST || src.null_count() == 0) => {
+            Kind::Label
+                if src.dtype() == &DataType::String
+                    && (*name != col::HOST || src.null_count() == 0) =>
+            {
                 if *name == col::GPU {
                     for (i, v) in src.str()?.iter().enumerate() {
                         if v.map(str::trim).unwrap_or("").is_empty() {
@@ -394,11 +475,15 @@ pub fn normalize(raw: &DataFrame, resolved: &[Resolved], origin: &str) -> Result
                 src.with_name((*name).into()).into_column()
             }
             Kind::Fraction | Kind::Watts
-                if src.dtype() == &DataType::Float64 && r.unit == Unit::AsIs && all_valid_f64(&src, *kind)? =>
+                if src.dtype() == &DataType::Float64
+                    && r.unit == Unit::AsIs
+                    && all_valid_f64(&src, *kind)? =>
             {
                 src.with_name((*name).into()).into_column()
             }
-            Kind::Bytes if src.dtype() == &DataType::UInt64 && r.unit == Unit::AsIs => src.with_name((*name).into()).into_column(),
+            Kind::Bytes if src.dtype() == &DataType::UInt64 && r.unit == Unit::AsIs => {
+                src.with_name((*name).into()).into_column()
+            }
             Kind::Time => {
                 let ms = to_time_ms(&src, origin, &r.source)?;
                 Series::new((*name).into(), ms)
@@ -410,7 +495,8 @@ pub fn normalize(raw: &DataFrame, resolved: &[Resolved], origin: &str) -> Result
             Kind::Label => {
                 let values = to_labels(&src).with_context(|| what("text labels"))?;
                 if *name == col::HOST {
-                    let v: Vec<String> = values.into_iter().map(|v| v.unwrap_or_default()).collect();
+                    let v: Vec<String> =
+                        values.into_iter().map(|v| v.unwrap_or_default()).collect();
                     Column::new((*name).into(), v)
                 } else if *name == col::GPU {
                     for (i, v) in values.iter().enumerate() {
@@ -429,10 +515,14 @@ pub fn normalize(raw: &DataFrame, resolved: &[Resolved], origin: &str) -> Result
                 Column::new((*name).into(), values)
             }
             Kind::Fraction | Kind::Watts | Kind::Bytes => {
-                let (values, bad) = to_numbers(&src, r.unit, *kind).with_context(|| what("numbers"))?;
+                let (values, bad) =
+                    to_numbers(&src, r.unit, *kind).with_context(|| what("numbers"))?;
                 quality.count_invalid(name, bad);
                 if *kind == Kind::Bytes {
-                    let v: Vec<Option<u64>> = values.into_iter().map(|v| v.map(|b| b.round() as u64)).collect();
+                    let v: Vec<Option<u64>> = values
+                        .into_iter()
+                        .map(|v| v.map(|b| b.round() as u64))
+                        .collect();
                     Column::new((*name).into(), v)
                 } else {
                     Column::new((*name).into(), values)
@@ -481,7 +571,10 @@ fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<Vec<i64>> {
             };
             ca.iter()
                 .enumerate()
-                .map(|(i, v)| v.map(|v| v.div_euclid(div)).ok_or_else(|| bad_row(i, "null")))
+                .map(|(i, v)| {
+                    v.map(|v| v.div_euclid(div))
+                        .ok_or_else(|| bad_row(i, "null"))
+                })
                 .collect()
         }
         DataType::Date => {
@@ -489,7 +582,10 @@ fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<Vec<i64>> {
             phys.i32()?
                 .iter()
                 .enumerate()
-                .map(|(i, v)| v.map(|d| d as i64 * 86_400_000).ok_or_else(|| bad_row(i, "null")))
+                .map(|(i, v)| {
+                    v.map(|d| d as i64 * 86_400_000)
+                        .ok_or_else(|| bad_row(i, "null"))
+                })
                 .collect()
         }
         DataType::String => {
@@ -510,18 +606,31 @@ fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<Vec<i64>> {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    v.and_then(epoch_number_to_ms)
-                        .ok_or_else(|| bad_row(i, &v.map(|x| x.to_string()).unwrap_or_else(|| "null".into())))
+                    v.and_then(epoch_number_to_ms).ok_or_else(|| {
+                        bad_row(
+                            i,
+                            &v.map(|x| x.to_string()).unwrap_or_else(|| "null".into()),
+                        )
+                    })
                 })
                 .collect()
         }
-        other => bail!("{origin}: column '{name}' has type {other}, expected timestamps (datetime, text or epoch numbers)"),
+        other => bail!(
+            "{origin}: column '{name}' has type {other}, expected timestamps (datetime, text or epoch numbers)"
+        ),
     }
 }
 
 fn to_labels(src: &Series) -> Result<Vec<Option<String>>> {
-    let s = if src.dtype() == &DataType::String { src.clone() } else { src.cast(&DataType::String)? };
-    Ok(s.str()?.iter().map(|v| v.map(|x| x.trim().to_string())).collect())
+    let s = if src.dtype() == &DataType::String {
+        src.clone()
+    } else {
+        src.cast(&DataType::String)?
+    };
+    Ok(s.str()?
+        .iter()
+        .map(|v| v.map(|x| x.trim().to_string()))
+        .collect())
 }
 
 fn to_held(src: &Series) -> (Vec<Option<bool>>, u64) {
@@ -593,11 +702,18 @@ pub fn is_missing_marker(text: &str) -> bool {
 pub fn parse_number_text(text: &str) -> Option<f64> {
     let t = text.trim();
     let end = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')
+        })
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(end);
     let unit = unit.trim();
-    if !unit.is_empty() && !matches!(unit.to_ascii_lowercase().as_str(), "%" | "mib" | "w" | "mhz" | "c") {
+    if !unit.is_empty()
+        && !matches!(
+            unit.to_ascii_lowercase().as_str(),
+            "%" | "mib" | "w" | "mhz" | "c"
+        )
+    {
         return None;
     }
     num.trim().parse::<f64>().ok()
@@ -652,7 +768,10 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
                 .collect();
             // Not one value is a number: the column is of the wrong type, not noisy.
             if present > 0 && unparsed == present {
-                bail!("numbers, found text such as '{}'", example.unwrap_or_default());
+                bail!(
+                    "numbers, found text such as '{}'",
+                    example.unwrap_or_default()
+                );
             }
             values
         }
@@ -676,12 +795,28 @@ mod tests {
 
     #[test]
     fn dcgm_names_resolve_without_a_map() {
-        let cols = names(&["Hostname", "gpu", "UUID", "modelName", "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_PROF_SM_ACTIVE", "pod", "timestamp"]);
+        let cols = names(&[
+            "Hostname",
+            "gpu",
+            "UUID",
+            "modelName",
+            "DCGM_FI_DEV_GPU_UTIL",
+            "DCGM_FI_PROF_SM_ACTIVE",
+            "pod",
+            "timestamp",
+        ]);
         let r = resolve_columns(&cols, &[]);
-        let get = |c: &str| r.iter().find(|x| x.canonical == c).map(|x| (x.source.clone(), x.unit));
+        let get = |c: &str| {
+            r.iter()
+                .find(|x| x.canonical == c)
+                .map(|x| (x.source.clone(), x.unit))
+        };
         assert_eq!(get(col::GPU), Some(("UUID".into(), Unit::AsIs)));
         assert_eq!(get(col::HOST), Some(("Hostname".into(), Unit::AsIs)));
-        assert_eq!(get(col::DEVICE_UTIL), Some(("DCGM_FI_DEV_GPU_UTIL".into(), Unit::Percent)));
+        assert_eq!(
+            get(col::DEVICE_UTIL),
+            Some(("DCGM_FI_DEV_GPU_UTIL".into(), Unit::Percent))
+        );
         assert_eq!(get(col::JOB), Some(("pod".into(), Unit::AsIs)));
         assert_eq!(get(col::TIME), Some(("timestamp".into(), Unit::AsIs)));
     }
@@ -692,7 +827,10 @@ mod tests {
         assert_eq!(m.unit, Unit::Percent);
         let cols = names(&["time", "gpu", "busy", "device_util"]);
         let r = resolve_columns(&cols, &[m]);
-        assert!(r.iter().any(|x| x.canonical == col::DEVICE_UTIL && x.source == "busy"));
+        assert!(
+            r.iter()
+                .any(|x| x.canonical == col::DEVICE_UTIL && x.source == "busy")
+        );
         assert!(UserMap::parse("busy=nonsense").is_err());
         assert!(UserMap::parse("busy=device_util:furlongs").is_err());
         Ok(())

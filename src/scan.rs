@@ -83,7 +83,9 @@ pub struct ScanMigParent {
 }
 
 fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    let (sum, n) = values.flatten().fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    let (sum, n) = values
+        .flatten()
+        .fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
     (n > 0).then(|| sum / n as f64)
 }
 
@@ -107,16 +109,25 @@ pub fn build(
         .enumerate()
         .map(|(i, unit)| {
             let rows: Vec<_> = data.rows.iter().filter(|r| r.unit == i).collect();
-            let summary = report.gpus.iter().find(|g| g.gpu == unit.id && g.host == data.host);
+            let summary = report
+                .gpus
+                .iter()
+                .find(|g| g.gpu == unit.id && g.host == data.host);
             let last = rows.last();
-            let m = |f: fn(&crate::source::scan::Reading) -> Option<f64>| mean(rows.iter().map(|r| f(&r.reading)));
+            let m = |f: fn(&crate::source::scan::Reading) -> Option<f64>| {
+                mean(rows.iter().map(|r| f(&r.reading)))
+            };
             let holders = last
                 .map(|r| {
                     let procs = r.reading.processes.as_deref().unwrap_or(&[]);
                     procs
                         .iter()
                         .zip(&r.owners)
-                        .map(|(p, o)| Holder { owner: o.clone(), gpu_mem_bytes: p.used_mem_bytes, sm_util: p.sm_util })
+                        .map(|(p, o)| Holder {
+                            owner: o.clone(),
+                            gpu_mem_bytes: p.used_mem_bytes,
+                            sm_util: p.sm_util,
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
@@ -174,5 +185,13 @@ pub fn build(
             device_util_reason: p.device_util_reason.clone(),
         })
         .collect();
-    ScanDetail { host: data.host.clone(), ticks: data.ticks, interval_seconds, gpus, mig_parents, warnings, live_mfu: None }
+    ScanDetail {
+        host: data.host.clone(),
+        ticks: data.ticks,
+        interval_seconds,
+        gpus,
+        mig_parents,
+        warnings,
+        live_mfu: None,
+    }
 }

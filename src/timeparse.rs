@@ -35,7 +35,9 @@ pub fn parse_size_bytes(text: &str) -> Result<u64> {
         "gib" => 1024.0 * 1024.0 * 1024.0,
         "t" | "tb" => 1e12,
         "tib" => 1024f64.powi(4),
-        other => bail!("'{text}': unknown size unit '{other}' (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"),
+        other => bail!(
+            "'{text}': unknown size unit '{other}' (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+        ),
     };
     if !(value.is_finite() && value >= 0.0) {
         bail!("'{text}' is not a size (must be >= 0)");
@@ -65,10 +67,14 @@ pub fn parse_cli_time(text: &str, anchor: Option<EpochMs>) -> Result<EpochMs> {
         return Ok(ms);
     }
     if let Ok(span) = parse_duration_ms(text) {
-        let anchor = anchor.ok_or_else(|| anyhow!("'{text}' is relative but there is no data to count back from"))?;
+        let anchor = anchor.ok_or_else(|| {
+            anyhow!("'{text}' is relative but there is no data to count back from")
+        })?;
         return Ok(anchor - span);
     }
-    bail!("'{text}' is not a time (expected RFC 3339 like 2026-07-01T00:00:00Z, a date like 2026-07-01, or a span back from the end of the data like 7d)")
+    bail!(
+        "'{text}' is not a time (expected RFC 3339 like 2026-07-01T00:00:00Z, a date like 2026-07-01, or a span back from the end of the data like 7d)"
+    )
 }
 
 /// Whether a command-line time is relative (needs the end of the data).
@@ -87,7 +93,11 @@ pub fn parse_timestamp_str(text: &str) -> Option<EpochMs> {
         return Some(dt.timestamp_millis());
     }
     // Zone offsets without the colon, e.g. +0000.
-    for fmt in ["%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f %z"] {
+    for fmt in [
+        "%Y-%m-%d %H:%M:%S%.f%z",
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%d %H:%M:%S%.f %z",
+    ] {
         if let Ok(dt) = DateTime::parse_from_str(t, fmt) {
             return Some(dt.timestamp_millis());
         }
@@ -105,7 +115,9 @@ pub fn parse_timestamp_str(text: &str) -> Option<EpochMs> {
         }
     }
     if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return date.and_hms_opt(0, 0, 0).map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis());
+        return date
+            .and_hms_opt(0, 0, 0)
+            .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis());
     }
     None
 }
@@ -155,7 +167,10 @@ mod tests {
 
     #[test]
     fn parses_the_timestamp_shapes_dumps_use() {
-        let want = Utc.with_ymd_and_hms(2026, 7, 14, 8, 12, 53).single().map(|d| d.timestamp_millis() + 353);
+        let want = Utc
+            .with_ymd_and_hms(2026, 7, 14, 8, 12, 53)
+            .single()
+            .map(|d| d.timestamp_millis() + 353);
         assert_eq!(parse_timestamp_str("2026/07/14 08:12:53.353"), want);
         assert_eq!(parse_timestamp_str("2026-07-14T08:12:53.353Z"), want);
         assert_eq!(parse_timestamp_str("2026-07-14 08:12:53.353"), want);
@@ -165,7 +180,10 @@ mod tests {
 
     #[test]
     fn relative_times_count_back_from_the_anchor() -> Result<()> {
-        assert_eq!(parse_cli_time("1d", Some(100_000_000))?, 100_000_000 - 86_400_000);
+        assert_eq!(
+            parse_cli_time("1d", Some(100_000_000))?,
+            100_000_000 - 86_400_000
+        );
         assert!(parse_cli_time("1d", None).is_err());
         assert!(is_relative("7d"));
         assert!(!is_relative("2026-07-01"));
@@ -186,7 +204,13 @@ mod tests {
     #[test]
     fn epoch_units_by_magnitude() {
         assert_eq!(epoch_number_to_ms(1_700_000_000.0), Some(1_700_000_000_000));
-        assert_eq!(epoch_number_to_ms(1_700_000_000_000.0), Some(1_700_000_000_000));
-        assert_eq!(epoch_number_to_ms(1_700_000_000_000_000.0), Some(1_700_000_000_000));
+        assert_eq!(
+            epoch_number_to_ms(1_700_000_000_000.0),
+            Some(1_700_000_000_000)
+        );
+        assert_eq!(
+            epoch_number_to_ms(1_700_000_000_000_000.0),
+            Some(1_700_000_000_000)
+        );
     }
 }

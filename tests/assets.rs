@@ -45,7 +45,11 @@ fn generated() -> anyhow::Result<BTreeMap<PathBuf, Vec<u8>>> {
 
 fn listed(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| dir.join(e.file_name())).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| dir.join(e.file_name()))
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v

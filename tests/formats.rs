@@ -57,14 +57,23 @@ fn gpu<'a>(v: &'a Value, id: &str) -> &'a Value {
 fn held_gpus(v: &Value) -> Vec<&Value> {
     v["gpus"]
         .as_array()
-        .map(|g| g.iter().filter(|x| num(x, "/held_gpu_hours") > 0.0).collect())
+        .map(|g| {
+            g.iter()
+                .filter(|x| num(x, "/held_gpu_hours") > 0.0)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn text_of(v: &Value, key: &str) -> String {
     v["data_quality"][key]
         .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"))
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
         .unwrap_or_default()
 }
 
@@ -73,7 +82,11 @@ const VLLM_GPU: &str = "GPU-ca1b8386-093b-60cc-349d-c4a38b9124c0";
 
 #[test]
 fn aicr_scrape_excerpt_shows_one_vllm_gpu_held_and_idle() -> anyhow::Result<()> {
-    let v = report_json(&[capture("aicr_eks_h100x8_vllm_excerpt.prom"), "--at".into(), AT.into()])?;
+    let v = report_json(&[
+        capture("aicr_eks_h100x8_vllm_excerpt.prom"),
+        "--at".into(),
+        AT.into(),
+    ])?;
     assert_eq!(v["gpu_count"], 8);
     assert!(
         v["held_rule"].as_str().unwrap_or_default().contains("job"),
@@ -105,7 +118,10 @@ fn scrape_without_timestamps_takes_the_files_modification_time() -> anyhow::Resu
     let path = dir.path().join("scrape.prom");
     std::fs::copy(capture("aicr_eks_h100x8_vllm_excerpt.prom"), &path)?;
     let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_780_000_000);
-    std::fs::File::options().write(true).open(&path)?.set_modified(when)?;
+    std::fs::File::options()
+        .write(true)
+        .open(&path)?
+        .set_modified(when)?;
     let v = report_json(&[path.display().to_string()])?;
     assert_eq!(v["window"]["start"], "2026-05-28T20:26:40Z");
     assert!(
@@ -134,7 +150,10 @@ fn aicr_instant_queries_form_one_snapshot_and_skip_the_exporters_pod() -> anyhow
     assert_eq!(held.len(), 1);
     assert_eq!(held[0]["gpu"], VLLM_GPU);
     assert_eq!(held[0]["jobs"][0], "vllm-agg-0-vllmdecodeworker-5fljt");
-    assert_eq!(num(held[0], "/last_mem_used_bytes") as u64, 74_198 * 1_048_576);
+    assert_eq!(
+        num(held[0], "/last_mem_used_bytes") as u64,
+        74_198 * 1_048_576
+    );
     assert_close(num(held[0], "/last_power_w"), 115.215, "power");
     let notes = text_of(&v, "notes");
     assert!(
@@ -168,15 +187,30 @@ fn honor_labels_two_nodes_hold_only_the_workloads_gpu() -> anyhow::Result<()> {
 
 #[test]
 fn busy_t4_scrape_without_workload_labels_is_held_by_memory() -> anyhow::Result<()> {
-    let v = report_json(&[capture("cncf_ericsson_T4_busy_scrape.prom"), "--at".into(), AT.into()])?;
+    let v = report_json(&[
+        capture("cncf_ericsson_T4_busy_scrape.prom"),
+        "--at".into(),
+        AT.into(),
+    ])?;
     assert!(
-        v["held_rule"].as_str().unwrap_or_default().contains("memory"),
+        v["held_rule"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("memory"),
         "{}",
         v["held_rule"]
     );
-    assert_close(num(&v, "/layers/held_gpu_hours"), 1.0, "5120 MiB used: held");
+    assert_close(
+        num(&v, "/layers/held_gpu_hours"),
+        1.0,
+        "5120 MiB used: held",
+    );
     assert_close(num(&v, "/ratios/active"), 0.91, "GPU_UTIL 91");
-    assert_close(num(&v, "/layers/tensor_active_gpu_hours"), 0.005822, "tensor");
+    assert_close(
+        num(&v, "/layers/tensor_active_gpu_hours"),
+        0.005822,
+        "tensor",
+    );
     let g = gpu(&v, "GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a");
     assert_eq!(g["model"], "Tesla T4");
     assert_eq!(num(g, "/last_mem_used_bytes") as u64, 5120 * 1_048_576);
@@ -190,10 +224,18 @@ fn busy_t4_scrape_without_workload_labels_is_held_by_memory() -> anyhow::Result<
 
 #[test]
 fn full_scrape_with_help_and_type_lines_reads() -> anyhow::Result<()> {
-    let v = report_json(&[capture("cncf_kops_aws_L4_full_scrape.prom"), "--at".into(), AT.into()])?;
+    let v = report_json(&[
+        capture("cncf_kops_aws_L4_full_scrape.prom"),
+        "--at".into(),
+        AT.into(),
+    ])?;
     assert_eq!(v["gpu_count"], 1);
     assert_eq!(v["gpus"][0]["model"], "NVIDIA L4");
-    assert_close(num(&v, "/layers/held_gpu_hours"), 0.0, "idle L4, nothing in memory");
+    assert_close(
+        num(&v, "/layers/held_gpu_hours"),
+        0.0,
+        "idle L4, nothing in memory",
+    );
     Ok(())
 }
 
@@ -205,7 +247,10 @@ const H100_MIG_LOAD: &str = "nge_linux-x86_64__nvidia-h100-mig__590.48.01__load"
 fn h100_gpu_burn_query_gpu_csv_is_held_at_full_activity() -> anyhow::Result<()> {
     let v = report_json(&[capture(&format!("{H100_LOAD}.query-gpu.csv"))])?;
     assert!(
-        v["held_rule"].as_str().unwrap_or_default().contains("memory"),
+        v["held_rule"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("memory"),
         "{}",
         v["held_rule"]
     );
@@ -227,18 +272,29 @@ fn compute_apps_log_decides_held_by_process() -> anyhow::Result<()> {
         capture(&format!("{H100_LOAD}.query-compute-apps.csv")),
     ])?;
     assert!(
-        load["held_rule"].as_str().unwrap_or_default().contains("held"),
+        load["held_rule"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("held"),
         "{}",
         load["held_rule"]
     );
-    assert_close(num(&load, "/layers/held_gpu_hours"), 1.0, "gpu_burn on the GPU");
+    assert_close(
+        num(&load, "/layers/held_gpu_hours"),
+        1.0,
+        "gpu_burn on the GPU",
+    );
     assert_eq!(load["gpus"][0]["jobs"][0], "gpu_burn+memhog");
     let idle = report_json(&[
         capture(&format!("{H100_IDLE}.query-gpu.csv")),
         capture(&format!("{H100_IDLE}.query-compute-apps.csv")),
     ])?;
     assert_close(num(&idle, "/layers/observed_gpu_hours"), 1.0, "observed");
-    assert_close(num(&idle, "/layers/held_gpu_hours"), 0.0, "no process: not held");
+    assert_close(
+        num(&idle, "/layers/held_gpu_hours"),
+        0.0,
+        "no process: not held",
+    );
     Ok(())
 }
 
@@ -280,12 +336,18 @@ fn dmon_logs_read_sm_as_device_activity_and_dash_as_missing() -> anyhow::Result<
     assert_eq!(v["window"]["start"], "2026-07-14T08:12:56Z");
     assert_close(num(&v, "/ratios/active"), 1.0, "sm 100");
     assert_close(num(&v, "/gpus/0/last_power_w"), 636.0, "pwr");
-    assert!(text_of(&v, "notes").contains("1 s apart"), "{}", text_of(&v, "notes"));
+    assert!(
+        text_of(&v, "notes").contains("1 s apart"),
+        "{}",
+        text_of(&v, "notes")
+    );
     let mig = capture("nge_linux-x86_64__nvidia-h100-mig__590.48.01__load.dmon.txt");
     let m = report_json(&[mig.as_str(), "--at", at, "--assume-held"])?;
     assert!(m["ratios"]["active"].is_null(), "{}", m["ratios"]);
     assert!(
-        m["data_quality"]["invalid"].as_object().is_some_and(|o| o.is_empty()),
+        m["data_quality"]["invalid"]
+            .as_object()
+            .is_some_and(|o| o.is_empty()),
         "'-' is missing, not invalid"
     );
     Ok(())
@@ -320,11 +382,18 @@ fn dual_a5000_xml_shows_two_gpus_held_at_zero() -> anyhow::Result<()> {
 
 #[test]
 fn mig_xml_has_no_device_activity_not_zero() -> anyhow::Result<()> {
-    let v = report_json(&[capture("telegraf_a100-sxm4-v12.xml"), "--assume-held".into()])?;
+    let v = report_json(&[
+        capture("telegraf_a100-sxm4-v12.xml"),
+        "--assume-held".into(),
+    ])?;
     assert_eq!(v["gpu_count"], 1);
     assert!(v["ratios"]["active"].is_null(), "{}", v["ratios"]);
     assert!(v["gpus"][0]["device_util"].is_null());
-    assert!(text_of(&v, "notes").contains("MIG enabled"), "{}", text_of(&v, "notes"));
+    assert!(
+        text_of(&v, "notes").contains("MIG enabled"),
+        "{}",
+        text_of(&v, "notes")
+    );
     Ok(())
 }
 
@@ -373,7 +442,11 @@ fn same_report(a: &Value, b: &Value, path: &str) -> Result<(), String> {
                 if matches!(p.as_str(), "/sources/files" | "/data_quality/notes") {
                     continue;
                 }
-                same_report(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), &p)?;
+                same_report(
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                    &p,
+                )?;
             }
             Ok(())
         }
@@ -383,7 +456,10 @@ fn same_report(a: &Value, b: &Value, path: &str) -> Result<(), String> {
             .enumerate()
             .try_for_each(|(i, (p, q))| same_report(p, q, &format!("{path}/{i}"))),
         (Value::Number(x), Value::Number(y)) => {
-            let (p, q) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (p, q) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             if (p - q).abs() <= 1e-9 * p.abs().max(1.0) {
                 Ok(())
             } else {
@@ -415,10 +491,26 @@ fn one_fleet_state_as_csv_scrapes_and_range_responses_reports_the_same() -> anyh
         8.0 / 60.0,
         "2 GPUs x 4 samples x 1 min",
     );
-    assert_close(num(&csv, "/layers/held_gpu_hours"), 4.0 / 60.0, "train-1 on GPU a");
-    assert_close(num(&csv, "/layers/active_gpu_hours"), 1.85 / 60.0, "0.9 + 0.95");
-    assert_close(num(&csv, "/layers/sm_active_gpu_hours"), 1.125 / 60.0, "0.5 + 0.625");
-    assert_close(num(&csv, "/layers/idle_held_gpu_hours"), 2.0 / 60.0, "last two minutes");
+    assert_close(
+        num(&csv, "/layers/held_gpu_hours"),
+        4.0 / 60.0,
+        "train-1 on GPU a",
+    );
+    assert_close(
+        num(&csv, "/layers/active_gpu_hours"),
+        1.85 / 60.0,
+        "0.9 + 0.95",
+    );
+    assert_close(
+        num(&csv, "/layers/sm_active_gpu_hours"),
+        1.125 / 60.0,
+        "0.5 + 0.625",
+    );
+    assert_close(
+        num(&csv, "/layers/idle_held_gpu_hours"),
+        2.0 / 60.0,
+        "last two minutes",
+    );
     same_report(&csv, &scrape, "").map_err(|e| anyhow::anyhow!("csv vs scrape: {e}"))?;
     same_report(&csv, &range, "").map_err(|e| anyhow::anyhow!("csv vs range: {e}"))?;
     assert!(
@@ -438,10 +530,17 @@ fn job_and_team_labels_can_be_chosen() -> anyhow::Result<()> {
         "--by".into(),
         "team".into(),
     ])?;
-    assert_eq!(gpu(&v, "GPU-aaaaaaaa-0000-0000-0000-000000000001")["jobs"][0], "main");
+    assert_eq!(
+        gpu(&v, "GPU-aaaaaaaa-0000-0000-0000-000000000001")["jobs"][0],
+        "main"
+    );
     let groups = v["groups"]
         .as_array()
-        .map(|g| g.iter().filter_map(|x| x["key"].as_str()).collect::<Vec<_>>())
+        .map(|g| {
+            g.iter()
+                .filter_map(|x| x["key"].as_str())
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default();
     assert!(groups.contains(&"ml"), "{groups:?}");
     Ok(())
@@ -453,7 +552,11 @@ fn a_log_without_a_gpu_id_is_one_gpu() -> anyhow::Result<()> {
     assert_eq!(v["gpu_count"], 1);
     assert_eq!(v["gpus"][0]["gpu"], "0");
     assert_eq!(v["gpus"][0]["samples"], 4);
-    assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 60.0, "4 samples x 30 s");
+    assert_close(
+        num(&v, "/layers/held_gpu_hours"),
+        2.0 / 60.0,
+        "4 samples x 30 s",
+    );
     assert_close(
         num(&v, "/layers/active_gpu_hours"),
         0.6 / 60.0,
@@ -483,8 +586,16 @@ fn noheader_nounits_log_reads_with_columns() -> anyhow::Result<()> {
         "timestamp,index,utilization.gpu,memory.used".into(),
     ])?;
     assert_eq!(v["gpu_count"], 2);
-    assert_close(num(&v, "/layers/held_gpu_hours"), 1.0 / 60.0, "GPU 0: 2 samples x 30 s");
-    assert_close(num(&v, "/layers/active_gpu_hours"), 0.7 / 60.0, "80% and 60%");
+    assert_close(
+        num(&v, "/layers/held_gpu_hours"),
+        1.0 / 60.0,
+        "GPU 0: 2 samples x 30 s",
+    );
+    assert_close(
+        num(&v, "/layers/active_gpu_hours"),
+        0.7 / 60.0,
+        "80% and 60%",
+    );
     let err = fails_with_2(&[data("formats/noheader-nounits.csv")])?;
     assert!(
         err.contains("noheader-nounits.csv:1:") && err.contains("--columns"),
@@ -523,7 +634,11 @@ fn formats_are_sniffed_without_an_extension_and_can_be_forced() -> anyhow::Resul
 
 #[test]
 fn truncated_scrape_line_names_file_and_line() -> anyhow::Result<()> {
-    let err = fails_with_2(&[data("invalid/formats/truncated-line.prom"), "--at".into(), AT.into()])?;
+    let err = fails_with_2(&[
+        data("invalid/formats/truncated-line.prom"),
+        "--at".into(),
+        AT.into(),
+    ])?;
     assert!(err.contains("truncated-line.prom:4:"), "{err}");
     assert!(err.contains("no value"), "{err}");
     Ok(())

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 mod common;
-use common::{num};
+use common::num;
 
 fn gpuaudit() -> Result<Command> {
     let mut c = Command::cargo_bin("gpuaudit")?;
@@ -27,8 +27,16 @@ fn gpuaudit() -> Result<Command> {
 }
 
 fn report(args: &[&str]) -> Result<Value> {
-    let out = gpuaudit()?.arg("report").args(args).args(["--format", "json", "--quiet"]).output()?;
-    ensure!(out.status.success(), "report {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = gpuaudit()?
+        .arg("report")
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()?;
+    ensure!(
+        out.status.success(),
+        "report {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Ok(serde_json::from_slice(&out.stdout)?)
 }
 
@@ -38,21 +46,37 @@ fn report_fails(args: &[&str], env: &[(&str, &str)]) -> Result<String> {
     for (k, v) in env {
         c.env(k, v);
     }
-    let out = c.arg("report").args(args).args(["--format", "json", "--quiet"]).output()?;
+    let out = c
+        .arg("report")
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()?;
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    ensure!(out.status.code() == Some(2), "expected exit 2 for {args:?}, got {:?}: {stderr}", out.status.code());
+    ensure!(
+        out.status.code() == Some(2),
+        "expected exit 2 for {args:?}, got {:?}: {stderr}",
+        out.status.code()
+    );
     ensure!(out.stdout.is_empty(), "a failed report printed to stdout");
-    ensure!(stderr.lines().count() == 1, "expected one error line, got: {stderr}");
+    ensure!(
+        stderr.lines().count() == 1,
+        "expected one error line, got: {stderr}"
+    );
     Ok(stderr)
 }
 
 fn close(got: f64, want: f64, tol: f64, what: &str) {
-    assert!((got - want).abs() <= tol * want.abs().max(1.0), "{what}: got {got}, want {want}");
+    assert!(
+        (got - want).abs() <= tol * want.abs().max(1.0),
+        "{what}: got {got}, want {want}"
+    );
 }
 
 fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 /// The server binaries, or None (skip) when absent and not under CI.
@@ -100,11 +124,20 @@ fn start_server(prometheus: &Path, promtool: &Path, openmetrics: &Path) -> Resul
     let data = dir.path().join("data");
     let out = std::process::Command::new(promtool)
         // One pass over the file per block: 24h blocks instead of 2h (a hidden promtool flag).
-        .args(["tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=24h"])
+        .args([
+            "tsdb",
+            "create-blocks-from",
+            "openmetrics",
+            "--max-block-duration=24h",
+        ])
         .arg(openmetrics)
         .arg(&data)
         .output()?;
-    ensure!(out.status.success(), "promtool backfill failed: {}", String::from_utf8_lossy(&out.stderr));
+    ensure!(
+        out.status.success(),
+        "promtool backfill failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let config = dir.path().join("prometheus.yml");
     std::fs::write(&config, "global:\n  scrape_interval: 1m\n")?;
     let port = free_port()?;
@@ -117,7 +150,11 @@ fn start_server(prometheus: &Path, promtool: &Path, openmetrics: &Path) -> Resul
         .stderr(Stdio::null())
         .spawn()
         .context("starting prometheus")?;
-    let server = Server { child, url: format!("http://127.0.0.1:{port}"), _dir: dir };
+    let server = Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+        _dir: dir,
+    };
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if let Ok(r) = ureq::get(&format!("{}/-/ready", server.url)).call()
@@ -157,14 +194,36 @@ const CSV_METRICS: &[(&str, &str, f64)] = &[
 fn read_demo_csv(path: &Path) -> Result<(Vec<String>, Vec<Row>)> {
     let text = std::fs::read_to_string(path)?;
     let mut lines = text.lines();
-    let header: Vec<String> = lines.next().context("empty csv")?.split(',').map(str::to_string).collect();
-    let idx = |name: &str| header.iter().position(|h| h == name).with_context(|| format!("no column {name}"));
-    let (ti, hi, gi, mi, ji, tei) = (idx("time")?, idx("host")?, idx("gpu")?, idx("model")?, idx("job")?, idx("team")?);
-    let vi: Vec<usize> = CSV_METRICS.iter().map(|(c, _, _)| idx(c)).collect::<Result<_>>()?;
+    let header: Vec<String> = lines
+        .next()
+        .context("empty csv")?
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let idx = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .with_context(|| format!("no column {name}"))
+    };
+    let (ti, hi, gi, mi, ji, tei) = (
+        idx("time")?,
+        idx("host")?,
+        idx("gpu")?,
+        idx("model")?,
+        idx("job")?,
+        idx("team")?,
+    );
+    let vi: Vec<usize> = CSV_METRICS
+        .iter()
+        .map(|(c, _, _)| idx(c))
+        .collect::<Result<_>>()?;
     let mut rows = Vec::new();
     for line in lines {
         let f: Vec<&str> = line.split(',').collect();
-        let t = chrono::NaiveDateTime::parse_from_str(f[ti], "%Y-%m-%dT%H:%M:%S%.f")?.and_utc().timestamp();
+        let t = chrono::NaiveDateTime::parse_from_str(f[ti], "%Y-%m-%dT%H:%M:%S%.f")?
+            .and_utc()
+            .timestamp();
         rows.push(Row {
             t_s: t,
             host: f[hi].into(),
@@ -202,9 +261,15 @@ fn write_openmetrics(rows: &[Row], path: &Path) -> Result<()> {
                 r.host
             );
             if !r.job.is_empty() {
-                labels.push_str(&format!(",exported_pod=\"{}\",exported_namespace=\"{}\"", r.job, r.team));
+                labels.push_str(&format!(
+                    ",exported_pod=\"{}\",exported_namespace=\"{}\"",
+                    r.job, r.team
+                ));
             }
-            series.entry(labels).or_default().push(format!("{} {}", v * scale, r.t_s));
+            series
+                .entry(labels)
+                .or_default()
+                .push(format!("{} {}", v * scale, r.t_s));
         }
         for (labels, points) in series {
             for p in points {
@@ -217,7 +282,13 @@ fn write_openmetrics(rows: &[Row], path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn write_csv(header: &[String], rows: &[Row], source: &Path, path: &Path, keep: &dyn Fn(&Row) -> bool) -> Result<()> {
+fn write_csv(
+    header: &[String],
+    rows: &[Row],
+    source: &Path,
+    path: &Path,
+    keep: &dyn Fn(&Row) -> bool,
+) -> Result<()> {
     let text = std::fs::read_to_string(source)?;
     let mut out = header.join(",") + "\n";
     for (line, r) in text.lines().skip(1).zip(rows) {
@@ -231,7 +302,9 @@ fn write_csv(header: &[String], rows: &[Row], source: &Path, path: &Path, keep: 
 }
 
 fn iso(t_s: i64) -> Result<String> {
-    Ok(chrono::DateTime::from_timestamp(t_s, 0).context("time")?.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+    Ok(chrono::DateTime::from_timestamp(t_s, 0)
+        .context("time")?
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }
 
 const LAYERS: &[&str] = &[
@@ -259,14 +332,29 @@ const LAYERS: &[&str] = &[
 
 #[test]
 fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
-    let Some((prometheus, promtool)) = binaries() else { return Ok(()) };
+    let Some((prometheus, promtool)) = binaries() else {
+        return Ok(());
+    };
     let dir = tempfile::tempdir()?;
     let demo = dir.path().join("demo.csv");
     let out = gpuaudit()?
-        .args(["demo", "--gpus", "40", "--days", "0.5", "--interval", "1m", "--out"])
+        .args([
+            "demo",
+            "--gpus",
+            "40",
+            "--days",
+            "0.5",
+            "--interval",
+            "1m",
+            "--out",
+        ])
         .arg(&demo)
         .output()?;
-    ensure!(out.status.success(), "demo failed: {}", String::from_utf8_lossy(&out.stderr));
+    ensure!(
+        out.status.success(),
+        "demo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (header, rows) = read_demo_csv(&demo)?;
     // A 4-minute hole in one GPU's series (3 samples missing): over the lookback,
     // so both modes see a gap, and the modes weigh it differently (documented).
@@ -282,7 +370,16 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
     write_openmetrics(&kept, &om)?;
     let server = start_server(&prometheus, &promtool, &om)?;
     let (since, until) = (iso(t0)?, iso(t_end)?);
-    let live = ["--prometheus", server.url.as_str(), "--since", since.as_str(), "--until", until.as_str(), "--step", "1m"];
+    let live = [
+        "--prometheus",
+        server.url.as_str(),
+        "--since",
+        since.as_str(),
+        "--until",
+        until.as_str(),
+        "--step",
+        "1m",
+    ];
 
     // Pulled: exactly the file's numbers.
     let file = report(&[fleet_csv.to_str().context("path")?])?;
@@ -299,15 +396,30 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|e| (e["gpu"].to_string(), e["job"].to_string(), e["start"].to_string(), e["end"].to_string()))
+                    .map(|e| {
+                        (
+                            e["gpu"].to_string(),
+                            e["job"].to_string(),
+                            e["start"].to_string(),
+                            e["end"].to_string(),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
     };
     assert_eq!(episodes(&pulled), episodes(&file));
-    assert!(num(&file, "/layers/held_gpu_hours") > 0.0 && num(&file, "/layers/idle_held_gpu_hours") > 0.0);
+    assert!(
+        num(&file, "/layers/held_gpu_hours") > 0.0
+            && num(&file, "/layers/idle_held_gpu_hours") > 0.0
+    );
     // The hole: 1 minute unobserved (4 min gap - 3 min max gap) in both.
-    close(num(&pulled, "/data_quality/unobserved_gpu_hours"), 1.0 / 60.0, 1e-9, "unobserved");
+    close(
+        num(&pulled, "/data_quality/unobserved_gpu_hours"),
+        1.0 / 60.0,
+        1e-9,
+        "unobserved",
+    );
 
     // Per job, too (the workload's exported_pod, never the scrape job "dcgm-exporter").
     let file_by = report(&[fleet_csv.to_str().context("path")?, "--by", "job"])?;
@@ -315,7 +427,16 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
     let groups = |v: &Value| -> BTreeMap<String, f64> {
         v["groups"]
             .as_array()
-            .map(|a| a.iter().map(|g| (g["key"].as_str().unwrap_or("").to_string(), num(g, "/layers/held_gpu_hours"))).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|g| {
+                        (
+                            g["key"].as_str().unwrap_or("").to_string(),
+                            num(g, "/layers/held_gpu_hours"),
+                        )
+                    })
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let (fg, pg) = (groups(&file_by), groups(&pulled_by));
@@ -332,12 +453,34 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
     let n = kept.len() as f64;
     let held: Vec<&Row> = kept.iter().filter(|r| !r.job.is_empty()).collect();
     let util = |r: &Row| r.values[0].unwrap_or(f64::NAN);
-    close(num(&push, "/layers/observed_gpu_hours"), n / 60.0, 1e-9, "pushdown observed");
-    close(num(&push, "/layers/held_gpu_hours"), held.len() as f64 / 60.0, 1e-9, "pushdown held");
-    close(num(&push, "/layers/active_gpu_hours"), held.iter().map(|r| util(r)).sum::<f64>() / 60.0, 1e-9, "pushdown active");
+    close(
+        num(&push, "/layers/observed_gpu_hours"),
+        n / 60.0,
+        1e-9,
+        "pushdown observed",
+    );
+    close(
+        num(&push, "/layers/held_gpu_hours"),
+        held.len() as f64 / 60.0,
+        1e-9,
+        "pushdown held",
+    );
+    close(
+        num(&push, "/layers/active_gpu_hours"),
+        held.iter().map(|r| util(r)).sum::<f64>() / 60.0,
+        1e-9,
+        "pushdown active",
+    );
     let idle = held.iter().filter(|r| util(r) < 0.01).count() as f64;
-    close(num(&push, "/layers/idle_held_gpu_hours"), idle / 60.0, 1e-9, "pushdown idle");
-    let hole_held = !kept.iter().any(|r| r.gpu == hole_gpu && r.t_s == t0 + 540 && r.job.is_empty());
+    close(
+        num(&push, "/layers/idle_held_gpu_hours"),
+        idle / 60.0,
+        1e-9,
+        "pushdown idle",
+    );
+    let hole_held = !kept
+        .iter()
+        .any(|r| r.gpu == hole_gpu && r.t_s == t0 + 540 && r.job.is_empty());
     close(
         num(&pulled, "/layers/observed_gpu_hours") - num(&push, "/layers/observed_gpu_hours"),
         2.0 / 60.0,
@@ -345,40 +488,85 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
         "pulled - pushdown observed",
     );
     if hole_held {
-        close(num(&pulled, "/layers/held_gpu_hours") - num(&push, "/layers/held_gpu_hours"), 2.0 / 60.0, 1e-9, "held diff");
+        close(
+            num(&pulled, "/layers/held_gpu_hours") - num(&push, "/layers/held_gpu_hours"),
+            2.0 / 60.0,
+            1e-9,
+            "held diff",
+        );
     }
     // The documented tolerance: within 2 steps per gap, here well under 0.1 %.
-    for p in ["/layers/sm_active_gpu_hours", "/layers/tensor_active_gpu_hours", "/ratios/active", "/ratios/sm_active", "/ratios/tensor_active", "/cost/held_usd"] {
+    for p in [
+        "/layers/sm_active_gpu_hours",
+        "/layers/tensor_active_gpu_hours",
+        "/ratios/active",
+        "/ratios/sm_active",
+        "/ratios/tensor_active",
+        "/cost/held_usd",
+    ] {
         close(num(&push, p), num(&pulled, p), 1e-3, p);
     }
     assert_eq!(num(&push, "/gpu_count"), 40.0);
     let notes = push["data_quality"]["notes"].to_string();
-    assert!(notes.contains("--pushdown") && notes.contains("--max-gap"), "caveat missing: {notes}");
+    assert!(
+        notes.contains("--pushdown") && notes.contains("--max-gap"),
+        "caveat missing: {notes}"
+    );
     let push_by = report(&[&live[..], &["--pushdown", "--by", "job"]].concat())?;
     for (k, v) in groups(&push_by) {
-        assert!(fg.contains_key(&k), "pushdown group {k} not in the file's groups");
+        assert!(
+            fg.contains_key(&k),
+            "pushdown group {k} not in the file's groups"
+        );
         close(v, fg[&k], 2e-3, &k);
     }
 
     // --selector narrows: one host only.
     let host = kept[0].host.clone();
-    let one = report(&[&live[..], &["--selector", &format!("{{Hostname=\"{host}\"}}")]].concat())?;
+    let one = report(
+        &[
+            &live[..],
+            &["--selector", &format!("{{Hostname=\"{host}\"}}")],
+        ]
+        .concat(),
+    )?;
     assert_eq!(num(&one, "/gpu_count"), 8.0);
 
     // A selector that matches nothing: no data, exit 2 (never an empty success).
-    let e = report_fails(&[&live[..], &["--selector", "{cluster=\"nope\"}"]].concat(), &[])?;
-    assert!(e.contains("no DCGM series") && e.contains("cluster=\"nope\""), "{e}");
-    let e = report_fails(&[&live[..], &["--selector", "{cluster=\"nope\"}", "--pushdown"]].concat(), &[])?;
+    let e = report_fails(
+        &[&live[..], &["--selector", "{cluster=\"nope\"}"]].concat(),
+        &[],
+    )?;
+    assert!(
+        e.contains("no DCGM series") && e.contains("cluster=\"nope\""),
+        "{e}"
+    );
+    let e = report_fails(
+        &[
+            &live[..],
+            &["--selector", "{cluster=\"nope\"}", "--pushdown"],
+        ]
+        .concat(),
+        &[],
+    )?;
     assert!(e.contains("no DCGM_FI_DEV_GPU_UTIL"), "{e}");
     // A PromQL error: Prometheus's own text comes through.
-    let e = report_fails(&[&live[..], &["--selector", "{cluster=~\"(\"}"]].concat(), &[])?;
-    assert!(e.contains("bad_data") && e.contains("error parsing regexp"), "{e}");
+    let e = report_fails(
+        &[&live[..], &["--selector", "{cluster=~\"(\"}"]].concat(),
+        &[],
+    )?;
+    assert!(
+        e.contains("bad_data") && e.contains("error parsing regexp"),
+        "{e}"
+    );
     Ok(())
 }
 
 /// A canned HTTP server on 127.0.0.1: `answer(request)` gives the status
 /// line and JSON body of every reply; returns its URL and the requests it saw.
-fn canned(answer: fn(&str) -> (&'static str, &'static str)) -> Result<(String, std::sync::mpsc::Receiver<String>)> {
+fn canned(
+    answer: fn(&str) -> (&'static str, &'static str),
+) -> Result<(String, std::sync::mpsc::Receiver<String>)> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let url = format!("http://127.0.0.1:{}", listener.local_addr()?.port());
     let (tx, rx) = std::sync::mpsc::channel();
@@ -394,11 +582,17 @@ fn canned(answer: fn(&str) -> (&'static str, &'static str)) -> Result<(String, s
                 }
             }
             // The form body (the query) follows the headers.
-            let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n").map_or(buf.len(), |p| p + 4);
+            let head_end = buf
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .map_or(buf.len(), |p| p + 4);
             let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
             let length: usize = head
                 .lines()
-                .find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse().ok()))
+                .find_map(|l| {
+                    l.strip_prefix("content-length:")
+                        .and_then(|v| v.trim().parse().ok())
+                })
                 .unwrap_or(0);
             while buf.len() < head_end + length {
                 match s.read(&mut chunk) {
@@ -424,13 +618,19 @@ fn unauthorized(_: &str) -> (&'static str, &'static str) {
 }
 
 fn bad_query(_: &str) -> (&'static str, &'static str) {
-    ("400 Bad Request", r#"{"status":"error","errorType":"bad_data","error":"1:2: parse error: unexpected <op:=>"}"#)
+    (
+        "400 Bad Request",
+        r#"{"status":"error","errorType":"bad_data","error":"1:2: parse error: unexpected <op:=>"}"#,
+    )
 }
 
 /// Label lists are empty, queries return no series (with a partial-answer warning).
 fn empty(request: &str) -> (&'static str, &'static str) {
     if request.starts_with("POST /api/v1/query") {
-        ("200 OK", r#"{"status":"success","data":{"resultType":"matrix","result":[]},"warnings":["store b unreachable"]}"#)
+        (
+            "200 OK",
+            r#"{"status":"success","data":{"resultType":"matrix","result":[]},"warnings":["store b unreachable"]}"#,
+        )
     } else {
         ("200 OK", r#"{"status":"success","data":[]}"#)
     }
@@ -440,18 +640,30 @@ fn empty(request: &str) -> (&'static str, &'static str) {
 /// three points, and a warning that one store was unreachable.
 fn partial(request: &str) -> (&'static str, &'static str) {
     if request.contains("/api/v1/labels") {
-        ("200 OK", r#"{"status":"success","data":["Hostname","UUID","__name__","job","instance"]}"#)
+        (
+            "200 OK",
+            r#"{"status":"success","data":["Hostname","UUID","__name__","job","instance"]}"#,
+        )
     } else if request.contains("/api/v1/label/Hostname/values") {
         ("200 OK", r#"{"status":"success","data":["h1"]}"#)
     } else if request.contains("/api/v1/label/__name__/values") {
-        ("200 OK", r#"{"status":"success","data":["DCGM_FI_DEV_FB_USED","DCGM_FI_DEV_GPU_UTIL"]}"#)
+        (
+            "200 OK",
+            r#"{"status":"success","data":["DCGM_FI_DEV_FB_USED","DCGM_FI_DEV_GPU_UTIL"]}"#,
+        )
     } else if request.contains("DCGM_FI_DEV_GPU_UTIL") {
         // last_over_time(...) drops __name__, as Prometheus does.
-        ("200 OK", r#"{"status":"success","warnings":["store-b: partial response (no data from 2 of 3 stores)"],"data":{"resultType":"matrix","result":[
- {"metric":{"Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"50"],[1783296060,"0"],[1783296120,"20"]]}]}}"#)
+        (
+            "200 OK",
+            r#"{"status":"success","warnings":["store-b: partial response (no data from 2 of 3 stores)"],"data":{"resultType":"matrix","result":[
+ {"metric":{"Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"50"],[1783296060,"0"],[1783296120,"20"]]}]}}"#,
+        )
     } else {
-        ("200 OK", r#"{"status":"success","data":{"resultType":"matrix","result":[
- {"metric":{"Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"2000"],[1783296060,"2000"],[1783296120,"500"]]}]}}"#)
+        (
+            "200 OK",
+            r#"{"status":"success","data":{"resultType":"matrix","result":[
+ {"metric":{"Hostname":"h1","UUID":"GPU-1","job":"dcgm","instance":"h1:9400"},"values":[[1783296000,"2000"],[1783296060,"2000"],[1783296120,"500"]]}]}}"#,
+        )
     }
 }
 
@@ -460,33 +672,86 @@ fn warnings_of_a_partial_answer_reach_the_report() -> Result<()> {
     let (url, seen) = canned(partial)?;
     let out = gpuaudit()?
         .env("GPUAUDIT_PROM_TOKEN", "tok-123")
-        .args(["report", "--prometheus", url.as_str(), "--format", "json", "--quiet"])
+        .args([
+            "report",
+            "--prometheus",
+            url.as_str(),
+            "--format",
+            "json",
+            "--quiet",
+        ])
         .args(WINDOW)
         .output()?;
-    ensure!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ensure!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout)?;
     // 3 points of 1 min; held by memory (2000 MiB > 1 GiB) for the first two.
-    close(num(&v, "/layers/observed_gpu_hours"), 3.0 / 60.0, 1e-9, "observed");
+    close(
+        num(&v, "/layers/observed_gpu_hours"),
+        3.0 / 60.0,
+        1e-9,
+        "observed",
+    );
     close(num(&v, "/layers/held_gpu_hours"), 2.0 / 60.0, 1e-9, "held");
-    close(num(&v, "/layers/active_gpu_hours"), 0.5 / 60.0, 1e-9, "active");
-    close(num(&v, "/layers/idle_held_gpu_hours"), 1.0 / 60.0, 1e-9, "idle held");
+    close(
+        num(&v, "/layers/active_gpu_hours"),
+        0.5 / 60.0,
+        1e-9,
+        "active",
+    );
+    close(
+        num(&v, "/layers/idle_held_gpu_hours"),
+        1.0 / 60.0,
+        1e-9,
+        "idle held",
+    );
     assert_eq!(v["gpus"][0]["host"], "h1");
     let warnings = v["data_quality"]["warnings"].to_string();
-    assert!(warnings.contains("store-b: partial response") && warnings.contains("may be partial"), "{warnings}");
+    assert!(
+        warnings.contains("store-b: partial response") && warnings.contains("may be partial"),
+        "{warnings}"
+    );
     let requests: Vec<String> = seen.try_iter().collect();
-    assert!(requests.iter().all(|r| r.contains("Bearer tok-123")), "every request carries the token");
-    assert!(requests.iter().any(|r| r.starts_with("POST /api/v1/query_range")));
+    assert!(
+        requests.iter().all(|r| r.contains("Bearer tok-123")),
+        "every request carries the token"
+    );
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.starts_with("POST /api/v1/query_range"))
+    );
     Ok(())
 }
 
-const WINDOW: &[&str] = &["--since", "2026-07-06T00:00:00Z", "--until", "2026-07-06T01:00:00Z", "--step", "1m"];
+const WINDOW: &[&str] = &[
+    "--since",
+    "2026-07-06T00:00:00Z",
+    "--until",
+    "2026-07-06T01:00:00Z",
+    "--step",
+    "1m",
+];
 
 #[test]
 fn connection_refused_is_one_clear_line() -> Result<()> {
     let port = free_port()?;
     let url = format!("http://127.0.0.1:{port}");
-    let e = report_fails(&[&["--prometheus", url.as_str(), "--prom-retries", "1"], WINDOW].concat(), &[])?;
-    assert!(e.contains(&format!("cannot reach Prometheus at {url}")) && e.contains("after 2 tries"), "{e}");
+    let e = report_fails(
+        &[
+            &["--prometheus", url.as_str(), "--prom-retries", "1"],
+            WINDOW,
+        ]
+        .concat(),
+        &[],
+    )?;
+    assert!(
+        e.contains(&format!("cannot reach Prometheus at {url}")) && e.contains("after 2 tries"),
+        "{e}"
+    );
     assert!(e.to_lowercase().contains("refused"), "{e}");
     Ok(())
 }
@@ -495,17 +760,39 @@ fn connection_refused_is_one_clear_line() -> Result<()> {
 fn unauthorized_without_and_with_a_wrong_token() -> Result<()> {
     let (url, seen) = canned(unauthorized)?;
     let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[])?;
-    assert!(e.contains("401 Unauthorized") && e.contains("no credentials were sent") && e.contains("GPUAUDIT_PROM_TOKEN"), "{e}");
+    assert!(
+        e.contains("401 Unauthorized")
+            && e.contains("no credentials were sent")
+            && e.contains("GPUAUDIT_PROM_TOKEN"),
+        "{e}"
+    );
     let secret = "s3cret-token-value";
-    let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[("GPUAUDIT_PROM_TOKEN", secret)])?;
-    assert!(e.contains("401 Unauthorized") && e.contains("bearer token") && e.contains("rejected"), "{e}");
+    let e = report_fails(
+        &[&["--prometheus", url.as_str()], WINDOW].concat(),
+        &[("GPUAUDIT_PROM_TOKEN", secret)],
+    )?;
+    assert!(
+        e.contains("401 Unauthorized") && e.contains("bearer token") && e.contains("rejected"),
+        "{e}"
+    );
     assert!(!e.contains(secret), "the token leaked: {e}");
     let requests: Vec<String> = seen.try_iter().collect();
-    assert!(requests.iter().any(|r| r.contains(&format!("Bearer {secret}"))), "the token was not sent");
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.contains(&format!("Bearer {secret}"))),
+        "the token was not sent"
+    );
     // Basic auth from the URL: sent, never shown.
     let with_user = url.replace("http://", "http://me:pw-secret@");
-    let e = report_fails(&[&["--prometheus", with_user.as_str()], WINDOW].concat(), &[])?;
-    assert!(e.contains("basic-auth") && !e.contains("pw-secret") && e.contains(&url), "{e}");
+    let e = report_fails(
+        &[&["--prometheus", with_user.as_str()], WINDOW].concat(),
+        &[],
+    )?;
+    assert!(
+        e.contains("basic-auth") && !e.contains("pw-secret") && e.contains(&url),
+        "{e}"
+    );
     Ok(())
 }
 
@@ -513,7 +800,11 @@ fn unauthorized_without_and_with_a_wrong_token() -> Result<()> {
 fn a_promql_error_shows_prometheus_text() -> Result<()> {
     let (url, _) = canned(bad_query)?;
     let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[])?;
-    assert!(e.contains("400 Bad Request, bad_data") && e.contains("1:2: parse error: unexpected <op:=>"), "{e}");
+    assert!(
+        e.contains("400 Bad Request, bad_data")
+            && e.contains("1:2: parse error: unexpected <op:=>"),
+        "{e}"
+    );
     Ok(())
 }
 
@@ -529,9 +820,21 @@ fn an_empty_answer_is_no_data_not_an_empty_report() -> Result<()> {
 fn flags_are_checked_before_any_request() -> Result<()> {
     let e = report_fails(&[&["--prometheus", "prom:9090"], WINDOW].concat(), &[])?;
     assert!(e.contains("expected an http:// or https:// URL"), "{e}");
-    let e = report_fails(&[&["--prometheus", "http://127.0.0.1:9"], WINDOW, &["--selector", "DCGM_FI_DEV_GPU_UTIL{a=\"b\"}"]].concat(), &[])?;
+    let e = report_fails(
+        &[
+            &["--prometheus", "http://127.0.0.1:9"],
+            WINDOW,
+            &["--selector", "DCGM_FI_DEV_GPU_UTIL{a=\"b\"}"],
+        ]
+        .concat(),
+        &[],
+    )?;
     assert!(e.contains("--selector"), "{e}");
     let out = gpuaudit()?.args(["report", "--format", "json"]).output()?;
-    assert_eq!(out.status.code(), Some(2), "no input and no --prometheus must be a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "no input and no --prometheus must be a usage error"
+    );
     Ok(())
 }

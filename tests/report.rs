@@ -6,12 +6,24 @@ mod common;
 use common::{assert_close, gpuaudit, num};
 
 fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel).display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+        .display()
+        .to_string()
 }
 
 fn report_json(args: &[&str]) -> anyhow::Result<Value> {
-    let out = gpuaudit()?.arg("report").args(args).args(["--format", "json"]).output()?;
-    anyhow::ensure!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = gpuaudit()?
+        .arg("report")
+        .args(args)
+        .args(["--format", "json"])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Ok(serde_json::from_slice(&out.stdout)?)
 }
 
@@ -32,8 +44,16 @@ fn assert_small_fleet(v: &Value) {
     assert_close(num(v, "/cost/held_usd"), 6.0, "held usd");
     assert_close(num(v, "/cost/idle_held_usd"), 3.0, "idle usd");
     assert_close(num(v, "/cost/unallocated_usd"), 1.5, "unallocated usd");
-    assert_close(num(v, "/cost/not_useful_usd"), 6.0 - 3.0 * 0.2, "not useful usd");
-    assert_close(num(v, "/cost/monthly_run_rate/idle_held_usd"), 3.0 * 730.0, "run-rate");
+    assert_close(
+        num(v, "/cost/not_useful_usd"),
+        6.0 - 3.0 * 0.2,
+        "not useful usd",
+    );
+    assert_close(
+        num(v, "/cost/monthly_run_rate/idle_held_usd"),
+        3.0 * 730.0,
+        "run-rate",
+    );
     assert_close(num(v, "/window/hours"), 1.0, "window");
     let eps = v["idle_episodes"].as_array().cloned().unwrap_or_default();
     assert_eq!(eps.len(), 1);
@@ -93,7 +113,10 @@ fn ndjson_and_stdin_read_the_same_fleet() -> anyhow::Result<()> {
     std::fs::write(&nd, out)?;
     assert_small_fleet(&report_json(&[&nd.display().to_string()])?);
 
-    let o = gpuaudit()?.args(["report", "-", "--format", "json"]).write_stdin(csv_text).output()?;
+    let o = gpuaudit()?
+        .args(["report", "-", "--format", "json"])
+        .write_stdin(csv_text)
+        .output()?;
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_small_fleet(&serde_json::from_slice(&o.stdout)?);
     Ok(())
@@ -106,12 +129,21 @@ fn flat_price_prices_files_and_no_prices() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let csv = dir.path().join("prices.csv");
     std::fs::write(&csv, "model,usd_per_gpu_hour\nNVIDIA H100 80GB HBM3,4.0\n")?;
-    let v = report_json(&[&data("small-fleet.csv"), "--prices", &csv.display().to_string(), "--no-builtin-prices"])?;
+    let v = report_json(&[
+        &data("small-fleet.csv"),
+        "--prices",
+        &csv.display().to_string(),
+        "--no-builtin-prices",
+    ])?;
     assert_close(num(&v, "/cost/held_usd"), 8.0, "csv prices");
     assert_close(num(&v, "/cost/unpriced_gpu_hours"), 1.0, "A100 unpriced");
     let toml = dir.path().join("prices.toml");
     std::fs::write(&toml, "[prices]\n\"NVIDIA A100-SXM4-80GB\" = 1.0\n")?;
-    let v = report_json(&[&data("small-fleet.csv"), "--prices", &toml.display().to_string()])?;
+    let v = report_json(&[
+        &data("small-fleet.csv"),
+        "--prices",
+        &toml.display().to_string(),
+    ])?;
     assert_close(num(&v, "/cost/unallocated_usd"), 1.0, "toml price");
     assert_close(num(&v, "/cost/held_usd"), 6.0, "builtin after file");
     let v = report_json(&[&data("small-fleet.csv"), "--no-builtin-prices"])?;
@@ -123,10 +155,24 @@ fn flat_price_prices_files_and_no_prices() -> anyhow::Result<()> {
 fn since_until_relative_and_absolute() -> anyhow::Result<()> {
     // counted back from the last sample (10:50): 10:30, 10:40, 10:50 are kept
     let v = report_json(&[&data("small-fleet.csv"), "--since", "20m"])?;
-    assert_close(num(&v, "/layers/observed_gpu_hours"), 1.5, "3 samples x 3 GPUs x 10 min");
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        1.5,
+        "3 samples x 3 GPUs x 10 min",
+    );
     assert_eq!(v["data_quality"]["rows_outside_window"], 9);
-    let v = report_json(&[&data("small-fleet.csv"), "--since", "2026-07-06T10:00:00Z", "--until", "2026-07-06T10:30:00Z"])?;
-    assert_close(num(&v, "/layers/observed_gpu_hours"), 1.5, "3 samples x 3 GPUs");
+    let v = report_json(&[
+        &data("small-fleet.csv"),
+        "--since",
+        "2026-07-06T10:00:00Z",
+        "--until",
+        "2026-07-06T10:30:00Z",
+    ])?;
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        1.5,
+        "3 samples x 3 GPUs",
+    );
     Ok(())
 }
 
@@ -139,12 +185,29 @@ fn showback_by_team_and_other_formats() -> anyhow::Result<()> {
     assert_close(num(&groups[0], "/layers/held_gpu_hours"), 2.0, "ml held");
     assert_eq!(groups[1]["key"], "(unallocated)");
 
-    let csv = gpuaudit()?.args(["report", &data("small-fleet.csv"), "--format", "csv", "--by", "user"]).output()?;
+    let csv = gpuaudit()?
+        .args([
+            "report",
+            &data("small-fleet.csv"),
+            "--format",
+            "csv",
+            "--by",
+            "user",
+        ])
+        .output()?;
     let text = String::from_utf8(csv.stdout)?;
-    assert!(text.starts_with("scope,key,observed_gpu_hours,held_gpu_hours"), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("user,bob,1,1,0,")), "{text}");
+    assert!(
+        text.starts_with("scope,key,observed_gpu_hours,held_gpu_hours"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("user,bob,1,1,0,")),
+        "{text}"
+    );
 
-    let md = gpuaudit()?.args(["report", &data("small-fleet.csv"), "--format", "markdown"]).output()?;
+    let md = gpuaudit()?
+        .args(["report", &data("small-fleet.csv"), "--format", "markdown"])
+        .output()?;
     let text = String::from_utf8(md.stdout)?;
     assert!(text.contains("| held | 2.00 | 100.0% | 66.7% |"), "{text}");
     Ok(())
@@ -152,7 +215,9 @@ fn showback_by_team_and_other_formats() -> anyhow::Result<()> {
 
 #[test]
 fn table_output_snapshot() -> anyhow::Result<()> {
-    let out = gpuaudit()?.args(["report", &data("small-fleet.csv"), "--by", "team"]).output()?;
+    let out = gpuaudit()?
+        .args(["report", &data("small-fleet.csv"), "--by", "team"])
+        .output()?;
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout)?.replace(&data(""), "testdata/");
     insta::assert_snapshot!("small_fleet_table", text);
@@ -165,22 +230,51 @@ fn demo_fleet_tells_the_story() -> anyhow::Result<()> {
     assert_eq!(v["gpu_count"], 40);
     assert_close(num(&v, "/window/hours"), 168.0, "a week");
     let groups = v["groups"].as_array().cloned().unwrap_or_default();
-    let job = |name: &str| groups.iter().find(|g| g["key"] == name).cloned().unwrap_or(Value::Null);
+    let job = |name: &str| {
+        groups
+            .iter()
+            .find(|g| g["key"] == name)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
     // the training gang: ~95% device activity, ~40% SM, ~20% tensor (3 h hang included)
     let train = job("pretrain-0");
-    assert!((0.90..0.96).contains(&num(&train, "/ratios/active")), "{train}");
-    assert!((0.36..0.42).contains(&num(&train, "/ratios/sm_active")), "{train}");
-    assert!((0.17..0.22).contains(&num(&train, "/ratios/tensor_active")), "{train}");
+    assert!(
+        (0.90..0.96).contains(&num(&train, "/ratios/active")),
+        "{train}"
+    );
+    assert!(
+        (0.36..0.42).contains(&num(&train, "/ratios/sm_active")),
+        "{train}"
+    );
+    assert!(
+        (0.17..0.22).contains(&num(&train, "/ratios/tensor_active")),
+        "{train}"
+    );
     // the forgotten notebook: 8 cards, 0% after its first 6 hours
     let nb = job("jupyter-bob-0");
-    assert_close(num(&nb, "/layers/held_gpu_hours"), 8.0 * 168.0, "notebook held");
-    assert!(num(&nb, "/layers/idle_held_gpu_hours") > 8.0 * 160.0, "{nb}");
+    assert_close(
+        num(&nb, "/layers/held_gpu_hours"),
+        8.0 * 168.0,
+        "notebook held",
+    );
+    assert!(
+        num(&nb, "/layers/idle_held_gpu_hours") > 8.0 * 160.0,
+        "{nb}"
+    );
     let episodes = v["idle_episodes"].as_array().cloned().unwrap_or_default();
-    let nb_eps = episodes.iter().filter(|e| e["job"] == "jupyter-bob-0").count();
+    let nb_eps = episodes
+        .iter()
+        .filter(|e| e["job"] == "jupyter-bob-0")
+        .count();
     assert_eq!(nb_eps, 8);
     // exporter outage on node-001: 24 samples missing, so a 125 min gap
     // less the 15 min max gap (3 x 5 min) is unobserved, on 8 GPUs
-    assert_close(num(&v, "/data_quality/unobserved_gpu_hours"), 8.0 * 110.0 / 60.0, "unobserved");
+    assert_close(
+        num(&v, "/data_quality/unobserved_gpu_hours"),
+        8.0 * 110.0 / 60.0,
+        "unobserved",
+    );
     Ok(())
 }
 
@@ -191,7 +285,17 @@ fn hive_partitioned_directory_and_glob_equal_the_single_file() -> anyhow::Result
     let parts = dir.path().join("fleet");
     for (out, extra) in [(&single, None), (&parts, Some("--partition-by-day"))] {
         let mut c = gpuaudit()?;
-        c.args(["demo", "--gpus", "8", "--days", "2", "--interval", "10m", "--out", &out.display().to_string()]);
+        c.args([
+            "demo",
+            "--gpus",
+            "8",
+            "--days",
+            "2",
+            "--interval",
+            "10m",
+            "--out",
+            &out.display().to_string(),
+        ]);
         if let Some(e) = extra {
             c.arg(e);
         }
@@ -210,7 +314,9 @@ fn hive_partitioned_directory_and_glob_equal_the_single_file() -> anyhow::Result
 }
 
 fn invalid(file: &str, args: &[&str], expect: &[&str]) -> anyhow::Result<()> {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/invalid").join(file);
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/invalid")
+        .join(file);
     let out = gpuaudit()?.arg("report").arg(&path).args(args).output()?;
     let err = String::from_utf8(out.stderr)?;
     assert_eq!(out.status.code(), Some(2), "{file}: {err}");
@@ -225,12 +331,20 @@ fn invalid(file: &str, args: &[&str], expect: &[&str]) -> anyhow::Result<()> {
 
 #[test]
 fn invalid_missing_file() -> anyhow::Result<()> {
-    invalid("does-not-exist.csv", &[], &["does-not-exist.csv", "no such file"])
+    invalid(
+        "does-not-exist.csv",
+        &[],
+        &["does-not-exist.csv", "no such file"],
+    )
 }
 
 #[test]
 fn invalid_file_of_another_format() -> anyhow::Result<()> {
-    invalid("not-parquet.parquet", &[], &["not-parquet.parquet", "not a parquet file"])
+    invalid(
+        "not-parquet.parquet",
+        &[],
+        &["not-parquet.parquet", "not a parquet file"],
+    )
 }
 
 #[test]
@@ -240,28 +354,52 @@ fn invalid_truncated_parquet() -> anyhow::Result<()> {
 
 #[test]
 fn invalid_csv_without_time_column() -> anyhow::Result<()> {
-    invalid("no-time-column.csv", &[], &["no-time-column.csv", "no time column", "timestamp"])
+    invalid(
+        "no-time-column.csv",
+        &[],
+        &["no-time-column.csv", "no time column", "timestamp"],
+    )
 }
 
 #[test]
 fn invalid_column_of_the_wrong_type() -> anyhow::Result<()> {
-    invalid("wrong-type.ndjson", &[], &["wrong-type.ndjson", "device_util", "expected numbers"])?;
-    invalid("text-in-number.csv", &[], &["text-in-number.csv", "device_util", "busy"])
+    invalid(
+        "wrong-type.ndjson",
+        &[],
+        &["wrong-type.ndjson", "device_util", "expected numbers"],
+    )?;
+    invalid(
+        "text-in-number.csv",
+        &[],
+        &["text-in-number.csv", "device_util", "busy"],
+    )
 }
 
 #[test]
 fn invalid_timestamp_names_the_row() -> anyhow::Result<()> {
-    invalid("bad-timestamp.csv", &[], &["bad-timestamp.csv", "'time' row 3", "yesterday"])
+    invalid(
+        "bad-timestamp.csv",
+        &[],
+        &["bad-timestamp.csv", "'time' row 3", "yesterday"],
+    )
 }
 
 #[test]
 fn invalid_zero_usable_rows() -> anyhow::Result<()> {
-    invalid("header-only.csv", &[], &["header-only.csv", "no usable samples"])
+    invalid(
+        "header-only.csv",
+        &[],
+        &["header-only.csv", "no usable samples"],
+    )
 }
 
 #[test]
 fn invalid_no_way_to_tell_held() -> anyhow::Result<()> {
-    invalid("no-held-info.csv", &[], &["no-held-info.csv", "--assume-held"])
+    invalid(
+        "no-held-info.csv",
+        &[],
+        &["no-held-info.csv", "--assume-held"],
+    )
 }
 
 #[test]
@@ -273,7 +411,11 @@ fn invalid_flags_are_usage_errors() -> anyhow::Result<()> {
         vec!["--map", "x=nonsense"],
         vec!["--format", "yaml"],
     ] {
-        let out = gpuaudit()?.arg("report").arg(data("small-fleet.csv")).args(&args).output()?;
+        let out = gpuaudit()?
+            .arg("report")
+            .arg(data("small-fleet.csv"))
+            .args(&args)
+            .output()?;
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
     Ok(())
@@ -282,8 +424,15 @@ fn invalid_flags_are_usage_errors() -> anyhow::Result<()> {
 #[test]
 fn broken_pipe_exits_quietly() -> anyhow::Result<()> {
     let bin = assert_cmd::cargo::cargo_bin("gpuaudit");
-    let script = format!("'{}' report '{}' --format json | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}", bin.display(), data("demo-fleet.parquet"));
-    let out = std::process::Command::new("bash").arg("-c").arg(script).output()?;
+    let script = format!(
+        "'{}' report '{}' --format json | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+        bin.display(),
+        data("demo-fleet.parquet")
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .output()?;
     assert_eq!(String::from_utf8(out.stdout)?.trim(), "0");
     assert!(!String::from_utf8(out.stderr)?.contains("panicked"));
     Ok(())
@@ -299,7 +448,17 @@ fn streamed_parquet_equals_in_memory_csv_and_unsorted_parquet_falls_back() -> an
     let csv = dir.path().join("fleet.csv");
     for out in [&pq, &csv] {
         gpuaudit()?
-            .args(["demo", "--gpus", "16", "--days", "1", "--interval", "5m", "--out", &out.display().to_string()])
+            .args([
+                "demo",
+                "--gpus",
+                "16",
+                "--days",
+                "1",
+                "--interval",
+                "5m",
+                "--out",
+                &out.display().to_string(),
+            ])
             .assert()
             .success();
     }
@@ -318,14 +477,33 @@ fn streamed_parquet_equals_in_memory_csv_and_unsorted_parquet_falls_back() -> an
     // read-ahead thread hands over ~50 slices per pass.
     let out = gpuaudit()?
         .env("GPUAUDIT_SLICE_ROWS", "97")
-        .args(["report", &pq.display().to_string(), "--by", "team", "--format", "json"])
+        .args([
+            "report",
+            &pq.display().to_string(),
+            "--by",
+            "team",
+            "--format",
+            "json",
+        ])
         .output()?;
-    anyhow::ensure!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    anyhow::ensure!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let d: Value = serde_json::from_slice(&out.stdout)?;
     assert_eq!(d["sources"]["rows_used"], a["sources"]["rows_used"]);
     let others = vec![b, c, d];
     for other in &others {
-        for key in ["layers", "ratios", "cost", "groups", "idle_episodes", "gpus", "window"] {
+        for key in [
+            "layers",
+            "ratios",
+            "cost",
+            "groups",
+            "idle_episodes",
+            "gpus",
+            "window",
+        ] {
             let (x, y) = (&a[key], &other[key]);
             assert!(json_close(x, y), "{key} differs:\n{x}\n{y}");
         }
@@ -337,11 +515,20 @@ fn streamed_parquet_equals_in_memory_csv_and_unsorted_parquet_falls_back() -> an
 fn json_close(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_close(p, q)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_close(v, w))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_close(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_close(v, w)))
+        }
         _ => a == b,
     }
 }

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 const NO_GPM: &str = "SM/tensor activity needs a Hopper+ GPU (GPM) or DCGM";
-const NVML_NOT_FOUND: &str =
-    "NVML not found: is the NVIDIA driver installed? (gpuaudit report works on exported metrics without it)";
+const NVML_NOT_FOUND: &str = "NVML not found: is the NVIDIA driver installed? (gpuaudit report works on exported metrics without it)";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -22,7 +21,11 @@ fn standin_built() -> Result<PathBuf> {
         .get_or_init(|| {
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
             // <target>/<profile>/deps/scan-<hash>
-            let profile_dir = exe.parent().and_then(Path::parent).ok_or("no profile dir")?.to_path_buf();
+            let profile_dir = exe
+                .parent()
+                .and_then(Path::parent)
+                .ok_or("no profile dir")?
+                .to_path_buf();
             let target = profile_dir.parent().ok_or("no target dir")?;
             let cargo = option_env!("CARGO").unwrap_or("cargo");
             let out = std::process::Command::new(cargo)
@@ -32,7 +35,10 @@ fn standin_built() -> Result<PathBuf> {
                 .output()
                 .map_err(|e| format!("running cargo: {e}"))?;
             if !out.status.success() {
-                return Err(format!("cargo build -p nvml-standin failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+                return Err(format!(
+                    "cargo build -p nvml-standin failed:\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
             }
             let so = target.join("debug").join("libnvml_standin.so");
             if !so.exists() {
@@ -59,21 +65,35 @@ fn standin() -> Result<Lib> {
 
 fn scan_cmd(lib: &Lib, scenario: &str) -> Result<Command> {
     let mut cmd = Command::cargo_bin("gpuaudit")?;
-    cmd.env("NVML_STANDIN_SCENARIO", root().join("testdata/nvml").join(scenario))
-        .env("SLURM_JOB_ID", "4242")
-        .env_remove("GPUAUDIT_NVML_LIB")
-        .args(["scan", "--quiet", "--interval", "100ms", "--duration", "500ms", "--nvml-lib"])
-        .arg(&lib.so);
+    cmd.env(
+        "NVML_STANDIN_SCENARIO",
+        root().join("testdata/nvml").join(scenario),
+    )
+    .env("SLURM_JOB_ID", "4242")
+    .env_remove("GPUAUDIT_NVML_LIB")
+    .args([
+        "scan",
+        "--quiet",
+        "--interval",
+        "100ms",
+        "--duration",
+        "500ms",
+        "--nvml-lib",
+    ])
+    .arg(&lib.so);
     Ok(cmd)
 }
 
 /// Run a scan with JSON output; returns (exit code, document, stderr).
 fn scan_json(scenario: &str, extra: &[&str]) -> Result<(i32, Value, String)> {
     let lib = standin()?;
-    let out = scan_cmd(&lib, scenario)?.args(["--format", "json"]).args(extra).output()?;
+    let out = scan_cmd(&lib, scenario)?
+        .args(["--format", "json"])
+        .args(extra)
+        .output()?;
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let doc: Value =
-        serde_json::from_slice(&out.stdout).with_context(|| format!("stdout is not JSON; stderr: {stderr}"))?;
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("stdout is not JSON; stderr: {stderr}"))?;
     Ok((out.status.code().unwrap_or(-1), doc, stderr))
 }
 
@@ -85,7 +105,8 @@ fn num(v: &Value, path: &str) -> Result<f64> {
             Err(_) => &cur[key],
         };
     }
-    cur.as_f64().with_context(|| format!("{path} is not a number: {cur}"))
+    cur.as_f64()
+        .with_context(|| format!("{path} is not a number: {cur}"))
 }
 
 fn is_null(v: &Value, path: &str) -> bool {
@@ -134,7 +155,11 @@ fn my_user() -> Result<String> {
 /// names a Slurm job or pod, else SLURM_JOB_ID=4242 from the environment.
 fn expected_job() -> Option<String> {
     let cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-    if cgroup.contains("job_") || cgroup.contains("pod") { None } else { Some("4242".to_string()) }
+    if cgroup.contains("job_") || cgroup.contains("pod") {
+        None
+    } else {
+        Some("4242".to_string())
+    }
 }
 
 #[test]
@@ -158,7 +183,12 @@ fn hopper_scan_names_holders_and_reads_gpm() -> Result<()> {
     assert_close(&d, "scan.gpus.0.mem_used_bytes", 40960.0 * 1048576.0)?;
     let h = &g[0]["holders"][0];
     assert_eq!(h["user"], my_user()?);
-    assert!(h["command"].as_str().is_some_and(|c| c.contains("gpuaudit") && c.contains("scan")), "{h}");
+    assert!(
+        h["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("gpuaudit") && c.contains("scan")),
+        "{h}"
+    );
     if let Some(job) = expected_job() {
         assert_eq!(h["job"], job.as_str());
     }
@@ -177,7 +207,10 @@ fn hopper_scan_names_holders_and_reads_gpm() -> Result<()> {
     // GPU 2: nobody holds it.
     assert_eq!(g[2]["held"], false);
     assert_close(&d, "gpus.2.held_gpu_hours", 0.0)?;
-    assert!(is_null(&d, "scan.gpus.2.sm_occupancy"), "a metric GPM did not give is n/a, not 0");
+    assert!(
+        is_null(&d, "scan.gpus.2.sm_occupancy"),
+        "a metric GPM did not give is n/a, not 0"
+    );
     // The report: the same audit as `report`, with chip activity present.
     assert_eq!(d["held_rule"], "held column");
     assert_eq!(d["gpu_count"], 3);
@@ -201,7 +234,10 @@ fn ampere_scan_has_no_sm_activity_and_says_why() -> Result<()> {
     assert!(is_null(&d, "layers.tensor_active_gpu_hours"));
     // GPU 1: 2 GiB used, no process: held by memory (> 1 GiB), idle: burns the A100 price.
     assert_eq!(d["scan"]["gpus"][1]["held"], true);
-    assert_eq!(d["scan"]["gpus"][1]["holders"].as_array().map(Vec::len), Some(0));
+    assert_eq!(
+        d["scan"]["gpus"][1]["holders"].as_array().map(Vec::len),
+        Some(0)
+    );
     assert_close(&d, "scan.gpus.1.idle_usd_per_hour", 1.5)?;
     // With a higher --held-mem it is not held.
     let (_, d, _) = scan_json("ampere.json", &["--held-mem", "4GiB"])?;
@@ -221,17 +257,34 @@ fn mig_instances_are_units_and_the_parent_has_no_device_activity() -> Result<()>
     assert_eq!(g[0]["label"], "0/1/0");
     assert_eq!(g[0]["uuid"], "MIG-aaaaaaaa-0000-0000-0000-000000000001");
     assert_eq!(g[0]["model"], "NVIDIA H100 80GB HBM3 MIG 3g.40gb");
-    assert_eq!((&g[0]["held"], &g[1]["held"]), (&Value::Bool(true), &Value::Bool(false)));
+    assert_eq!(
+        (&g[0]["held"], &g[1]["held"]),
+        (&Value::Bool(true), &Value::Bool(false))
+    );
     assert!(is_null(&d, "scan.gpus.0.device_util"));
-    assert!(g[0]["unavailable"]["device_util"].as_str().is_some_and(|r| r.contains("MIG")));
+    assert!(
+        g[0]["unavailable"]["device_util"]
+            .as_str()
+            .is_some_and(|r| r.contains("MIG"))
+    );
     assert_close(&d, "scan.gpus.0.sm_active", 0.55)?;
     assert_close(&d, "scan.gpus.0.gr_engine_active", 0.8)?;
     assert_close(&d, "scan.gpus.0.mem_total_bytes", 40192.0 * 1048576.0)?;
-    assert_eq!(d["gpu_count"], 2, "the instances are the units, not the parent");
+    assert_eq!(
+        d["gpu_count"], 2,
+        "the instances are the units, not the parent"
+    );
     let p = &d["scan"]["mig_parents"][0];
-    assert_eq!((p["label"].as_str(), p["instances"].as_u64()), (Some("0"), Some(2)));
+    assert_eq!(
+        (p["label"].as_str(), p["instances"].as_u64()),
+        (Some("0"), Some(2))
+    );
     assert!(p["device_util"].is_null());
-    assert!(p["device_util_reason"].as_str().is_some_and(|r| r.contains("MIG mode")));
+    assert!(
+        p["device_util_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("MIG mode"))
+    );
     assert_close(p, "power_w", 210.0)?;
     Ok(())
 }
@@ -240,10 +293,16 @@ fn mig_instances_are_units_and_the_parent_has_no_device_activity() -> Result<()>
 fn a_gpu_lost_mid_scan_is_named_the_others_continue_exit_2() -> Result<()> {
     let (code, d, stderr) = scan_json("lost.json", &[])?;
     assert_eq!(code, 2);
-    assert!(stderr.contains("GPU 1 (GPU-bbbbbbbb-1111-1111-1111-111111111111) failed at tick 3 of 5"), "{stderr}");
+    assert!(
+        stderr.contains("GPU 1 (GPU-bbbbbbbb-1111-1111-1111-111111111111) failed at tick 3 of 5"),
+        "{stderr}"
+    );
     assert!(stderr.contains("lost"), "{stderr}");
     let g = &d["scan"]["gpus"];
-    assert_eq!((g[0]["samples"].as_u64(), g[1]["samples"].as_u64()), (Some(5), Some(2)));
+    assert_eq!(
+        (g[0]["samples"].as_u64(), g[1]["samples"].as_u64()),
+        (Some(5), Some(2))
+    );
     assert!(g[1]["failed"].as_str().is_some_and(|f| f.contains("lost")));
     assert!(g[0]["failed"].is_null());
     assert_eq!(d["gpus"][1]["samples"], 2);
@@ -256,11 +315,16 @@ fn a_field_error_mid_scan_drops_that_gpu_only_exit_2() -> Result<()> {
     let (code, d, stderr) = scan_json("field_error.json", &[])?;
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("GPU 0 (GPU-cccccccc-0000-0000-0000-000000000000) failed at tick 2 of 5: reading power"),
+        stderr.contains(
+            "GPU 0 (GPU-cccccccc-0000-0000-0000-000000000000) failed at tick 2 of 5: reading power"
+        ),
         "{stderr}"
     );
     let g = &d["scan"]["gpus"];
-    assert_eq!((g[0]["samples"].as_u64(), g[1]["samples"].as_u64()), (Some(1), Some(5)));
+    assert_eq!(
+        (g[0]["samples"].as_u64(), g[1]["samples"].as_u64()),
+        (Some(1), Some(5))
+    );
     // Its one sample stands for one interval (0.1 s), not for a snapshot's hour.
     assert_close(&d, "gpus.0.held_gpu_hours", 0.1 / 3600.0)?;
     Ok(())
@@ -272,7 +336,10 @@ fn an_unsupported_metric_is_missing_with_its_reason_never_zero() -> Result<()> {
     assert_eq!(code, 0, "{stderr}");
     let g = &d["scan"]["gpus"][0];
     assert!(g["device_util"].is_null() && g["power_w"].is_null());
-    assert_eq!(g["unavailable"]["device_util"], "device activity not supported by this GPU");
+    assert_eq!(
+        g["unavailable"]["device_util"],
+        "device activity not supported by this GPU"
+    );
     assert!(is_null(&d, "layers.active_gpu_hours") && is_null(&d, "layers.idle_held_gpu_hours"));
     assert!(is_null(&d, "gpus.0.device_util"));
     assert!(num(&d, "gpus.0.held_gpu_hours")? > 0.0);
@@ -284,7 +351,10 @@ fn no_gpu_no_driver_and_no_library_exit_2_with_one_line() -> Result<()> {
     let lib = standin()?;
     let out = scan_cmd(&lib, "no_gpus.json")?.output()?;
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "gpuaudit: no NVIDIA GPU found: NVML reports 0 devices");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "gpuaudit: no NVIDIA GPU found: NVML reports 0 devices"
+    );
 
     let out = scan_cmd(&lib, "driver_not_loaded.json")?.output()?;
     assert_eq!(out.status.code(), Some(2));
@@ -302,7 +372,10 @@ fn no_gpu_no_driver_and_no_library_exit_2_with_one_line() -> Result<()> {
         let out = cmd.output()?;
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2));
-        assert!(stderr.starts_with(&format!("gpuaudit: {NVML_NOT_FOUND}")), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("gpuaudit: {NVML_NOT_FOUND}")),
+            "{stderr}"
+        );
         assert_eq!(stderr.trim().lines().count(), 1);
         assert!(out.stdout.is_empty());
     }
@@ -313,18 +386,30 @@ fn no_gpu_no_driver_and_no_library_exit_2_with_one_line() -> Result<()> {
 fn bad_options_exit_2() -> Result<()> {
     let lib = standin()?;
     for (args, says) in [
-        (vec!["--interval", "50ms"], "--interval 50ms: must be at least 100ms"),
+        (
+            vec!["--interval", "50ms"],
+            "--interval 50ms: must be at least 100ms",
+        ),
         (vec!["--duration", "0s"], "--duration 0s: must be positive"),
-        (vec!["--out", "samples.txt"], "--out samples.txt: expected a .parquet, .csv or .ndjson file"),
+        (
+            vec!["--out", "samples.txt"],
+            "--out samples.txt: expected a .parquet, .csv or .ndjson file",
+        ),
     ] {
         let out = Command::cargo_bin("gpuaudit")?
-            .env("NVML_STANDIN_SCENARIO", root().join("testdata/nvml/hopper.json"))
+            .env(
+                "NVML_STANDIN_SCENARIO",
+                root().join("testdata/nvml/hopper.json"),
+            )
             .args(["scan", "--quiet", "--nvml-lib"])
             .arg(&lib.so)
             .args(&args)
             .output()?;
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(says),
+            "{args:?}"
+        );
     }
     Ok(())
 }
@@ -362,7 +447,10 @@ fn comparable(mut d: Value) -> Value {
 fn same(a: &Value, b: &Value, at: &str) -> Result<()> {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             if !close(x, y) {
                 bail!("{at}: {x} vs {y}");
             }
@@ -396,15 +484,33 @@ fn same(a: &Value, b: &Value, at: &str) -> Result<()> {
 #[test]
 fn scan_out_then_report_agree_number_for_number() -> Result<()> {
     let dir = tempfile::tempdir()?;
-    for (scenario, file) in [("hopper.json", "s.parquet"), ("mig.json", "s.ndjson"), ("ampere.json", "s.csv")] {
+    for (scenario, file) in [
+        ("hopper.json", "s.parquet"),
+        ("mig.json", "s.ndjson"),
+        ("ampere.json", "s.csv"),
+    ] {
         let out_path = dir.path().join(file);
-        let (code, scanned, stderr) = scan_json(scenario, &["--out", out_path.to_str().context("utf-8 path")?])?;
+        let (code, scanned, stderr) = scan_json(
+            scenario,
+            &["--out", out_path.to_str().context("utf-8 path")?],
+        )?;
         assert_eq!(code, 0, "{stderr}");
-        let out =
-            Command::cargo_bin("gpuaudit")?.args(["report", "--quiet", "--format", "json"]).arg(&out_path).output()?;
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::cargo_bin("gpuaudit")?
+            .args(["report", "--quiet", "--format", "json"])
+            .arg(&out_path)
+            .output()?;
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let reported: Value = serde_json::from_slice(&out.stdout)?;
-        same(&comparable(scanned.clone()), &comparable(reported), scenario)?;
+        same(
+            &comparable(scanned.clone()),
+            &comparable(reported),
+            scenario,
+        )?;
         assert!(num(&scanned, "layers.held_gpu_hours")? > 0.0);
     }
     Ok(())
@@ -413,14 +519,25 @@ fn scan_out_then_report_agree_number_for_number() -> Result<()> {
 #[test]
 fn table_output_shows_holders_activity_and_reasons() -> Result<()> {
     let lib = standin()?;
-    let out = scan_cmd(&lib, "ampere.json")?.env("COLUMNS", "160").output()?;
+    let out = scan_cmd(&lib, "ampere.json")?
+        .env("COLUMNS", "160")
+        .output()?;
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("held by") && text.contains("idle $/h"), "{text}");
+    assert!(
+        text.contains("held by") && text.contains("idle $/h"),
+        "{text}"
+    );
     assert!(text.contains("NVIDIA A100-SXM4-80GB"), "{text}");
     assert!(text.contains("66.0%"), "{text}");
-    assert!(text.contains(&format!("n/a on GPU 0, 1: sm_active: {NO_GPM}")), "{text}");
-    assert!(text.contains("Held → used waterfall"), "the standard report follows: {text}");
+    assert!(
+        text.contains(&format!("n/a on GPU 0, 1: sm_active: {NO_GPM}")),
+        "{text}"
+    );
+    assert!(
+        text.contains("Held → used waterfall"),
+        "the standard report follows: {text}"
+    );
     Ok(())
 }
 
@@ -432,7 +549,10 @@ fn declared_work_gives_the_nodes_live_mfu() -> Result<()> {
     assert_close(&d, "scan.live_mfu.mfu", 0.5)?;
     assert_eq!(d["scan"]["live_mfu"]["held_gpus"], 2);
     // 7B training at 40k tokens/s: 6 x 7e9 x 4e4 = 1.68 PFLOP/s over 1978.8 TFLOP/s
-    let (code, d, stderr) = scan_json("hopper.json", &["--params", "7B", "--tokens-per-sec", "40000"])?;
+    let (code, d, stderr) = scan_json(
+        "hopper.json",
+        &["--params", "7B", "--tokens-per-sec", "40000"],
+    )?;
     assert_eq!(code, 0, "{stderr}");
     assert_close(&d, "scan.live_mfu.mfu", 6.0 * 7e9 * 4e4 / (2.0 * 989.4e12))?;
     let (_, d, _) = scan_json("hopper.json", &[])?;

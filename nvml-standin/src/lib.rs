@@ -67,10 +67,18 @@ fn key_of(device: nvmlDevice_t) -> Option<Key> {
 
 /// Run `f` on the unit a handle names, after the fault checks for `call`.
 fn with_unit(device: nvmlDevice_t, call: &str, f: impl FnOnce(&mut Gpu, Key) -> Ret) -> Ret {
-    let Ok(mut guard) = STATE.lock() else { return UNKNOWN };
-    let Some(state) = guard.as_mut() else { return UNINIT };
-    let Some(key) = key_of(device) else { return INVALID };
-    let Some(gpu) = state.gpus.get_mut(key.gpu) else { return INVALID };
+    let Ok(mut guard) = STATE.lock() else {
+        return UNKNOWN;
+    };
+    let Some(state) = guard.as_mut() else {
+        return UNINIT;
+    };
+    let Some(key) = key_of(device) else {
+        return INVALID;
+    };
+    let Some(gpu) = state.gpus.get_mut(key.gpu) else {
+        return INVALID;
+    };
     if let Some(m) = key.mig
         && m >= gpu.migs.len()
     {
@@ -142,7 +150,8 @@ unsafe fn write_str(text: &str, out: *mut c_char, len: c_uint) -> Ret {
 }
 
 fn load() -> Result<Scenario, String> {
-    let path = std::env::var("NVML_STANDIN_SCENARIO").map_err(|_| "NVML_STANDIN_SCENARIO is not set".to_string())?;
+    let path = std::env::var("NVML_STANDIN_SCENARIO")
+        .map_err(|_| "NVML_STANDIN_SCENARIO is not set".to_string())?;
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
     serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))
 }
@@ -166,12 +175,23 @@ pub extern "C" fn nvmlInit_v2() -> Ret {
         .devices
         .into_iter()
         .map(|mut spec| {
-            let migs = std::mem::take(&mut spec.mig).into_iter().map(|s| Unit { spec: s, reads: 0 }).collect();
-            Gpu { unit: Unit { spec, reads: 0 }, migs }
+            let migs = std::mem::take(&mut spec.mig)
+                .into_iter()
+                .map(|s| Unit { spec: s, reads: 0 })
+                .collect();
+            Gpu {
+                unit: Unit { spec, reads: 0 },
+                migs,
+            }
         })
         .collect();
-    let Ok(mut guard) = STATE.lock() else { return UNKNOWN };
-    *guard = Some(State { driver: scenario.driver_version, gpus });
+    let Ok(mut guard) = STATE.lock() else {
+        return UNKNOWN;
+    };
+    *guard = Some(State {
+        driver: scenario.driver_version,
+        gpus,
+    });
     OK
 }
 
@@ -182,7 +202,9 @@ pub extern "C" fn nvmlInitWithFlags(_flags: c_uint) -> Ret {
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nvmlShutdown() -> Ret {
-    let Ok(mut guard) = STATE.lock() else { return UNKNOWN };
+    let Ok(mut guard) = STATE.lock() else {
+        return UNKNOWN;
+    };
     match guard.take() {
         Some(_) => OK,
         None => UNINIT,
@@ -198,8 +220,12 @@ pub extern "C" fn nvmlErrorString(_result: Ret) -> *const c_char {
 /// `version` must point to `length` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvmlSystemGetDriverVersion(version: *mut c_char, length: c_uint) -> Ret {
-    let Ok(guard) = STATE.lock() else { return UNKNOWN };
-    let Some(state) = guard.as_ref() else { return UNINIT };
+    let Ok(guard) = STATE.lock() else {
+        return UNKNOWN;
+    };
+    let Some(state) = guard.as_ref() else {
+        return UNINIT;
+    };
     unsafe { write_str(&state.driver, version, length) }
 }
 
@@ -207,8 +233,12 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(version: *mut c_char, length
 /// `count` must be writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(count: *mut c_uint) -> Ret {
-    let Ok(guard) = STATE.lock() else { return UNKNOWN };
-    let Some(state) = guard.as_ref() else { return UNINIT };
+    let Ok(guard) = STATE.lock() else {
+        return UNKNOWN;
+    };
+    let Some(state) = guard.as_ref() else {
+        return UNINIT;
+    };
     if count.is_null() {
         return INVALID;
     }
@@ -219,28 +249,52 @@ pub unsafe extern "C" fn nvmlDeviceGetCount_v2(count: *mut c_uint) -> Ret {
 /// # Safety
 /// `device` must be writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(index: c_uint, device: *mut nvmlDevice_t) -> Ret {
-    let Ok(guard) = STATE.lock() else { return UNKNOWN };
-    let Some(state) = guard.as_ref() else { return UNINIT };
+pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
+    index: c_uint,
+    device: *mut nvmlDevice_t,
+) -> Ret {
+    let Ok(guard) = STATE.lock() else {
+        return UNKNOWN;
+    };
+    let Some(state) = guard.as_ref() else {
+        return UNINIT;
+    };
     if device.is_null() || index as usize >= state.gpus.len() {
         return INVALID;
     }
-    unsafe { *device = handle_of(Key { gpu: index as usize, mig: None }) };
+    unsafe {
+        *device = handle_of(Key {
+            gpu: index as usize,
+            mig: None,
+        })
+    };
     OK
 }
 
 /// # Safety
 /// `name` must point to `length` writable bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceGetName(device: nvmlDevice_t, name: *mut c_char, length: c_uint) -> Ret {
-    with_unit(device, "name", |g, k| unsafe { write_str(&unit_ref(g, k).spec.name, name, length) })
+pub unsafe extern "C" fn nvmlDeviceGetName(
+    device: nvmlDevice_t,
+    name: *mut c_char,
+    length: c_uint,
+) -> Ret {
+    with_unit(device, "name", |g, k| unsafe {
+        write_str(&unit_ref(g, k).spec.name, name, length)
+    })
 }
 
 /// # Safety
 /// `uuid` must point to `length` writable bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceGetUUID(device: nvmlDevice_t, uuid: *mut c_char, length: c_uint) -> Ret {
-    with_unit(device, "uuid", |g, k| unsafe { write_str(&unit_ref(g, k).spec.uuid, uuid, length) })
+pub unsafe extern "C" fn nvmlDeviceGetUUID(
+    device: nvmlDevice_t,
+    uuid: *mut c_char,
+    length: c_uint,
+) -> Ret {
+    with_unit(device, "uuid", |g, k| unsafe {
+        write_str(&unit_ref(g, k).spec.uuid, uuid, length)
+    })
 }
 
 /// # Safety
@@ -259,7 +313,10 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(device: nvmlDevice_t, index: *mut c_
 /// # Safety
 /// `memory` must point to an nvmlMemory_v2_t with its version word set.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(device: nvmlDevice_t, memory: *mut nvmlMemory_v2_t) -> Ret {
+pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
+    device: nvmlDevice_t,
+    memory: *mut nvmlMemory_v2_t,
+) -> Ret {
     if memory.is_null() {
         return INVALID;
     }
@@ -295,7 +352,9 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
             return NOT_SUPPORTED;
         }
         let u = unit_ref(g, k);
-        let Some(v) = at(&u.spec.utilization, tick_of(u)) else { return NOT_SUPPORTED };
+        let Some(v) = at(&u.spec.utilization, tick_of(u)) else {
+            return NOT_SUPPORTED;
+        };
         if utilization.is_null() {
             return INVALID;
         }
@@ -316,7 +375,9 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(device: nvmlDevice_t, power: *m
             return NOT_SUPPORTED; // power is per physical GPU
         }
         let u = unit_ref(g, k);
-        let Some(v) = at(&u.spec.power_mw, tick_of(u)) else { return NOT_SUPPORTED };
+        let Some(v) = at(&u.spec.power_mw, tick_of(u)) else {
+            return NOT_SUPPORTED;
+        };
         if power.is_null() {
             return INVALID;
         }
@@ -376,7 +437,9 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> Ret {
-    with_unit(device, "processes", |g, k| unsafe { answer_list(&processes_of(g, k, false), infoCount, infos) })
+    with_unit(device, "processes", |g, k| unsafe {
+        answer_list(&processes_of(g, k, false), infoCount, infos)
+    })
 }
 
 /// # Safety
@@ -387,7 +450,9 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> Ret {
-    with_unit(device, "processes", |g, k| unsafe { answer_list(&processes_of(g, k, true), infoCount, infos) })
+    with_unit(device, "processes", |g, k| unsafe {
+        answer_list(&processes_of(g, k, true), infoCount, infos)
+    })
 }
 
 /// # Safety
@@ -427,7 +492,11 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
 /// # Safety
 /// Both pointers must be writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceGetMigMode(device: nvmlDevice_t, current: *mut c_uint, pending: *mut c_uint) -> Ret {
+pub unsafe extern "C" fn nvmlDeviceGetMigMode(
+    device: nvmlDevice_t,
+    current: *mut c_uint,
+    pending: *mut c_uint,
+) -> Ret {
     with_unit(device, "mig_mode", |g, k| {
         if k.mig.is_some() || current.is_null() || pending.is_null() {
             return INVALID;
@@ -444,13 +513,22 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(device: nvmlDevice_t, current: *mu
 /// # Safety
 /// `count` must be writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(device: nvmlDevice_t, count: *mut c_uint) -> Ret {
+pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+) -> Ret {
     with_unit(device, "mig_count", |g, _| {
         if count.is_null() {
             return INVALID;
         }
         // Slots, not live instances, like NVML: one empty slot past the instances.
-        unsafe { *count = if g.migs.is_empty() { 0 } else { g.migs.len() as c_uint + 1 } };
+        unsafe {
+            *count = if g.migs.is_empty() {
+                0
+            } else {
+                g.migs.len() as c_uint + 1
+            }
+        };
         OK
     })
 }
@@ -470,7 +548,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
         if index as usize >= g.migs.len() {
             return NOT_FOUND; // an empty slot
         }
-        unsafe { *migDevice = handle_of(Key { gpu: k.gpu, mig: Some(index as usize) }) };
+        unsafe {
+            *migDevice = handle_of(Key {
+                gpu: k.gpu,
+                mig: Some(index as usize),
+            })
+        };
         OK
     })
 }
@@ -478,7 +561,10 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
 /// # Safety
 /// `isMigDevice` must be writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(device: nvmlDevice_t, isMigDevice: *mut c_uint) -> Ret {
+pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
+    device: nvmlDevice_t,
+    isMigDevice: *mut c_uint,
+) -> Ret {
     with_unit(device, "is_mig", |_, k| {
         if isMigDevice.is_null() {
             return INVALID;
@@ -499,7 +585,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
         if k.mig.is_none() || parent.is_null() {
             return INVALID;
         }
-        unsafe { *parent = handle_of(Key { gpu: k.gpu, mig: None }) };
+        unsafe {
+            *parent = handle_of(Key {
+                gpu: k.gpu,
+                mig: None,
+            })
+        };
         OK
     })
 }
@@ -521,7 +612,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(device: nvmlDevice_t, id: *m
 /// # Safety
 /// `id` must be writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(device: nvmlDevice_t, id: *mut c_uint) -> Ret {
+pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
+    device: nvmlDevice_t,
+    id: *mut c_uint,
+) -> Ret {
     with_unit(device, "ci", |g, k| {
         let Some(m) = k.mig else { return NOT_SUPPORTED };
         if id.is_null() {
@@ -543,7 +637,10 @@ struct Sample {
 /// # Safety
 /// `gpmSupport` must point to an nvmlGpmSupport_t with its version set.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(device: nvmlDevice_t, gpmSupport: *mut nvmlGpmSupport_t) -> Ret {
+pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
+    device: nvmlDevice_t,
+    gpmSupport: *mut nvmlGpmSupport_t,
+) -> Ret {
     if gpmSupport.is_null() {
         return INVALID;
     }
@@ -552,7 +649,8 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(device: nvmlDevice_t, gpmSupp
     }
     with_unit(device, "gpm_support", |g, k| {
         let u = unit_ref(g, k);
-        let supported = u.spec.gpm.is_some() || (k.mig.is_none() && g.migs.iter().any(|m| m.spec.gpm.is_some()));
+        let supported = u.spec.gpm.is_some()
+            || (k.mig.is_none() && g.migs.iter().any(|m| m.spec.gpm.is_some()));
         unsafe { (*gpmSupport).isSupportedDevice = c_uint::from(supported) };
         OK
     })
@@ -581,7 +679,11 @@ pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> Ret {
     OK
 }
 
-unsafe fn fill_sample(device: nvmlDevice_t, mig_gi: Option<c_uint>, gpmSample: nvmlGpmSample_t) -> Ret {
+unsafe fn fill_sample(
+    device: nvmlDevice_t,
+    mig_gi: Option<c_uint>,
+    gpmSample: nvmlGpmSample_t,
+) -> Ret {
     if gpmSample.is_null() {
         return INVALID;
     }
@@ -589,7 +691,10 @@ unsafe fn fill_sample(device: nvmlDevice_t, mig_gi: Option<c_uint>, gpmSample: n
         let key = match mig_gi {
             None => k,
             Some(gi) => match g.migs.iter().position(|m| m.spec.gi == gi) {
-                Some(m) => Key { gpu: k.gpu, mig: Some(m) },
+                Some(m) => Key {
+                    gpu: k.gpu,
+                    mig: Some(m),
+                },
                 None => return INVALID,
             },
         };
@@ -632,18 +737,38 @@ pub unsafe extern "C" fn nvmlGpmMetricsGet(metricsGet: *mut nvmlGpmMetricsGet_t)
         return INVALID;
     }
     let req = unsafe { &mut *metricsGet };
-    if req.version != NVML_GPM_METRICS_GET_VERSION || req.sample1.is_null() || req.sample2.is_null() {
-        return if req.version != NVML_GPM_METRICS_GET_VERSION { VERSION_MISMATCH } else { INVALID };
+    if req.version != NVML_GPM_METRICS_GET_VERSION || req.sample1.is_null() || req.sample2.is_null()
+    {
+        return if req.version != NVML_GPM_METRICS_GET_VERSION {
+            VERSION_MISMATCH
+        } else {
+            INVALID
+        };
     }
-    let (s1, s2) = unsafe { (&*(req.sample1 as *const Sample), &*(req.sample2 as *const Sample)) };
-    let (Some(k1), Some(k2)) = (s1.key, s2.key) else { return INVALID };
+    let (s1, s2) = unsafe {
+        (
+            &*(req.sample1 as *const Sample),
+            &*(req.sample2 as *const Sample),
+        )
+    };
+    let (Some(k1), Some(k2)) = (s1.key, s2.key) else {
+        return INVALID;
+    };
     if k1 != k2 || s2.tick < s1.tick {
         return INVALID;
     }
-    let Ok(guard) = STATE.lock() else { return UNKNOWN };
-    let Some(state) = guard.as_ref() else { return UNINIT };
-    let Some(gpu) = state.gpus.get(k2.gpu) else { return INVALID };
-    let Some(gpm) = &unit_ref(gpu, k2).spec.gpm else { return NOT_SUPPORTED };
+    let Ok(guard) = STATE.lock() else {
+        return UNKNOWN;
+    };
+    let Some(state) = guard.as_ref() else {
+        return UNINIT;
+    };
+    let Some(gpu) = state.gpus.get(k2.gpu) else {
+        return INVALID;
+    };
+    let Some(gpm) = &unit_ref(gpu, k2).spec.gpm else {
+        return NOT_SUPPORTED;
+    };
     let n = (req.numMetrics as usize).min(req.metrics.len());
     for m in req.metrics.iter_mut().take(n) {
         let series = match m.metricId {

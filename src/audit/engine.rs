@@ -11,10 +11,11 @@ use super::{AuditConfig, GroupBy, HeldRule, weights};
 use crate::samples::col;
 use crate::timeparse::{MS_PER_HOUR, format_time};
 use anyhow::Result;
-use polars::prelude::{
-    BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked, PolarsNumericType, StringChunked, UInt64Chunked,
-};
 use foldhash::HashMap;
+use polars::prelude::{
+    BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked,
+    PolarsNumericType, StringChunked, UInt64Chunked,
+};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -28,7 +29,11 @@ pub struct OutOfOrder {
 
 impl fmt::Display for OutOfOrder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "samples of GPU {}/{} are not in time order", self.host, self.gpu)
+        write!(
+            f,
+            "samples of GPU {}/{} are not in time order",
+            self.host, self.gpu
+        )
     }
 }
 
@@ -52,7 +57,10 @@ impl Interner {
         id
     }
     fn name(&self, id: u32) -> &str {
-        self.names.get(id as usize).map(String::as_str).unwrap_or("")
+        self.names
+            .get(id as usize)
+            .map(String::as_str)
+            .unwrap_or("")
     }
 }
 
@@ -172,28 +180,49 @@ struct Cols {
 
 fn opt_str(df: &DataFrame, name: &str) -> Result<Option<StringChunked>> {
     match df.column(name) {
-        Ok(c) => Ok(Some(c.cast(&DataType::String)?.str()?.rechunk().into_owned())),
+        Ok(c) => Ok(Some(
+            c.cast(&DataType::String)?.str()?.rechunk().into_owned(),
+        )),
         Err(_) => Ok(None),
     }
 }
 fn opt_f64(df: &DataFrame, name: &str) -> Result<Option<Float64Chunked>> {
     match df.column(name) {
-        Ok(c) => Ok(Some(c.cast(&DataType::Float64)?.f64()?.rechunk().into_owned())),
+        Ok(c) => Ok(Some(
+            c.cast(&DataType::Float64)?.f64()?.rechunk().into_owned(),
+        )),
         Err(_) => Ok(None),
     }
 }
 fn opt_u64(df: &DataFrame, name: &str) -> Result<Option<UInt64Chunked>> {
     match df.column(name) {
-        Ok(c) => Ok(Some(c.cast(&DataType::UInt64)?.u64()?.rechunk().into_owned())),
+        Ok(c) => Ok(Some(
+            c.cast(&DataType::UInt64)?.u64()?.rechunk().into_owned(),
+        )),
         Err(_) => Ok(None),
     }
 }
 
 impl Cols {
     fn keys(df: &DataFrame) -> Result<(Int64Chunked, StringChunked, StringChunked)> {
-        let time = df.column(col::TIME)?.cast(&DataType::Int64)?.i64()?.rechunk().into_owned();
-        let host = df.column(col::HOST)?.cast(&DataType::String)?.str()?.rechunk().into_owned();
-        let gpu = df.column(col::GPU)?.cast(&DataType::String)?.str()?.rechunk().into_owned();
+        let time = df
+            .column(col::TIME)?
+            .cast(&DataType::Int64)?
+            .i64()?
+            .rechunk()
+            .into_owned();
+        let host = df
+            .column(col::HOST)?
+            .cast(&DataType::String)?
+            .str()?
+            .rechunk()
+            .into_owned();
+        let gpu = df
+            .column(col::GPU)?
+            .cast(&DataType::String)?
+            .str()?
+            .rechunk()
+            .into_owned();
         Ok((time, host, gpu))
     }
 
@@ -257,7 +286,11 @@ const NULL_VIEW: u128 = u128::MAX;
 /// hashes each distinct string once per slice instead of once per row.
 /// Across arrays equal views may differ, hence one chunk only.
 fn views_of(ca: &StringChunked) -> Result<impl Iterator<Item = (u128, &str)>> {
-    anyhow::ensure!(ca.chunks().len() <= 1, "internal: a string column in {} chunks reached the view cache", ca.chunks().len());
+    anyhow::ensure!(
+        ca.chunks().len() <= 1,
+        "internal: a string column in {} chunks reached the view cache",
+        ca.chunks().len()
+    );
     Ok(ca.downcast_iter().flat_map(|arr| {
         arr.iter().zip(arr.views().iter()).map(|(s, v)| match s {
             Some(s) => (v.as_u128(), s),
@@ -360,8 +393,14 @@ impl<'a> Engine<'a> {
     }
 
     /// The label id of every row of a string column (None: null, empty or no column).
-    fn label_ids(&mut self, column: &Option<StringChunked>, rows: usize) -> Result<Vec<Option<u32>>> {
-        let Some(ca) = column else { return Ok(vec![None; rows]) };
+    fn label_ids(
+        &mut self,
+        column: &Option<StringChunked>,
+        rows: usize,
+    ) -> Result<Vec<Option<u32>>> {
+        let Some(ca) = column else {
+            return Ok(vec![None; rows]);
+        };
         let ca = ca.rechunk();
         let mut by_view: HashMap<u128, Option<u32>> = HashMap::default();
         Ok(views_of(&ca)?
@@ -389,7 +428,11 @@ impl<'a> Engine<'a> {
             let g = &mut self.gpus[idx];
             if let Some(prev) = g.last_t1 {
                 if t < prev {
-                    return Err(OutOfOrder { host: g.host.clone(), gpu: g.gpu.clone() }.into());
+                    return Err(OutOfOrder {
+                        host: g.host.clone(),
+                        gpu: g.gpu.clone(),
+                    }
+                    .into());
                 }
                 if t > prev {
                     let d = t - prev;
@@ -431,7 +474,8 @@ impl<'a> Engine<'a> {
         let c = Cols::new(chunk)?;
         let rows = chunk.height();
         let slots = self.gpu_slots(&c.host, &c.gpu)?;
-        let [models, jobs, users, teams] = [&c.model, &c.job, &c.user, &c.team].map(|col| self.label_ids(col, rows));
+        let [models, jobs, users, teams] =
+            [&c.model, &c.job, &c.user, &c.team].map(|col| self.label_ids(col, rows));
         let [models, jobs, users, teams] = [models?, jobs?, users?, teams?];
         let time = Num::of(Some(&c.time));
         let (device_util, sm_active, sm_occupancy, tensor_active, power) = (
@@ -455,12 +499,20 @@ impl<'a> Engine<'a> {
                 }
                 if t < prev {
                     let s = &self.gpus[g];
-                    return Err(OutOfOrder { host: s.host.clone(), gpu: s.gpu.clone() }.into());
+                    return Err(OutOfOrder {
+                        host: s.host.clone(),
+                        gpu: s.gpu.clone(),
+                    }
+                    .into());
                 }
             }
             self.rows_in_window += 1;
             let (model, job, user, team) = (models[i], jobs[i], users[i], teams[i]);
-            let held = self.rule.holds(c.held.as_ref().and_then(|h| h.get(i)), job.is_some(), mem_used.get(i));
+            let held = self.rule.holds(
+                c.held.as_ref().and_then(|h| h.get(i)),
+                job.is_some(),
+                mem_used.get(i),
+            );
             let device_util = device_util.get(i);
             let slot = model.map_or(0, |m| m as usize + 1);
             let price = match self.prices.get(slot) {
@@ -468,7 +520,12 @@ impl<'a> Engine<'a> {
                 _ => {
                     let p = self.cfg.prices.price_of(model.map(|m| self.labels.name(m)));
                     if p.is_none() {
-                        self.unpriced_models.insert(model.map(|m| self.labels.name(m)).unwrap_or("(no model)").to_string());
+                        self.unpriced_models.insert(
+                            model
+                                .map(|m| self.labels.name(m))
+                                .unwrap_or("(no model)")
+                                .to_string(),
+                        );
                     }
                     if self.prices.len() <= slot {
                         self.prices.resize(slot + 1, None);
@@ -604,9 +661,16 @@ impl<'a> Engine<'a> {
     }
 
     /// Weigh the last sample of every GPU and assemble the report.
-    pub fn finish(mut self, sources: Vec<String>, rows_read: u64, quality: &crate::samples::Quality) -> Result<Report> {
+    pub fn finish(
+        mut self,
+        sources: Vec<String>,
+        rows_read: u64,
+        quality: &crate::samples::Quality,
+    ) -> Result<Report> {
         for g in 0..self.gpus.len() {
-            let Some(p) = self.gpus[g].pending.take() else { continue };
+            let Some(p) = self.gpus[g].pending.take() else {
+                continue;
+            };
             let s = &self.gpus[g];
             let w = weights::weigh_last(s.step, s.max_gap, self.snapshot_ms);
             let w = weights::cap_until(p.t, w, self.cfg.until);
@@ -695,7 +759,12 @@ impl<'a> Engine<'a> {
                     cost: t.group_cost(),
                 })
                 .collect();
-            rows.sort_by(|a, b| b.layers.held_gpu_hours.total_cmp(&a.layers.held_gpu_hours).then_with(|| a.key.cmp(&b.key)));
+            rows.sort_by(|a, b| {
+                b.layers
+                    .held_gpu_hours
+                    .total_cmp(&a.layers.held_gpu_hours)
+                    .then_with(|| a.key.cmp(&b.key))
+            });
             rows
         });
 
@@ -721,7 +790,11 @@ impl<'a> Engine<'a> {
                     }
                 })
                 .collect();
-            rows.sort_by(|a, b| b.held_gpu_hours.total_cmp(&a.held_gpu_hours).then_with(|| a.job.cmp(&b.job)));
+            rows.sort_by(|a, b| {
+                b.held_gpu_hours
+                    .total_cmp(&a.held_gpu_hours)
+                    .then_with(|| a.job.cmp(&b.job))
+            });
             rows
         });
 
@@ -739,7 +812,11 @@ impl<'a> Engine<'a> {
                     model,
                     samples: g.samples,
                     jobs: g.jobs.iter().map(|j| labels.name(*j).to_string()).collect(),
-                    users: g.users.iter().map(|u| labels.name(*u).to_string()).collect(),
+                    users: g
+                        .users
+                        .iter()
+                        .map(|u| labels.name(*u).to_string())
+                        .collect(),
                     observed_gpu_hours: g.tally.observed_h,
                     held_gpu_hours: g.tally.held_h,
                     idle_held_gpu_hours: present.device_util.then_some(g.tally.idle_held_h),
@@ -754,7 +831,11 @@ impl<'a> Engine<'a> {
             })
             .collect();
         gpus.sort_by(|a, b| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)));
-        let ambiguous = crate::catalog::report::flag_ambiguous(&mut cost, gpus.iter().map(|g| (g.model.as_deref(), g.observed_gpu_hours)));
+        let ambiguous = crate::catalog::report::flag_ambiguous(
+            &mut cost,
+            gpus.iter()
+                .map(|g| (g.model.as_deref(), g.observed_gpu_hours)),
+        );
 
         let mut notes = quality.notes.clone();
         if all_single {
@@ -798,7 +879,11 @@ impl<'a> Engine<'a> {
                 hours: window_hours,
                 snapshot: all_single,
             },
-            sources: Sources { files: sources, rows_read, rows_used: self.rows_in_window },
+            sources: Sources {
+                files: sources,
+                rows_read,
+                rows_used: self.rows_in_window,
+            },
             data_quality,
             held_rule: self.rule.describe(),
             layers,
@@ -834,7 +919,11 @@ pub fn median_of_histogram(diffs: &HashMap<i64, u64>) -> Option<i64> {
         }
         sorted.last().map(|x| x.0).unwrap_or(0)
     };
-    Some(if n % 2 == 1 { nth(n / 2) } else { (nth(n / 2 - 1) + nth(n / 2)) / 2 })
+    Some(if n % 2 == 1 {
+        nth(n / 2)
+    } else {
+        (nth(n / 2 - 1) + nth(n / 2)) / 2
+    })
 }
 
 #[cfg(test)]
@@ -847,7 +936,10 @@ mod tests {
         for d in [10, 20, 30, 40] {
             *h.entry(d).or_default() += 1;
         }
-        assert_eq!(median_of_histogram(&h), super::super::weights::median_step(&[0, 10, 30, 60, 100]));
+        assert_eq!(
+            median_of_histogram(&h),
+            super::super::weights::median_step(&[0, 10, 30, 60, 100])
+        );
         h.insert(60_000, 5);
         assert_eq!(median_of_histogram(&h), Some(60_000));
         assert_eq!(median_of_histogram(&HashMap::default()), None);

@@ -67,7 +67,13 @@ fn union_ms(mut v: Vec<(i64, i64)>) -> i64 {
 }
 
 /// Held time per job, weighed exactly as the audit weighs samples (§2, §3).
-fn held_by_job(table: &SampleTable, cfg: &AuditConfig, rule: HeldRule, since: Option<i64>, until: Option<i64>) -> Result<BTreeMap<String, Held>> {
+fn held_by_job(
+    table: &SampleTable,
+    cfg: &AuditConfig,
+    rule: HeldRule,
+    since: Option<i64>,
+    until: Option<i64>,
+) -> Result<BTreeMap<String, Held>> {
     let mut lf = table.df.clone().lazy();
     let t = polars::prelude::col(col::TIME).cast(DataType::Int64);
     if let Some(s) = since {
@@ -77,14 +83,37 @@ fn held_by_job(table: &SampleTable, cfg: &AuditConfig, rule: HeldRule, since: Op
         lf = lf.filter(t.clone().lt(lit(u)));
     }
     let df = lf
-        .sort([col::HOST, col::GPU, col::TIME], SortMultipleOptions::default().with_maintain_order(true))
+        .sort(
+            [col::HOST, col::GPU, col::TIME],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
         .collect()
         .map_err(anyhow::Error::from)
         .context("sorting samples for MFU")?;
-    let time = df.column(col::TIME)?.cast(&DataType::Int64)?.i64()?.rechunk().into_owned();
-    let host = df.column(col::HOST)?.cast(&DataType::String)?.str()?.rechunk().into_owned();
-    let gpu = df.column(col::GPU)?.cast(&DataType::String)?.str()?.rechunk().into_owned();
-    let job = df.column(col::JOB)?.cast(&DataType::String)?.str()?.rechunk().into_owned();
+    let time = df
+        .column(col::TIME)?
+        .cast(&DataType::Int64)?
+        .i64()?
+        .rechunk()
+        .into_owned();
+    let host = df
+        .column(col::HOST)?
+        .cast(&DataType::String)?
+        .str()?
+        .rechunk()
+        .into_owned();
+    let gpu = df
+        .column(col::GPU)?
+        .cast(&DataType::String)?
+        .str()?
+        .rechunk()
+        .into_owned();
+    let job = df
+        .column(col::JOB)?
+        .cast(&DataType::String)?
+        .str()?
+        .rechunk()
+        .into_owned();
     let model = match df.column(col::MODEL) {
         Ok(c) => Some(c.cast(&DataType::String)?.str()?.rechunk().into_owned()),
         Err(_) => None,
@@ -119,14 +148,24 @@ fn held_by_job(table: &SampleTable, cfg: &AuditConfig, rule: HeldRule, since: Op
         }
         let w = weights::weights(&times, cfg.max_gap_ms, until, snapshot_ms);
         for (k, &i) in idx.iter().enumerate() {
-            let Some(j) = job.get(i).filter(|s| !s.is_empty()) else { continue };
+            let Some(j) = job.get(i).filter(|s| !s.is_empty()) else {
+                continue;
+            };
             // the job is set here, so the job rule holds
-            let held = rule.holds(held_col.as_ref().and_then(|c| c.get(i)), true, mem.as_ref().and_then(|m| m.get(i)));
+            let held = rule.holds(
+                held_col.as_ref().and_then(|c| c.get(i)),
+                true,
+                mem.as_ref().and_then(|m| m.get(i)),
+            );
             let w_ms = w.weight_ms[k];
             if !held || w_ms <= 0 {
                 continue;
             }
-            let m = model.as_ref().and_then(|c| c.get(i)).filter(|s| !s.is_empty()).map(str::to_string);
+            let m = model
+                .as_ref()
+                .and_then(|c| c.get(i))
+                .filter(|s| !s.is_empty())
+                .map(str::to_string);
             let e = out.entry(j.to_string()).or_default();
             e.intervals.push((times[k], times[k] + w_ms));
             *e.seconds_by_model.entry(m.clone()).or_default() += w_ms as f64 / 1000.0;
@@ -139,7 +178,12 @@ fn held_by_job(table: &SampleTable, cfg: &AuditConfig, rule: HeldRule, since: Op
 
 fn list(names: &[String]) -> String {
     const SHOWN: usize = 10;
-    let mut s = names.iter().take(SHOWN).map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+    let mut s = names
+        .iter()
+        .take(SHOWN)
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
     if names.len() > SHOWN {
         s.push_str(&format!(", … ({} in all)", names.len()));
     }
@@ -150,13 +194,19 @@ fn list(names: &[String]) -> String {
 /// job's whole recorded run, since a total cannot be cut by a window).
 pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration]) -> Result<JobMfu> {
     if !table.has(col::JOB) {
-        bail!("the samples have no job column (job, job_id, pod, exported_pod, hpc_job; or --map YOURS=job) to find each declared job's GPUs");
+        bail!(
+            "the samples have no job column (job, job_id, pod, exported_pod, hpc_job; or --map YOURS=job) to find each declared job's GPUs"
+        );
     }
     let rule = held_rule(table, cfg)?;
     let windowed = held_by_job(table, cfg, rule, cfg.since, cfg.until)?;
     let any_total = decls.iter().any(|d| matches!(d.work, Work::Total(_)));
     let has_window = cfg.since.is_some() || cfg.until.is_some();
-    let whole = if any_total && has_window { Some(held_by_job(table, cfg, rule, None, None)?) } else { None };
+    let whole = if any_total && has_window {
+        Some(held_by_job(table, cfg, rule, None, None)?)
+    } else {
+        None
+    };
 
     let mut out = JobMfu::default();
     let mut absent: Vec<String> = Vec::new();
@@ -176,12 +226,19 @@ pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration])
         let mut capacity = 0.0;
         let mut complete = true;
         for (m, secs) in &held.seconds_by_model {
-            let peak = d.peak_tflops.or_else(|| m.as_deref().and_then(|m| hardware::lookup(m)).and_then(|c| c.peak(d.dtype)));
+            let peak = d.peak_tflops.or_else(|| {
+                m.as_deref()
+                    .and_then(|m| hardware::lookup(m))
+                    .and_then(|c| c.peak(d.dtype))
+            });
             match peak {
                 Some(p) => capacity += secs * p * 1e12,
                 None => {
                     complete = false;
-                    let key = (m.clone().unwrap_or_else(|| "(no model)".to_string()), d.dtype);
+                    let key = (
+                        m.clone().unwrap_or_else(|| "(no model)".to_string()),
+                        d.dtype,
+                    );
                     let e = no_peak.entry(key).or_default();
                     e.0 += held.samples_by_model.get(m).copied().unwrap_or(0);
                     e.1.insert(d.job.clone());
@@ -192,7 +249,9 @@ pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration])
             continue;
         }
         let mfu = match d.work {
-            Work::Rate(flops_per_sec) => flops_per_sec * (union_ms(held.intervals.clone()) as f64 / 1000.0) / capacity,
+            Work::Rate(flops_per_sec) => {
+                flops_per_sec * (union_ms(held.intervals.clone()) as f64 / 1000.0) / capacity
+            }
             Work::Total(flops) => flops / capacity,
         };
         if mfu > 1.0 {
@@ -223,7 +282,11 @@ pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration])
         ));
     }
     let declared: BTreeSet<&str> = decls.iter().map(|d| d.job.as_str()).collect();
-    let undeclared: Vec<String> = windowed.keys().filter(|j| !declared.contains(j.as_str())).cloned().collect();
+    let undeclared: Vec<String> = windowed
+        .keys()
+        .filter(|j| !declared.contains(j.as_str()))
+        .cloned()
+        .collect();
     if !undeclared.is_empty() {
         out.notes.push(format!(
             "useful: {} held job(s) have no declaration in the jobs file and count as 0 useful: {}",
@@ -265,7 +328,11 @@ mod tests {
         let mut gpu = Vec::new();
         let mut model = Vec::new();
         let mut job = Vec::new();
-        for (g, m, j) in [("0", "NVIDIA H100 80GB HBM3", "a"), ("1", "NVIDIA H100 80GB HBM3", "a"), ("2", "NVIDIA L4", "b")] {
+        for (g, m, j) in [
+            ("0", "NVIDIA H100 80GB HBM3", "a"),
+            ("1", "NVIDIA H100 80GB HBM3", "a"),
+            ("2", "NVIDIA L4", "b"),
+        ] {
             for k in 0..2 {
                 time.push(1_780_000_000_000i64 + k * H);
                 gpu.push(g);
@@ -289,8 +356,18 @@ mod tests {
     #[test]
     fn rate_over_summed_peaks() -> Result<()> {
         let decls = vec![
-            JobDeclaration { job: "a".into(), work: Work::Rate(2.0 * 989.4e12 * 0.4), dtype: Dtype::Bf16, peak_tflops: None },
-            JobDeclaration { job: "b".into(), work: Work::Total(121e12 * 7200.0 * 0.25), dtype: Dtype::Bf16, peak_tflops: None },
+            JobDeclaration {
+                job: "a".into(),
+                work: Work::Rate(2.0 * 989.4e12 * 0.4),
+                dtype: Dtype::Bf16,
+                peak_tflops: None,
+            },
+            JobDeclaration {
+                job: "b".into(),
+                work: Work::Total(121e12 * 7200.0 * 0.25),
+                dtype: Dtype::Bf16,
+                peak_tflops: None,
+            },
         ];
         let r = job_mfu(&table()?, &cfg()?, &decls)?;
         assert!((r.mfu["a"] - 0.4).abs() < 1e-12);
@@ -302,14 +379,28 @@ mod tests {
     #[test]
     fn absent_jobs_and_unknown_peaks_warn_by_name() -> Result<()> {
         let decls = vec![
-            JobDeclaration { job: "ghost".into(), work: Work::Rate(1e12), dtype: Dtype::Bf16, peak_tflops: None },
-            JobDeclaration { job: "b".into(), work: Work::Rate(1e12), dtype: Dtype::Fp64, peak_tflops: None },
+            JobDeclaration {
+                job: "ghost".into(),
+                work: Work::Rate(1e12),
+                dtype: Dtype::Bf16,
+                peak_tflops: None,
+            },
+            JobDeclaration {
+                job: "b".into(),
+                work: Work::Rate(1e12),
+                dtype: Dtype::Fp64,
+                peak_tflops: None,
+            },
         ];
         let r = job_mfu(&table()?, &cfg()?, &decls)?;
         assert!(r.mfu.is_empty());
         assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
         assert!(r.warnings[0].contains("1 declared job(s)") && r.warnings[0].contains("'ghost'"));
-        assert!(r.warnings[1].contains("fp64") && r.warnings[1].contains("'NVIDIA L4'") && r.warnings[1].contains("2 held samples"));
+        assert!(
+            r.warnings[1].contains("fp64")
+                && r.warnings[1].contains("'NVIDIA L4'")
+                && r.warnings[1].contains("2 held samples")
+        );
         assert!(r.notes[0].contains("'a'"), "{:?}", r.notes);
         Ok(())
     }
@@ -318,7 +409,12 @@ mod tests {
     fn peak_override_and_window() -> Result<()> {
         let mut c = cfg()?;
         c.until = Some(1_780_000_000_000 + H);
-        let decls = vec![JobDeclaration { job: "a".into(), work: Work::Rate(100e12), dtype: Dtype::Bf16, peak_tflops: Some(500.0) }];
+        let decls = vec![JobDeclaration {
+            job: "a".into(),
+            work: Work::Rate(100e12),
+            dtype: Dtype::Bf16,
+            peak_tflops: Some(500.0),
+        }];
         let r = job_mfu(&table()?, &c, &decls)?;
         // 100 TFLOP/s over 2 × 500 TFLOP/s
         assert!((r.mfu["a"] - 0.1).abs() < 1e-12);
@@ -333,7 +429,11 @@ mod tests {
 
     #[test]
     fn node() -> Result<()> {
-        let m = node_mfu(989.4e12, &["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"], Dtype::Bf16)?;
+        let m = node_mfu(
+            989.4e12,
+            &["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"],
+            Dtype::Bf16,
+        )?;
         assert!((m - 0.5).abs() < 1e-12);
         assert!(node_mfu(1.0, &["NVIDIA A10G"], Dtype::Bf16).is_err());
         Ok(())

@@ -3,8 +3,8 @@
 use crate::prices::PriceBook;
 use crate::samples::{SampleTable, col};
 use anyhow::{Context, Result, bail};
-use model::Report;
 use engine::Engine;
+use model::Report;
 use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
 use std::collections::BTreeMap;
 use tally::Present;
@@ -113,7 +113,11 @@ pub fn held_rule(table: &SampleTable, cfg: &AuditConfig) -> Result<HeldRule> {
 }
 
 /// The held rule for any source that can say which canonical columns it has.
-pub fn held_rule_from(has: &dyn Fn(&str) -> bool, sources: &[String], cfg: &AuditConfig) -> Result<HeldRule> {
+pub fn held_rule_from(
+    has: &dyn Fn(&str) -> bool,
+    sources: &[String],
+    cfg: &AuditConfig,
+) -> Result<HeldRule> {
     if has(col::HELD) {
         Ok(HeldRule::HeldColumn)
     } else if has(col::JOB) {
@@ -167,7 +171,11 @@ pub trait ChunkSource {
     fn sources(&self) -> Vec<String>;
     fn rows_read(&self) -> u64;
     /// Call `f` on each canonical chunk; returns what normalisation counted.
-    fn for_each_chunk(&self, keys_only: bool, f: &mut dyn FnMut(&DataFrame) -> Result<()>) -> Result<crate::samples::Quality>;
+    fn for_each_chunk(
+        &self,
+        keys_only: bool,
+        f: &mut dyn FnMut(&DataFrame) -> Result<()>,
+    ) -> Result<crate::samples::Quality>;
 }
 
 /// The streaming audit: memory grows with GPUs, jobs and episodes, not rows.
@@ -189,12 +197,19 @@ pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
     let rule = held_rule(table, cfg)?;
     let sorted = table
         .df
-        .sort([col::HOST, col::GPU, col::TIME], SortMultipleOptions::default().with_maintain_order(true))
+        .sort(
+            [col::HOST, col::GPU, col::TIME],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
         .map_err(anyhow::Error::from)
         .context("sorting samples")?;
     let mut engine = Engine::new(cfg, rule, present_of(table, cfg));
     // zero-copy slices keep the engine's per-slice row vectors small
-    let slices = || (0..sorted.height()).step_by(IN_MEMORY_SLICE_ROWS).map(|offset| sorted.slice(offset as i64, IN_MEMORY_SLICE_ROWS));
+    let slices = || {
+        (0..sorted.height())
+            .step_by(IN_MEMORY_SLICE_ROWS)
+            .map(|offset| sorted.slice(offset as i64, IN_MEMORY_SLICE_ROWS))
+    };
     for slice in slices() {
         engine.observe_steps(&slice)?;
     }

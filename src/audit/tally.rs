@@ -55,7 +55,11 @@ impl Sum {
     pub fn add(&mut self, x: f64) {
         let t = self.sum + x;
         // the low-order bits lost by the addition, from whichever operand is larger
-        self.compensation += if self.sum.abs() >= x.abs() { (self.sum - t) + x } else { (x - t) + self.sum };
+        self.compensation += if self.sum.abs() >= x.abs() {
+            (self.sum - t) + x
+        } else {
+            (x - t) + self.sum
+        };
         self.sum = t;
     }
 
@@ -71,7 +75,10 @@ impl Sum {
 
 impl From<f64> for Sum {
     fn from(x: f64) -> Self {
-        Sum { sum: x, compensation: 0.0 }
+        Sum {
+            sum: x,
+            compensation: 0.0,
+        }
     }
 }
 
@@ -218,8 +225,16 @@ impl Tally {
             sm_active: ratio(self.sm_h.get(), self.sm_known_h.get()),
             sm_occupancy: ratio(self.occ_h.get(), self.occ_known_h.get()),
             tensor_active: ratio(self.tensor_h.get(), self.tensor_known_h.get()),
-            mfu: if p.useful { ratio(self.useful_h.get(), self.held_h) } else { None },
-            idle_held: if p.device_util { ratio(self.idle_held_h, self.held_h) } else { None },
+            mfu: if p.useful {
+                ratio(self.useful_h.get(), self.held_h)
+            } else {
+                None
+            },
+            idle_held: if p.device_util {
+                ratio(self.idle_held_h, self.held_h)
+            } else {
+                None
+            },
         }
     }
 
@@ -279,8 +294,22 @@ impl Tally {
     }
 
     /// The fleet's cost section; monthly run-rate = figure / window hours x 730.
-    pub fn cost(&self, price_source: String, basis: Basis, unpriced_models: Vec<String>, window_hours: f64) -> Cost {
-        let monthly = |v: Option<f64>| v.and_then(|x| if window_hours > 0.0 { Some(x / window_hours * 730.0) } else { None });
+    pub fn cost(
+        &self,
+        price_source: String,
+        basis: Basis,
+        unpriced_models: Vec<String>,
+        window_hours: f64,
+    ) -> Cost {
+        let monthly = |v: Option<f64>| {
+            v.and_then(|x| {
+                if window_hours > 0.0 {
+                    Some(x / window_hours * 730.0)
+                } else {
+                    None
+                }
+            })
+        };
         Cost {
             currency: "USD".to_string(),
             price_source,
@@ -316,7 +345,10 @@ pub fn waterfall(layers: &Layers) -> Vec<WaterfallStep> {
     };
     vec![
         // observed is the whole; a share of held means nothing there
-        WaterfallStep { pct_of_held: None, ..step("observed", Some(observed)) },
+        WaterfallStep {
+            pct_of_held: None,
+            ..step("observed", Some(observed))
+        },
         step("held", Some(held)),
         step("active", layers.active_gpu_hours),
         step("sm_active", layers.sm_active_gpu_hours),
@@ -349,8 +381,15 @@ mod sum_tests {
             plain += term;
         }
         let exact = 250_000.0;
-        assert!((s.get() - exact).abs() / exact < 1e-15, "compensated {}", s.get());
-        assert!((plain - exact).abs() / exact > 1e-12, "the plain sum was expected to drift: {plain}");
+        assert!(
+            (s.get() - exact).abs() / exact < 1e-15,
+            "compensated {}",
+            s.get()
+        );
+        assert!(
+            (plain - exact).abs() / exact > 1e-12,
+            "the plain sum was expected to drift: {plain}"
+        );
         let mut halves = (Sum::default(), Sum::default());
         for i in 0..1_000 {
             if i % 2 == 0 {

@@ -1,9 +1,9 @@
 //! Every rule of report-semantics.md on tiny hand-made frames with answers
 //! computed by hand.
 use super::*;
-use crate::timeparse::format_time;
 use crate::samples::Quality;
 use crate::source::from_frame;
+use crate::timeparse::format_time;
 use polars::prelude::{Column, DataFrame};
 
 const T0: i64 = 1_700_000_000_000; // ms, a real epoch
@@ -16,7 +16,10 @@ fn table(cols: Vec<Column>) -> Result<SampleTable> {
 }
 
 fn times(mins: &[i64]) -> Column {
-    Column::new("time".into(), mins.iter().map(|m| T0 + m * MIN).collect::<Vec<i64>>())
+    Column::new(
+        "time".into(),
+        mins.iter().map(|m| T0 + m * MIN).collect::<Vec<i64>>(),
+    )
 }
 
 fn strs(name: &str, v: &[&str]) -> Column {
@@ -61,7 +64,11 @@ fn weights_gaps_and_the_last_sample() -> Result<()> {
 
 #[test]
 fn a_single_sample_is_a_snapshot_of_one_hour_or_interval() -> Result<()> {
-    let t = table(vec![times(&[0, 0]), strs("gpu", &["a", "b"]), Column::new("held".into(), vec![true, false])])?;
+    let t = table(vec![
+        times(&[0, 0]),
+        strs("gpu", &["a", "b"]),
+        Column::new("held".into(), vec![true, false]),
+    ])?;
     let r = audit(&t, &cfg())?;
     assert!(r.window.snapshot);
     assert!(close(r.layers.observed_gpu_hours, 2.0));
@@ -136,8 +143,15 @@ fn held_by_memory_above_the_threshold() -> Result<()> {
 
 #[test]
 fn no_way_to_tell_held_is_an_error_unless_assumed() -> Result<()> {
-    let t = table(vec![times(&[0, 1]), strs("gpu", &["g"; 2]), f64s("device_util", &[Some(0.2), Some(0.4)])])?;
-    let err = audit(&t, &cfg()).err().map(|e| e.to_string()).unwrap_or_default();
+    let t = table(vec![
+        times(&[0, 1]),
+        strs("gpu", &["g"; 2]),
+        f64s("device_util", &[Some(0.2), Some(0.4)]),
+    ])?;
+    let err = audit(&t, &cfg())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     assert!(err.contains("--assume-held"), "{err}");
     let mut c = cfg();
     c.assume_held = true;
@@ -159,9 +173,15 @@ fn layers_and_ratios_use_only_rows_where_the_metric_is_known() -> Result<()> {
     let r = audit(&t, &cfg())?;
     let h = 1.0 / 60.0;
     assert!(close(r.layers.held_gpu_hours, 3.0 * h));
-    assert!(close(r.layers.active_gpu_hours.unwrap_or(f64::NAN), 1.5 * h));
+    assert!(close(
+        r.layers.active_gpu_hours.unwrap_or(f64::NAN),
+        1.5 * h
+    ));
     assert!(close(r.ratios.active.unwrap_or(f64::NAN), 0.75)); // 1.5 / 2 known rows
-    assert!(close(r.layers.sm_active_gpu_hours.unwrap_or(f64::NAN), 0.6 * h));
+    assert!(close(
+        r.layers.sm_active_gpu_hours.unwrap_or(f64::NAN),
+        0.6 * h
+    ));
     assert!(close(r.ratios.sm_active.unwrap_or(f64::NAN), 0.3));
     assert!(close(r.data_quality.held_unknown_activity_gpu_hours, h));
     // tensor and useful are absent columns: null, not 0
@@ -179,30 +199,84 @@ fn idle_episodes_break_on_job_change_and_gaps_and_respect_min_idle() -> Result<(
         strs("gpu", &["g"; 11]),
         opt_strs(
             "job",
-            &[Some("a"), Some("a"), Some("a"), Some("a"), Some("a"), Some("b"), Some("b"), Some("b"), Some("b"), Some("b"), Some("b")],
+            &[
+                Some("a"),
+                Some("a"),
+                Some("a"),
+                Some("a"),
+                Some("a"),
+                Some("b"),
+                Some("b"),
+                Some("b"),
+                Some("b"),
+                Some("b"),
+                Some("b"),
+            ],
         ),
         f64s(
             "device_util",
-            &[Some(0.0), Some(0.0), Some(0.005), Some(0.0), Some(0.0), Some(0.0), Some(0.5), Some(0.0), Some(0.0), Some(0.0), Some(0.0)],
+            &[
+                Some(0.0),
+                Some(0.0),
+                Some(0.005),
+                Some(0.0),
+                Some(0.0),
+                Some(0.0),
+                Some(0.5),
+                Some(0.0),
+                Some(0.0),
+                Some(0.0),
+                Some(0.0),
+            ],
         ),
     ])?;
     let mut c = cfg();
     c.max_gap_ms = Some(3 * MIN);
     let r = audit(&t, &c)?;
-    let mut hours: Vec<(String, f64, String)> =
-        r.idle_episodes.iter().map(|e| (e.job.clone().unwrap_or_default(), e.hours * 60.0, e.start.clone())).collect();
+    let mut hours: Vec<(String, f64, String)> = r
+        .idle_episodes
+        .iter()
+        .map(|e| {
+            (
+                e.job.clone().unwrap_or_default(),
+                e.hours * 60.0,
+                e.start.clone(),
+            )
+        })
+        .collect();
     hours.sort_by(|a, b| a.2.cmp(&b.2));
-    let got: Vec<(String, i64)> = hours.iter().map(|(j, h, _)| (j.clone(), h.round() as i64)).collect();
+    let got: Vec<(String, i64)> = hours
+        .iter()
+        .map(|(j, h, _)| (j.clone(), h.round() as i64))
+        .collect();
     // a: 5 min; b@5: 1 min; b@7..8: 1 + 3 (weight capped at max_gap) = 4 min; b@20..21: 2 min
-    assert_eq!(got, vec![("a".into(), 5), ("b".into(), 1), ("b".into(), 4), ("b".into(), 2)]);
-    assert!(close(r.layers.idle_held_gpu_hours.unwrap_or(f64::NAN), 12.0 / 60.0));
-    let first = r.idle_episodes.iter().find(|e| e.job.as_deref() == Some("a")).map(|e| e.end.clone());
+    assert_eq!(
+        got,
+        vec![
+            ("a".into(), 5),
+            ("b".into(), 1),
+            ("b".into(), 4),
+            ("b".into(), 2)
+        ]
+    );
+    assert!(close(
+        r.layers.idle_held_gpu_hours.unwrap_or(f64::NAN),
+        12.0 / 60.0
+    ));
+    let first = r
+        .idle_episodes
+        .iter()
+        .find(|e| e.job.as_deref() == Some("a"))
+        .map(|e| e.end.clone());
     assert_eq!(first.as_deref(), Some(format_time(T0 + 5 * MIN).as_str()));
     // --min-idle 3m lists only the 5 and 4 minute episodes; hours still count
     c.min_idle_ms = 3 * MIN;
     let r = audit(&t, &c)?;
     assert_eq!(r.idle_episodes.len(), 2);
-    assert!(close(r.layers.idle_held_gpu_hours.unwrap_or(f64::NAN), 12.0 / 60.0));
+    assert!(close(
+        r.layers.idle_held_gpu_hours.unwrap_or(f64::NAN),
+        12.0 / 60.0
+    ));
     Ok(())
 }
 
@@ -232,11 +306,22 @@ fn unpriced_models_give_no_dollars_not_zero() -> Result<()> {
     let t = table(vec![
         times(&[0, 60, 0, 60]),
         strs("gpu", &["a", "a", "b", "b"]),
-        strs("model", &["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "Mystery GPU", "Mystery GPU"]),
+        strs(
+            "model",
+            &[
+                "NVIDIA H100 80GB HBM3",
+                "NVIDIA H100 80GB HBM3",
+                "Mystery GPU",
+                "Mystery GPU",
+            ],
+        ),
         Column::new("held".into(), vec![true; 4]),
         f64s("device_util", &[Some(0.0); 4]),
     ])?;
-    let c = AuditConfig { min_idle_ms: 0, ..AuditConfig::new(PriceBook::new(None, None, true)?) };
+    let c = AuditConfig {
+        min_idle_ms: 0,
+        ..AuditConfig::new(PriceBook::new(None, None, true)?)
+    };
     let r = audit(&t, &c)?;
     assert!(close(r.cost.held_usd.unwrap_or(f64::NAN), 2.0 * 3.0)); // 2 h of H100 at $3
     assert!(close(r.cost.unpriced_gpu_hours, 2.0));
@@ -244,7 +329,9 @@ fn unpriced_models_give_no_dollars_not_zero() -> Result<()> {
     let mystery = r.idle_episodes.iter().find(|e| e.gpu == "b").map(|e| e.usd);
     assert_eq!(mystery, Some(None));
     // nothing priced at all: dollars are null
-    let c = AuditConfig { ..AuditConfig::new(PriceBook::new(None, None, false)?) };
+    let c = AuditConfig {
+        ..AuditConfig::new(PriceBook::new(None, None, false)?)
+    };
     let r = audit(&t, &c)?;
     assert_eq!(r.cost.held_usd, None);
     assert_eq!(r.cost.idle_held_usd, None);
@@ -270,7 +357,10 @@ fn dollars_idle_unallocated_not_useful_and_run_rate() -> Result<()> {
     assert!(close(r.cost.not_useful_usd.unwrap_or(f64::NAN), 1.5));
     assert_eq!(r.cost.not_useful_basis.as_deref(), Some("tensor_active"));
     // window 1 h: monthly run-rate = figure x 730
-    assert!(close(r.cost.monthly_run_rate.held_usd.unwrap_or(f64::NAN), 2.0 * 730.0));
+    assert!(close(
+        r.cost.monthly_run_rate.held_usd.unwrap_or(f64::NAN),
+        2.0 * 730.0
+    ));
     Ok(())
 }
 
@@ -279,8 +369,21 @@ fn showback_groups_sum_to_the_fleet() -> Result<()> {
     let t = table(vec![
         times(&[0, 1, 0, 1, 0, 1]),
         strs("gpu", &["a", "a", "b", "b", "c", "c"]),
-        opt_strs("job", &[Some("j1"), Some("j1"), Some("j2"), Some("j2"), None, None]),
-        opt_strs("team", &[Some("red"), Some("red"), Some("blue"), Some("blue"), None, None]),
+        opt_strs(
+            "job",
+            &[Some("j1"), Some("j1"), Some("j2"), Some("j2"), None, None],
+        ),
+        opt_strs(
+            "team",
+            &[
+                Some("red"),
+                Some("red"),
+                Some("blue"),
+                Some("blue"),
+                None,
+                None,
+            ],
+        ),
     ])?;
     let mut c = cfg();
     c.by = Some(GroupBy::Team);
@@ -299,7 +402,10 @@ fn percent_columns_convert_and_out_of_range_values_are_counted() -> Result<()> {
         times(&[0, 1, 2]),
         strs("gpu", &["g"; 3]),
         Column::new("held".into(), vec![true; 3]),
-        f64s("DCGM_FI_DEV_GPU_UTIL", &[Some(50.0), Some(100.0), Some(140.0)]),
+        f64s(
+            "DCGM_FI_DEV_GPU_UTIL",
+            &[Some(50.0), Some(100.0), Some(140.0)],
+        ),
     ])?;
     let r = audit(&t, &cfg())?;
     assert_eq!(r.data_quality.invalid.get("device_util"), Some(&1));
@@ -324,7 +430,11 @@ impl ChunkSource for Chunked {
     fn rows_read(&self) -> u64 {
         self.df.height() as u64
     }
-    fn for_each_chunk(&self, _keys_only: bool, f: &mut dyn FnMut(&DataFrame) -> Result<()>) -> Result<Quality> {
+    fn for_each_chunk(
+        &self,
+        _keys_only: bool,
+        f: &mut dyn FnMut(&DataFrame) -> Result<()>,
+    ) -> Result<Quality> {
         for offset in (0..self.df.height()).step_by(self.rows) {
             f(&self.df.slice(offset as i64, self.rows))?;
         }
@@ -338,13 +448,52 @@ fn interleaved_long_ids_null_labels_and_chunk_edges_give_the_same_report() -> Re
     // interleaved tick by tick as a time-major dump has them, a null host on
     // one row of each GPU and null or empty jobs: the per-slice view caches
     // must map every row to the right GPU and label wherever chunks are cut.
-    let (a, b) = ("GPU-0a1b2c3d-aaaa-4e5f-8a9b-000000000001", "GPU-0a1b2c3d-aaaa-4e5f-8a9b-000000000002");
+    let (a, b) = (
+        "GPU-0a1b2c3d-aaaa-4e5f-8a9b-000000000001",
+        "GPU-0a1b2c3d-aaaa-4e5f-8a9b-000000000002",
+    );
     let t = table(vec![
         times(&[0, 0, 10, 10, 20, 20, 30, 30]),
-        opt_strs("host", &[Some("node-with-a-long-name"), Some("node-with-a-long-name"), None, None, Some("node-with-a-long-name"), Some("node-with-a-long-name"), Some("node-with-a-long-name"), Some("node-with-a-long-name")]),
+        opt_strs(
+            "host",
+            &[
+                Some("node-with-a-long-name"),
+                Some("node-with-a-long-name"),
+                None,
+                None,
+                Some("node-with-a-long-name"),
+                Some("node-with-a-long-name"),
+                Some("node-with-a-long-name"),
+                Some("node-with-a-long-name"),
+            ],
+        ),
         strs("gpu", &[a, b, a, b, a, b, a, b]),
-        opt_strs("job", &[Some("training-job-with-long-id"), None, Some("training-job-with-long-id"), Some(""), None, Some("x"), Some("training-job-with-long-id"), Some("x")]),
-        f64s("device_util", &[Some(0.5), Some(0.0), Some(0.5), Some(0.0), Some(0.0), Some(0.9), Some(0.5), Some(0.9)]),
+        opt_strs(
+            "job",
+            &[
+                Some("training-job-with-long-id"),
+                None,
+                Some("training-job-with-long-id"),
+                Some(""),
+                None,
+                Some("x"),
+                Some("training-job-with-long-id"),
+                Some("x"),
+            ],
+        ),
+        f64s(
+            "device_util",
+            &[
+                Some(0.5),
+                Some(0.0),
+                Some(0.5),
+                Some(0.0),
+                Some(0.0),
+                Some(0.9),
+                Some(0.5),
+                Some(0.9),
+            ],
+        ),
     ])?;
     let cfg = cfg();
     let whole = audit(&t, &cfg)?;

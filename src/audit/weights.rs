@@ -16,13 +16,21 @@ pub struct GpuWeights {
 
 /// Median of the positive consecutive differences (mean of the middle two for an even count).
 pub fn median_step(times: &[i64]) -> Option<i64> {
-    let mut diffs: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0).collect();
+    let mut diffs: Vec<i64> = times
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0)
+        .collect();
     if diffs.is_empty() {
         return None;
     }
     diffs.sort_unstable();
     let n = diffs.len();
-    Some(if n % 2 == 1 { diffs[n / 2] } else { (diffs[n / 2 - 1] + diffs[n / 2]) / 2 })
+    Some(if n % 2 == 1 {
+        diffs[n / 2]
+    } else {
+        (diffs[n / 2 - 1] + diffs[n / 2]) / 2
+    })
 }
 
 /// The one weight rule (§2), shared by the streaming engine and `weights`.
@@ -52,11 +60,25 @@ pub fn cap_until(t: i64, w: i64, until: Option<i64>) -> i64 {
 
 /// weight = min(next - t, max_gap, until - t); the last sample min(step, max_gap, until - t);
 /// a single sample weighs `snapshot_ms` (capped by until - t).
-pub fn weights(times: &[i64], max_gap_opt: Option<i64>, until: Option<i64>, snapshot_ms: i64) -> GpuWeights {
+pub fn weights(
+    times: &[i64],
+    max_gap_opt: Option<i64>,
+    until: Option<i64>,
+    snapshot_ms: i64,
+) -> GpuWeights {
     let n = times.len();
     let Some(step) = median_step(times) else {
-        let weight_ms = times.iter().map(|t| cap_until(*t, snapshot_ms, until)).collect();
-        return GpuWeights { weight_ms, gap_after: vec![false; n], unobserved_ms: 0, step_ms: None, max_gap_ms: max_gap_opt };
+        let weight_ms = times
+            .iter()
+            .map(|t| cap_until(*t, snapshot_ms, until))
+            .collect();
+        return GpuWeights {
+            weight_ms,
+            gap_after: vec![false; n],
+            unobserved_ms: 0,
+            step_ms: None,
+            max_gap_ms: max_gap_opt,
+        };
     };
     let max_gap = max_gap_opt.unwrap_or(3 * step);
     let mut weight_ms = Vec::with_capacity(n);
@@ -76,7 +98,13 @@ pub fn weights(times: &[i64], max_gap_opt: Option<i64>, until: Option<i64>, snap
         };
         weight_ms.push(cap_until(t, w, until));
     }
-    GpuWeights { weight_ms, gap_after, unobserved_ms, step_ms: Some(step), max_gap_ms: Some(max_gap) }
+    GpuWeights {
+        weight_ms,
+        gap_after,
+        unobserved_ms,
+        step_ms: Some(step),
+        max_gap_ms: Some(max_gap),
+    }
 }
 
 #[cfg(test)]

@@ -10,11 +10,22 @@ pub struct PrometheusArgs {
     pub prometheus: Option<String>,
 
     /// Query resolution: one sample per GPU and metric every STEP (match the scrape interval).
-    #[arg(long, value_name = "DURATION", default_value = "30s", requires = "prometheus", help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "30s",
+        requires = "prometheus",
+        help_heading = "Live Prometheus"
+    )]
     pub step: String,
 
     /// Narrow the series with label matchers, e.g. '{cluster="a"}'.
-    #[arg(long, value_name = "MATCHERS", requires = "prometheus", help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        value_name = "MATCHERS",
+        requires = "prometheus",
+        help_heading = "Live Prometheus"
+    )]
     pub selector: Option<String>,
 
     /// Compute the layers inside Prometheus with PromQL and fetch only the aggregates
@@ -23,26 +34,58 @@ pub struct PrometheusArgs {
     pub pushdown: bool,
 
     /// Bearer token for the server (never printed).
-    #[arg(long, env = "GPUAUDIT_PROM_TOKEN", hide_env_values = true, value_name = "TOKEN", help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        env = "GPUAUDIT_PROM_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN",
+        help_heading = "Live Prometheus"
+    )]
     pub prom_token: Option<String>,
 
     /// Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD).
-    #[arg(long, env = "GPUAUDIT_PROM_USER", value_name = "USER", help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        env = "GPUAUDIT_PROM_USER",
+        value_name = "USER",
+        help_heading = "Live Prometheus"
+    )]
     pub prom_user: Option<String>,
 
     /// Basic-auth password (never printed; prefer the environment variable).
-    #[arg(long, env = "GPUAUDIT_PROM_PASSWORD", hide_env_values = true, value_name = "PASSWORD", help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        env = "GPUAUDIT_PROM_PASSWORD",
+        hide_env_values = true,
+        value_name = "PASSWORD",
+        help_heading = "Live Prometheus"
+    )]
     pub prom_password: Option<String>,
 
     /// Give up on one request after this long.
-    #[arg(long, value_name = "DURATION", default_value = "2m", help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "2m",
+        help_heading = "Live Prometheus"
+    )]
     pub prom_timeout: String,
 
     /// Retries of a request that failed to connect or got 429/5xx (with backoff).
-    #[arg(long, value_name = "N", default_value_t = 3, help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 3,
+        help_heading = "Live Prometheus"
+    )]
     pub prom_retries: u32,
 
     /// Hosts per query: smaller keeps memory lower, larger makes fewer requests.
-    #[arg(long, value_name = "N", default_value_t = 8, help_heading = "Live Prometheus")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 8,
+        help_heading = "Live Prometheus"
+    )]
     pub hosts_per_query: usize,
 }

@@ -20,7 +20,12 @@ pub struct ScanArgs {
     pub duration: String,
 
     /// Time between samples (at least 100ms).
-    #[arg(id = "sample_interval", long = "interval", value_name = "DURATION", default_value = "1s")]
+    #[arg(
+        id = "sample_interval",
+        long = "interval",
+        value_name = "DURATION",
+        default_value = "1s"
+    )]
     pub sample_interval: String,
 
     /// Take one sample per GPU (after one interval) and report it as a snapshot.

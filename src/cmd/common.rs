@@ -5,11 +5,17 @@ use crate::cli::{AuditArgs, InputArgs};
 use crate::prices::PriceBook;
 use crate::samples::{SampleTable, UserMap};
 use crate::source::{InputFormat, ReadOptions};
-use crate::timeparse::{is_relative, parse_cli_time, parse_duration_ms, parse_fraction, parse_size_bytes};
+use crate::timeparse::{
+    is_relative, parse_cli_time, parse_duration_ms, parse_fraction, parse_size_bytes,
+};
 use anyhow::{Context, Result, bail};
 
 pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
-    let maps = input.maps.iter().map(|m| UserMap::parse(m)).collect::<Result<Vec<_>>>()?;
+    let maps = input
+        .maps
+        .iter()
+        .map(|m| UserMap::parse(m))
+        .collect::<Result<Vec<_>>>()?;
     let format = input.input_format.map(|f| match f {
         crate::cli::input::InputFormatArg::Parquet => InputFormat::Parquet,
         crate::cli::input::InputFormatArg::Csv => InputFormat::Csv,
@@ -20,7 +26,12 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         crate::cli::input::InputFormatArg::NvidiaSmiDmon => InputFormat::NvidiaSmiDmon,
         crate::cli::input::InputFormatArg::NvidiaSmiXml => InputFormat::NvidiaSmiXml,
     });
-    let at = input.at.as_deref().map(|t| parse_cli_time(t, None)).transpose().context("--at")?;
+    let at = input
+        .at
+        .as_deref()
+        .map(|t| parse_cli_time(t, None))
+        .transpose()
+        .context("--at")?;
     let align_ms = match input.align.as_deref() {
         Some(a) => {
             let ms = parse_duration_ms(a).context("--align")?;
@@ -31,7 +42,10 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         }
         None => None,
     };
-    let columns = input.columns.as_ref().map(|c| c.iter().map(|s| s.trim().to_string()).collect());
+    let columns = input
+        .columns
+        .as_ref()
+        .map(|c| c.iter().map(|s| s.trim().to_string()).collect());
     Ok(ReadOptions {
         format,
         maps,
@@ -47,15 +61,21 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
 /// Build the audit options. Relative --since/--until count back from the end
 /// of the data, so a report on an old dump means the same thing every time.
 pub fn audit_config(args: &AuditArgs, table: &SampleTable) -> Result<AuditConfig> {
-    audit_config_with_end(args, &|| Ok(crate::audit::time_range(table)?.map(|(_, max)| max)))
+    audit_config_with_end(args, &|| {
+        Ok(crate::audit::time_range(table)?.map(|(_, max)| max))
+    })
 }
 
 /// The same, for a source that says its last sample time only when asked
 /// (a streamed dataset reads it from parquet statistics).
-pub fn audit_config_with_end(args: &AuditArgs, data_end: &dyn Fn() -> Result<Option<i64>>) -> Result<AuditConfig> {
+pub fn audit_config_with_end(
+    args: &AuditArgs,
+    data_end: &dyn Fn() -> Result<Option<i64>>,
+) -> Result<AuditConfig> {
     let prices = PriceBook::new(args.price, args.prices.as_deref(), !args.no_builtin_prices)?;
     let mut cfg = AuditConfig::new(prices);
-    let needs_anchor = args.since.as_deref().is_some_and(is_relative) || args.until.as_deref().is_some_and(is_relative);
+    let needs_anchor = args.since.as_deref().is_some_and(is_relative)
+        || args.until.as_deref().is_some_and(is_relative);
     let anchor = if needs_anchor { data_end()? } else { None };
     if let Some(s) = &args.since {
         cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);

@@ -20,55 +20,96 @@ pub fn run(args: DemoArgs) -> Result<u8> {
     }
     let start_ms = parse_cli_time(&args.start, None).context("--start")?;
     let ticks = ((args.days * 86_400_000.0) / interval_ms as f64).round() as usize;
-    let spec = DemoSpec { gpus: args.gpus, start_ms, interval_ms, ticks, seed: args.seed };
+    let spec = DemoSpec {
+        gpus: args.gpus,
+        start_ms,
+        interval_ms,
+        ticks,
+        seed: args.seed,
+    };
     let ticks_per_day = (86_400_000 / interval_ms).max(1) as usize;
     // Slices of at most ~2M rows keep memory flat at any size.
     let slice = (2_000_000 / spec.total_gpus()).clamp(1, ticks_per_day);
 
     if args.partition_by_day {
-        std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create directory", args.out.display()))?;
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("{}: cannot create directory", args.out.display()))?;
         let mut rows = 0;
         let mut day_start = 0;
         while day_start < ticks {
             let day_end = (day_start + ticks_per_day).min(ticks);
-            let day = chrono::DateTime::from_timestamp_millis(start_ms + day_start as i64 * interval_ms)
-                .map(|d| d.format("%Y-%m-%d").to_string())
-                .unwrap_or_default();
+            let day =
+                chrono::DateTime::from_timestamp_millis(start_ms + day_start as i64 * interval_ms)
+                    .map(|d| d.format("%Y-%m-%d").to_string())
+                    .unwrap_or_default();
             let dir = args.out.join(format!("day={day}"));
             std::fs::create_dir_all(&dir)?;
-            rows += write_parquet(&dir.join("part-0.parquet"), &spec, day_start, day_end, slice)?;
+            rows += write_parquet(
+                &dir.join("part-0.parquet"),
+                &spec,
+                day_start,
+                day_end,
+                slice,
+            )?;
             day_start = day_end;
         }
-        eprintln!("wrote {rows} rows of a synthetic fleet ({} GPUs) under {}", spec.total_gpus(), args.out.display());
+        eprintln!(
+            "wrote {rows} rows of a synthetic fleet ({} GPUs) under {}",
+            spec.total_gpus(),
+            args.out.display()
+        );
         return Ok(0);
     }
-    let ext = args.out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    let ext = args
+        .out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
     let mut rows = 0;
     match ext.as_str() {
         "parquet" => rows = write_parquet(&args.out, &spec, 0, ticks, slice)?,
         "csv" | "ndjson" | "jsonl" => {
-            let mut file = File::create(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
+            let mut file = File::create(&args.out)
+                .with_context(|| format!("{}: cannot create", args.out.display()))?;
             let mut from = 0;
             while from < ticks {
                 let to = (from + slice).min(ticks);
                 let mut df = generate(&spec, from, to)?;
                 rows += df.height();
                 if ext == "csv" {
-                    CsvWriter::new(&mut file).include_header(from == 0).finish(&mut df)?;
+                    CsvWriter::new(&mut file)
+                        .include_header(from == 0)
+                        .finish(&mut df)?;
                 } else {
-                    JsonWriter::new(&mut file).with_json_format(JsonFormat::JsonLines).finish(&mut df)?;
+                    JsonWriter::new(&mut file)
+                        .with_json_format(JsonFormat::JsonLines)
+                        .finish(&mut df)?;
                 }
                 from = to;
             }
         }
-        _ => bail!("--out {}: expected a .parquet, .csv or .ndjson file (or --partition-by-day)", args.out.display()),
+        _ => bail!(
+            "--out {}: expected a .parquet, .csv or .ndjson file (or --partition-by-day)",
+            args.out.display()
+        ),
     }
-    eprintln!("wrote {rows} rows of a synthetic fleet ({} GPUs) to {}", spec.total_gpus(), args.out.display());
+    eprintln!(
+        "wrote {rows} rows of a synthetic fleet ({} GPUs) to {}",
+        spec.total_gpus(),
+        args.out.display()
+    );
     Ok(0)
 }
 
 /// Write ticks `from..to` as one parquet file, slice by slice; returns the rows written.
-fn write_parquet(path: &Path, spec: &DemoSpec, from: usize, to: usize, slice: usize) -> Result<usize> {
+fn write_parquet(
+    path: &Path,
+    spec: &DemoSpec,
+    from: usize,
+    to: usize,
+    slice: usize,
+) -> Result<usize> {
     let file = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
     let first = generate(spec, from, (from + slice).min(to))?;
     let mut writer = ParquetWriter::new(file)

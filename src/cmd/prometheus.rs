@@ -26,16 +26,25 @@ fn live_time(text: &str, now_ms: i64) -> Result<i64> {
 
 fn client(p: &PrometheusArgs, url: &str) -> Result<Client> {
     let auth = match (&p.prom_token, &p.prom_user) {
-        (Some(_), Some(_)) => bail!("give either a bearer token (--prom-token) or basic auth (--prom-user), not both"),
+        (Some(_), Some(_)) => {
+            bail!("give either a bearer token (--prom-token) or basic auth (--prom-user), not both")
+        }
         (Some(t), None) => Auth::Bearer(t.trim().to_string()),
-        (None, Some(u)) => Auth::Basic { user: u.clone(), password: p.prom_password.clone().unwrap_or_default() },
+        (None, Some(u)) => Auth::Basic {
+            user: u.clone(),
+            password: p.prom_password.clone().unwrap_or_default(),
+        },
         (None, None) => Auth::None,
     };
     let timeout = parse_duration_ms(&p.prom_timeout).context("--prom-timeout")?;
     if timeout <= 0 {
         bail!("--prom-timeout must be positive");
     }
-    let opts = ClientOptions { timeout: Duration::from_millis(timeout as u64), retries: p.prom_retries, auth };
+    let opts = ClientOptions {
+        timeout: Duration::from_millis(timeout as u64),
+        retries: p.prom_retries,
+        auth,
+    };
     Client::new(url, &opts)
 }
 
@@ -46,7 +55,8 @@ pub fn build(args: &ReportArgs, url: &str) -> Result<Report> {
     }
     let now = chrono::Utc::now().timestamp_millis();
     let until = live_time(args.audit.until.as_deref().unwrap_or("now"), now).context("--until")?;
-    let since = live_time(args.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
+    let since =
+        live_time(args.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
     let step = parse_duration_ms(&p.step).context("--step")?;
     let q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
     let mut client = client(p, url)?;
@@ -63,7 +73,13 @@ pub fn build(args: &ReportArgs, url: &str) -> Result<Report> {
         let mut cfg = audit_config(&audit_args, &SampleTable::concat(Vec::new())?)?;
         cfg.since = Some(q.since_ms);
         cfg.until = Some(q.until_ms);
-        return prometheus_pushdown::report(&mut client, &q, &cfg, opts.job_label.as_deref(), opts.team_label.as_deref());
+        return prometheus_pushdown::report(
+            &mut client,
+            &q,
+            &cfg,
+            opts.job_label.as_deref(),
+            opts.team_label.as_deref(),
+        );
     }
     let table = prometheus_live::load(&mut client, &q, &opts)?;
     let mut cfg = audit_config(&audit_args, &table)?;

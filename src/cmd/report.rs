@@ -31,14 +31,23 @@ pub fn build(args: &ReportArgs) -> Result<Report> {
 /// parquet, or their samples are not in time order (then the in-memory path sorts them).
 fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Option<Report>> {
     let inputs = crate::source::resolve_inputs(&args.input.inputs)?;
-    let forced_other = opts.format.is_some_and(|f| f != crate::source::InputFormat::Parquet);
-    let Some(stream) = crate::source::stream::ParquetStream::open(&inputs, &opts.maps, forced_other)? else {
+    let forced_other = opts
+        .format
+        .is_some_and(|f| f != crate::source::InputFormat::Parquet);
+    let Some(stream) =
+        crate::source::stream::ParquetStream::open(&inputs, &opts.maps, forced_other)?
+    else {
         return Ok(None);
     };
     let cfg = super::common::audit_config_with_end(&args.audit, &|| stream.max_time())?;
     match crate::audit::audit_chunks(&stream, &cfg) {
         Ok(r) => Ok(Some(r)),
-        Err(e) if e.downcast_ref::<crate::audit::engine::OutOfOrder>().is_some() => Ok(None),
+        Err(e)
+            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
+                .is_some() =>
+        {
+            Ok(None)
+        }
         Err(e) => Err(e),
     }
 }
@@ -47,7 +56,9 @@ pub fn run(args: ReportArgs) -> Result<u8> {
     let report = build(&args)?;
     let top_default = args.audit.top.unwrap_or(10);
     let text = match args.format {
-        ReportFormat::Table => render::table::render(&report, &render::table::TableOptions::detect(top_default)),
+        ReportFormat::Table => {
+            render::table::render(&report, &render::table::TableOptions::detect(top_default))
+        }
         ReportFormat::Json => render::json::render(&report)?,
         ReportFormat::Csv => render::csv::render(&report),
         ReportFormat::Markdown => render::markdown::render(&report, top_default),

@@ -40,7 +40,10 @@ fn progress(quiet: bool, ticks: usize) -> ProgressBar {
 pub fn run(args: ScanArgs) -> Result<u8> {
     let interval_ms = parse_duration_ms(&args.sample_interval).context("--interval")?;
     if interval_ms < 100 {
-        bail!("--interval {}: must be at least 100ms", args.sample_interval);
+        bail!(
+            "--interval {}: must be at least 100ms",
+            args.sample_interval
+        );
     }
     let duration_ms = parse_duration_ms(&args.duration).context("--duration")?;
     if duration_ms <= 0 {
@@ -48,13 +51,24 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     }
     let held_mem = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
     if let Some(out) = &args.out {
-        let ext = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+        let ext = out
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
         if !matches!(ext.as_str(), "parquet" | "csv" | "ndjson" | "jsonl") {
-            bail!("--out {}: expected a .parquet, .csv or .ndjson file", out.display());
+            bail!(
+                "--out {}: expected a .parquet, .csv or .ndjson file",
+                out.display()
+            );
         }
     }
     let interval = Duration::from_millis(interval_ms as u64);
-    let plan = Plan::new(Duration::from_millis(duration_ms as u64), interval, args.once);
+    let plan = Plan::new(
+        Duration::from_millis(duration_ms as u64),
+        interval,
+        args.once,
+    );
     let host = host_name();
 
     let nvml = open(args.nvml_lib.as_deref())?;
@@ -84,14 +98,27 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         bail!("no samples: every GPU failed before its first sample");
     }
     let frame = sampling::to_frame(&data, held_mem)?;
-    let mut quality = Quality { warnings: warnings.clone(), ..Default::default() };
+    let mut quality = Quality {
+        warnings: warnings.clone(),
+        ..Default::default()
+    };
     for (unit, reasons) in &data.unsupported {
         for (metric, why) in reasons {
-            quality.notes.push(format!("GPU {}: {metric} n/a: {why}", data.units[*unit].label));
+            quality.notes.push(format!(
+                "GPU {}: {metric} n/a: {why}",
+                data.units[*unit].label
+            ));
         }
     }
     quality.notes.dedup();
-    let source_name = format!("nvml scan of {}", if host.is_empty() { "this node" } else { host.as_str() });
+    let source_name = format!(
+        "nvml scan of {}",
+        if host.is_empty() {
+            "this node"
+        } else {
+            host.as_str()
+        }
+    );
     let table = crate::source::from_frame(&source_name, frame, &[], quality)?;
     let mut cfg = audit_config(&args.audit, &table)?;
     // A GPU that failed after its first sample stands for one interval, not for the
@@ -103,28 +130,56 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     if let Some(out) = &args.out {
         crate::source::write::write_samples(&table.df, out)?;
     }
-    let mut detail = crate::scan::build(&data, &report, held_mem, interval.as_secs_f64(), warnings.clone());
+    let mut detail = crate::scan::build(
+        &data,
+        &report,
+        held_mem,
+        interval.as_secs_f64(),
+        warnings.clone(),
+    );
     if let Some(flops) = crate::cmd::mfu::declared_flops_per_sec(&args.work)? {
         // The node's live MFU: declared work over the dense peaks of the GPUs held now.
-        let held: Vec<&str> = report.gpus.iter().filter(|g| g.last_held).filter_map(|g| g.model.as_deref()).collect();
+        let held: Vec<&str> = report
+            .gpus
+            .iter()
+            .filter(|g| g.last_held)
+            .filter_map(|g| g.model.as_deref())
+            .collect();
         if !held.is_empty() {
             let dtype = args.work.dtype.unwrap_or(crate::hardware::Dtype::Bf16);
             let mfu = crate::audit::mfu::node_mfu(flops, &held, dtype).context("live MFU")?;
-            detail.live_mfu = Some(crate::scan::LiveMfu { declared_tflops: flops / 1e12, held_gpus: held.len(), dtype, mfu });
+            detail.live_mfu = Some(crate::scan::LiveMfu {
+                declared_tflops: flops / 1e12,
+                held_gpus: held.len(),
+                dtype,
+                mfu,
+            });
         }
     }
 
     let text = match args.format {
         ScanFormat::Table => {
             let opts = render::table::TableOptions::detect(args.audit.top.unwrap_or(10));
-            format!("{}\n{}", render::scan::render_table(&detail, opts.width), render::table::render(&report, &opts))
+            format!(
+                "{}\n{}",
+                render::scan::render_table(&detail, opts.width),
+                render::table::render(&report, &opts)
+            )
         }
         ScanFormat::Json => render::scan::render_json(&report, &detail)?,
     };
     write_stdout(&text)?;
     if !data.dropped.is_empty() {
-        let names: Vec<String> = data.dropped.keys().map(|u| format!("GPU {}", data.units[*u].label)).collect();
-        let (its, them) = if names.len() == 1 { ("its", "warning") } else { ("their", "warnings") };
+        let names: Vec<String> = data
+            .dropped
+            .keys()
+            .map(|u| format!("GPU {}", data.units[*u].label))
+            .collect();
+        let (its, them) = if names.len() == 1 {
+            ("its", "warning")
+        } else {
+            ("their", "warnings")
+        };
         return Err(anyhow!(
             "{} failed mid-scan: {its} remaining samples are missing (see the {them} above)",
             names.join(", ")

@@ -6,10 +6,22 @@ fn num(v: Option<f64>) -> String {
 }
 
 fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }
 
-fn row(scope: &str, key: &str, l: &Layers, r: &Ratios, held_usd: Option<f64>, idle_usd: Option<f64>, not_useful: Option<f64>) -> String {
+fn row(
+    scope: &str,
+    key: &str,
+    l: &Layers,
+    r: &Ratios,
+    held_usd: Option<f64>,
+    idle_usd: Option<f64>,
+    not_useful: Option<f64>,
+) -> String {
     [
         quote(scope),
         quote(key),
@@ -36,10 +48,26 @@ pub fn render(report: &Report) -> String {
         "scope,key,observed_gpu_hours,held_gpu_hours,active_gpu_hours,sm_active_gpu_hours,tensor_active_gpu_hours,useful_gpu_hours,idle_held_gpu_hours,active,sm_active,tensor_active,mfu,held_usd,idle_held_usd,not_useful_usd\n",
     );
     let c = &report.cost;
-    out.push_str(&row("fleet", "all", &report.layers, &report.ratios, c.held_usd, c.idle_held_usd, c.not_useful_usd));
+    out.push_str(&row(
+        "fleet",
+        "all",
+        &report.layers,
+        &report.ratios,
+        c.held_usd,
+        c.idle_held_usd,
+        c.not_useful_usd,
+    ));
     out.push('\n');
     for g in report.groups.iter().flatten() {
-        out.push_str(&row(&g.by, &g.key, &g.layers, &g.ratios, g.cost.held_usd, g.cost.idle_held_usd, g.cost.not_useful_usd));
+        out.push_str(&row(
+            &g.by,
+            &g.key,
+            &g.layers,
+            &g.ratios,
+            g.cost.held_usd,
+            g.cost.idle_held_usd,
+            g.cost.not_useful_usd,
+        ));
         out.push('\n');
     }
     out

@@ -29,7 +29,8 @@ pub fn thousands(v: i64) -> String {
 
 /// A fraction as a percent: 0.912 -> "91.2%".
 pub fn pct(v: Option<f64>) -> String {
-    v.map(|x| format!("{:.1}%", x * 100.0)).unwrap_or_else(|| "n/a".to_string())
+    v.map(|x| format!("{:.1}%", x * 100.0))
+        .unwrap_or_else(|| "n/a".to_string())
 }
 
 /// Dollars: "$1,234" (cents below $100).
@@ -43,7 +44,9 @@ pub fn usd(v: Option<f64>) -> String {
 
 /// A bar of `width` cells for a fraction 0..1 (clamped for display only).
 pub fn bar(fraction: Option<f64>, width: usize) -> String {
-    let Some(f) = fraction else { return String::new() };
+    let Some(f) = fraction else {
+        return String::new();
+    };
     let cells = (f.clamp(0.0, 1.0) * width as f64 * 8.0).round() as usize;
     let full = cells / 8;
     let rest = cells % 8;
@@ -54,7 +57,8 @@ pub fn bar(fraction: Option<f64>, width: usize) -> String {
 }
 
 pub fn bytes_gib(v: Option<u64>) -> String {
-    v.map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)).unwrap_or_else(|| "n/a".to_string())
+    v.map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64))
+        .unwrap_or_else(|| "n/a".to_string())
 }
 
 pub fn opt_text(v: Option<&str>) -> String {

@@ -4,6 +4,6 @@ pub mod csv;
 pub mod fmt;
 pub mod json;
 pub mod markdown;
-pub mod scan;
 pub mod mfu;
+pub mod scan;
 pub mod table;

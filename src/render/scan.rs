@@ -28,7 +28,10 @@ fn holders(g: &ScanGpu) -> String {
             }
             if let Some(c) = &h.owner.command {
                 let short: String = c.chars().take(32).collect();
-                s.push_str(&format!(" ({short}{})", if c.chars().count() > 32 { "…" } else { "" }));
+                s.push_str(&format!(
+                    " ({short}{})",
+                    if c.chars().count() > 32 { "…" } else { "" }
+                ));
             }
             s
         })
@@ -37,13 +40,18 @@ fn holders(g: &ScanGpu) -> String {
 }
 
 fn watts(v: Option<f64>) -> String {
-    v.map(|w| format!("{w:.0} W")).unwrap_or_else(|| "n/a".to_string())
+    v.map(|w| format!("{w:.0} W"))
+        .unwrap_or_else(|| "n/a".to_string())
 }
 
 pub fn render_table(d: &ScanDetail, width: u16) -> String {
     let mut out = format!(
         "GPUs on {} ({} sample{}, {:.1}s apart)\n",
-        if d.host.is_empty() { "this node" } else { d.host.as_str() },
+        if d.host.is_empty() {
+            "this node"
+        } else {
+            d.host.as_str()
+        },
         d.ticks,
         if d.ticks == 1 { "" } else { "s" },
         d.interval_seconds
@@ -59,13 +67,19 @@ pub fn render_table(d: &ScanDetail, width: u16) -> String {
         ));
     }
     let mut t = new_table(width);
-    t.set_header(vec!["gpu", "model", "held by", "device", "SM", "tensor", "memory", "power", "idle $/h"]);
+    t.set_header(vec![
+        "gpu", "model", "held by", "device", "SM", "tensor", "memory", "power", "idle $/h",
+    ]);
     for g in &d.gpus {
         let memory = match (g.mem_used_bytes, g.mem_total_bytes) {
             (Some(u), Some(t)) => format!("{} / {}", bytes_gib(Some(u)), bytes_gib(Some(t))),
             (u, _) => bytes_gib(u),
         };
-        let gpu = if g.failed.is_some() { format!("{} (failed)", g.label) } else { g.label.clone() };
+        let gpu = if g.failed.is_some() {
+            format!("{} (failed)", g.label)
+        } else {
+            g.label.clone()
+        };
         t.add_row(vec![
             Cell::new(gpu),
             Cell::new(g.model.as_deref().unwrap_or("n/a")),
@@ -119,7 +133,10 @@ struct ScanDocument<'a> {
 
 /// The "gpuaudit.report/1" document with the scan's per-GPU detail under "scan".
 pub fn render_json(report: &Report, detail: &ScanDetail) -> anyhow::Result<String> {
-    let mut s = serde_json::to_string_pretty(&ScanDocument { report, scan: detail })?;
+    let mut s = serde_json::to_string_pretty(&ScanDocument {
+        report,
+        scan: detail,
+    })?;
     s.push('\n');
     Ok(s)
 }

@@ -16,14 +16,20 @@ impl TableOptions {
         let width = if std::io::stdout().is_terminal() {
             terminal_width().unwrap_or(100)
         } else {
-            std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100)
+            std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(100)
         };
         TableOptions { width, top }
     }
 }
 
 fn terminal_width() -> Option<u16> {
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).or(Some(100))
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .or(Some(100))
 }
 
 pub(crate) fn new_table(width: u16) -> Table {
@@ -40,7 +46,11 @@ fn right(s: String) -> Cell {
 
 /// Unit words: a snapshot's GPU-hours are GPUs and its dollars are per hour.
 pub(crate) fn units(report: &Report) -> (&'static str, &'static str) {
-    if report.window.snapshot { ("GPUs", "/h") } else { ("GPU-h", "") }
+    if report.window.snapshot {
+        ("GPUs", "/h")
+    } else {
+        ("GPU-h", "")
+    }
 }
 
 /// The one sentence that says it all.
@@ -73,7 +83,11 @@ pub fn headline(report: &Report) -> String {
             hours(h),
             pct(r.idle_held)
         )),
-        (None, Some(h)) => s.push_str(&format!(": {} {unit} held doing nothing ({} of held; no prices).", hours(h), pct(r.idle_held))),
+        (None, Some(h)) => s.push_str(&format!(
+            ": {} {unit} held doing nothing ({} of held; no prices).",
+            hours(h),
+            pct(r.idle_held)
+        )),
         _ => s.push('.'),
     }
     s
@@ -89,7 +103,11 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
         short_time(&report.window.start),
         short_time(&report.window.end),
         hours(report.window.hours),
-        if report.window.snapshot { ", snapshot" } else { "" }
+        if report.window.snapshot {
+            ", snapshot"
+        } else {
+            ""
+        }
     ));
 
     // Waterfall
@@ -101,9 +119,17 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
         t.add_row(vec![
             Cell::new(step.layer.replace('_', " ")),
             right(opt_hours(step.gpu_hours)),
-            right(if step.pct_of_held.is_none() && step.layer == "observed" { "-".to_string() } else { pct(step.pct_of_held) }),
+            right(if step.pct_of_held.is_none() && step.layer == "observed" {
+                "-".to_string()
+            } else {
+                pct(step.pct_of_held)
+            }),
             right(pct(step.pct_of_observed)),
-            Cell::new(if is_layer { bar(step.pct_of_observed, 30) } else { String::new() }),
+            Cell::new(if is_layer {
+                bar(step.pct_of_observed, 30)
+            } else {
+                String::new()
+            }),
         ]);
     }
     out.push_str("Held → used waterfall\n");
@@ -113,7 +139,11 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     // Cost
     let c = &report.cost;
     let mut t = new_table(opts.width);
-    t.set_header(vec![format!("cost (USD{per})"), "in window".to_string(), "monthly run-rate".to_string()]);
+    t.set_header(vec![
+        format!("cost (USD{per})"),
+        "in window".to_string(),
+        "monthly run-rate".to_string(),
+    ]);
     let m = &c.monthly_run_rate;
     let rows = [
         ("observed", c.observed_usd, m.observed_usd),
@@ -131,7 +161,11 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
         } else {
             name.to_string()
         };
-        let run = if report.window.snapshot { "-".to_string() } else { usd(run) };
+        let run = if report.window.snapshot {
+            "-".to_string()
+        } else {
+            usd(run)
+        };
         t.add_row(vec![Cell::new(label), right(usd(v)), right(run)]);
     }
     out.push_str("Cost\n");
@@ -148,7 +182,11 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     out.push('\n');
 
     // Idle episodes
-    let shown = report.idle_episodes.iter().take(opts.top).collect::<Vec<_>>();
+    let shown = report
+        .idle_episodes
+        .iter()
+        .take(opts.top)
+        .collect::<Vec<_>>();
     out.push_str(&format!(
         "Idle held episodes (≥ min-idle): {} found, top {} by hours\n",
         report.idle_episodes_total,
@@ -156,7 +194,9 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     ));
     if !shown.is_empty() {
         let mut t = new_table(opts.width);
-        t.set_header(vec!["host", "gpu", "job", "user", "team", "start", "end", "hours", "USD"]);
+        t.set_header(vec![
+            "host", "gpu", "job", "user", "team", "start", "end", "hours", "USD",
+        ]);
         for e in shown {
             t.add_row(vec![
                 Cell::new(&e.host),
@@ -178,7 +218,16 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     // Jobs (MFU)
     if let Some(jobs) = &report.jobs {
         let mut t = new_table(opts.width);
-        t.set_header(vec!["job", "GPUs", "held h", "device", "SM", "tensor", "MFU", "$ not useful"]);
+        t.set_header(vec![
+            "job",
+            "GPUs",
+            "held h",
+            "device",
+            "SM",
+            "tensor",
+            "MFU",
+            "$ not useful",
+        ]);
         for j in jobs {
             t.add_row(vec![
                 Cell::new(&j.job),
@@ -200,7 +249,17 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     if let Some(groups) = &report.groups {
         let by = groups.first().map(|g| g.by.as_str()).unwrap_or("group");
         let mut t = new_table(opts.width);
-        t.set_header(vec![by.to_string(), format!("observed {unit}"), format!("held {unit}"), "device".into(), "SM".into(), "tensor".into(), format!("idle {unit}"), format!("held USD{per}"), format!("idle USD{per}")]);
+        t.set_header(vec![
+            by.to_string(),
+            format!("observed {unit}"),
+            format!("held {unit}"),
+            "device".into(),
+            "SM".into(),
+            "tensor".into(),
+            format!("idle {unit}"),
+            format!("held USD{per}"),
+            format!("idle USD{per}"),
+        ]);
         for g in groups {
             t.add_row(vec![
                 Cell::new(&g.key),
@@ -239,12 +298,24 @@ pub fn data_quality_text(report: &Report) -> String {
         out.push_str("  invalid values: none\n");
     } else {
         let parts: Vec<String> = q.invalid.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        out.push_str(&format!("  invalid values (not used): {}\n", parts.join(", ")));
+        out.push_str(&format!(
+            "  invalid values (not used): {}\n",
+            parts.join(", ")
+        ));
     }
-    out.push_str(&format!("  unobserved GPU-h (gaps): {}\n", hours(q.unobserved_gpu_hours)));
-    out.push_str(&format!("  held with unknown device activity, GPU-h: {}\n", hours(q.held_unknown_activity_gpu_hours)));
+    out.push_str(&format!(
+        "  unobserved GPU-h (gaps): {}\n",
+        hours(q.unobserved_gpu_hours)
+    ));
+    out.push_str(&format!(
+        "  held with unknown device activity, GPU-h: {}\n",
+        hours(q.held_unknown_activity_gpu_hours)
+    ));
     if q.rows_outside_window > 0 {
-        out.push_str(&format!("  rows outside --since/--until: {}\n", q.rows_outside_window));
+        out.push_str(&format!(
+            "  rows outside --since/--until: {}\n",
+            q.rows_outside_window
+        ));
     }
     if q.rows_dropped > 0 {
         out.push_str(&format!("  rows dropped (no GPU id): {}\n", q.rows_dropped));

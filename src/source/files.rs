@@ -8,11 +8,14 @@ use std::io::Read;
 use std::path::Path;
 
 pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>> {
-    let mut f = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut f =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
     let mut buf = vec![0u8; n];
     let mut filled = 0;
     loop {
-        let k = f.read(&mut buf[filled..]).with_context(|| format!("{}: cannot read", path.display()))?;
+        let k = f
+            .read(&mut buf[filled..])
+            .with_context(|| format!("{}: cannot read", path.display()))?;
         if k == 0 {
             break;
         }
@@ -27,7 +30,9 @@ pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>> {
 
 pub fn read_stdin_csv() -> Result<DataFrame> {
     let mut bytes = Vec::new();
-    std::io::stdin().read_to_end(&mut bytes).context("-: cannot read standard input")?;
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .context("-: cannot read standard input")?;
     let cursor = std::io::Cursor::new(bytes);
     CsvReadOptions::default()
         .with_has_header(true)
@@ -42,7 +47,10 @@ fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsRe
     let pl_path = PlRefPath::new(path.to_string_lossy().as_ref());
     match format {
         InputFormat::Parquet => {
-            let args = ScanArgsParquet { hive_options: HiveOptions::new_enabled(), ..Default::default() };
+            let args = ScanArgsParquet {
+                hive_options: HiveOptions::new_enabled(),
+                ..Default::default()
+            };
             LazyFrame::scan_parquet(pl_path, args)
         }
         InputFormat::Csv => LazyCsvReader::new(pl_path)
@@ -50,14 +58,23 @@ fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsRe
             .with_infer_schema_length(infer_rows)
             .with_try_parse_dates(false)
             .finish(),
-        InputFormat::Ndjson => LazyJsonLineReader::new(pl_path).with_infer_schema_length(std::num::NonZeroUsize::new(10_000)).finish(),
+        InputFormat::Ndjson => LazyJsonLineReader::new(pl_path)
+            .with_infer_schema_length(std::num::NonZeroUsize::new(10_000))
+            .finish(),
         // scrapes and nvidia-smi logs have their own readers
-        other => Err(polars::prelude::PolarsError::ComputeError(format!("{} is not a tabular format", other.name()).into())),
+        other => Err(polars::prelude::PolarsError::ComputeError(
+            format!("{} is not a tabular format", other.name()).into(),
+        )),
     }
 }
 
 /// Read a tabular dump, projecting to the columns that map onto canonical ones.
-pub fn read_tabular(name: &str, path: &Path, format: InputFormat, maps: &[UserMap]) -> Result<SampleTable> {
+pub fn read_tabular(
+    name: &str,
+    path: &Path,
+    format: InputFormat,
+    maps: &[UserMap],
+) -> Result<SampleTable> {
     let kind = format.name();
     let expected = match format {
         InputFormat::Parquet => "a parquet file (or a directory of them)",
@@ -65,8 +82,12 @@ pub fn read_tabular(name: &str, path: &Path, format: InputFormat, maps: &[UserMa
         InputFormat::Ndjson => "newline-delimited JSON objects",
         _ => "a tabular file",
     };
-    let mut lf = scan(path, format, Some(10_000)).map_err(anyhow::Error::from).with_context(|| format!("{name}: not {expected}"))?;
-    let schema = lf.collect_schema().map_err(|e| anyhow::anyhow!("{name}: not {expected}: {e}"))?;
+    let mut lf = scan(path, format, Some(10_000))
+        .map_err(anyhow::Error::from)
+        .with_context(|| format!("{name}: not {expected}"))?;
+    let schema = lf
+        .collect_schema()
+        .map_err(|e| anyhow::anyhow!("{name}: not {expected}: {e}"))?;
     let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
     let resolved = resolve_columns(&columns, maps);
     if !resolved.iter().any(|r| r.canonical == col::TIME) {
@@ -81,7 +102,10 @@ pub fn read_tabular(name: &str, path: &Path, format: InputFormat, maps: &[UserMa
             preview(&columns)
         );
     }
-    let projection: Vec<Expr> = resolved.iter().map(|r| polars::prelude::col(r.source.as_str())).collect();
+    let projection: Vec<Expr> = resolved
+        .iter()
+        .map(|r| polars::prelude::col(r.source.as_str()))
+        .collect();
     let collected = lf.clone().select(projection.clone()).collect();
     let frame = match (collected, format) {
         (Ok(f), _) => f,
@@ -94,14 +118,28 @@ pub fn read_tabular(name: &str, path: &Path, format: InputFormat, maps: &[UserMa
     };
     let rows_read = frame.height() as u64;
     let (df, quality) = normalize(&frame, &resolved, name)?;
-    let present = resolved.iter().map(|r| r.canonical).chain([col::HOST]).collect();
+    let present = resolved
+        .iter()
+        .map(|r| r.canonical)
+        .chain([col::HOST])
+        .collect();
     let mut quality2 = Quality::default();
     quality2.merge(quality);
-    Ok(SampleTable { df, present, quality: quality2, sources: vec![name.to_string()], rows_read })
+    Ok(SampleTable {
+        df,
+        present,
+        quality: quality2,
+        sources: vec![name.to_string()],
+        rows_read,
+    })
 }
 
 fn preview(columns: &[String]) -> String {
     let shown: Vec<&str> = columns.iter().take(12).map(String::as_str).collect();
-    let more = if columns.len() > 12 { format!(", … ({} in all)", columns.len()) } else { String::new() };
+    let more = if columns.len() > 12 {
+        format!(", … ({} in all)", columns.len())
+    } else {
+        String::new()
+    };
     format!("[{}{}]", shown.join(", "), more)
 }

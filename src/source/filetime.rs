@@ -5,11 +5,19 @@ use anyhow::{Context, Result};
 use std::path::Path;
 
 /// The time for untimed samples of `path` and a note naming where it came from.
-pub fn fallback_time(name: &str, path: &Path, at: Option<EpochMs>, what: &str) -> Result<(EpochMs, String)> {
+pub fn fallback_time(
+    name: &str,
+    path: &Path,
+    at: Option<EpochMs>,
+    what: &str,
+) -> Result<(EpochMs, String)> {
     if let Some(t) = at {
         return Ok((
             t,
-            format!("{name}: {what} without timestamps took --at {}", format_time(t)),
+            format!(
+                "{name}: {what} without timestamps took --at {}",
+                format_time(t)
+            ),
         ));
     }
     let modified = std::fs::metadata(path).and_then(|m| m.modified()).with_context(|| {
@@ -18,7 +26,9 @@ pub fn fallback_time(name: &str, path: &Path, at: Option<EpochMs>, what: &str) -
     let ms = modified
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
-        .with_context(|| format!("{name}: the file's modification time is before 1970 (give --at TIME)"))?;
+        .with_context(|| {
+            format!("{name}: the file's modification time is before 1970 (give --at TIME)")
+        })?;
     Ok((
         ms,
         format!(

@@ -11,14 +11,14 @@ pub mod files;
 mod filetime;
 pub mod nvidia_smi;
 pub mod nvidia_smi_xml;
-pub mod prometheus;
-pub mod prometheus_http;
-pub mod prometheus_live;
-pub mod prometheus_pushdown;
-pub mod prometheus_json;
-pub mod prometheus_text;
 pub mod nvml;
 pub mod procinfo;
+pub mod prometheus;
+pub mod prometheus_http;
+pub mod prometheus_json;
+pub mod prometheus_live;
+pub mod prometheus_pushdown;
+pub mod prometheus_text;
 pub mod scan;
 pub mod stream;
 pub mod write;
@@ -146,10 +146,16 @@ pub fn resolve_inputs(specs: &[String]) -> Result<Vec<(String, Input)>> {
         }
         if spec.contains(['*', '?', '[']) {
             let mut matched = 0;
-            for entry in glob::glob(spec).with_context(|| format!("{spec}: not a valid glob pattern"))? {
+            for entry in
+                glob::glob(spec).with_context(|| format!("{spec}: not a valid glob pattern"))?
+            {
                 let p = entry.with_context(|| format!("{spec}: cannot read a match"))?;
                 matched += 1;
-                let input = if p.is_dir() { Input::ParquetDir(p.clone()) } else { Input::File(p.clone()) };
+                let input = if p.is_dir() {
+                    Input::ParquetDir(p.clone())
+                } else {
+                    Input::File(p.clone())
+                };
                 out.push((p.display().to_string(), input));
             }
             if matched == 0 {
@@ -193,8 +199,9 @@ fn progress(quiet: bool, inputs: usize) -> ProgressBar {
         // indicatif hides itself when stderr is not a terminal.
         ProgressBar::new(inputs as u64)
     };
-    let style = ProgressStyle::with_template("{spinner} reading {pos}/{len} {wide_msg} [{elapsed}]")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style =
+        ProgressStyle::with_template("{spinner} reading {pos}/{len} {wide_msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
@@ -214,7 +221,9 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
         if let Input::File(path) = input {
             let format = format_of(path, opts.format)?;
             match format {
-                InputFormat::PromText | InputFormat::PromJson => prom.push((name.clone(), path.clone(), format)),
+                InputFormat::PromText | InputFormat::PromJson => {
+                    prom.push((name.clone(), path.clone(), format))
+                }
                 InputFormat::NvidiaSmiCsv => smi_csv.push((name.clone(), path.clone(), format)),
                 _ => tables.push(read_input(name, input, opts)?),
             }
@@ -251,7 +260,10 @@ pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<Sampl
                     prometheus::read_files(&[(name.to_string(), path.clone(), format)], opts)
                 }
                 InputFormat::NvidiaSmiCsv => {
-                    let mut tables = nvidia_smi::read_csv_files(&[(name.to_string(), path.clone(), format)], opts)?;
+                    let mut tables = nvidia_smi::read_csv_files(
+                        &[(name.to_string(), path.clone(), format)],
+                        opts,
+                    )?;
                     tables.pop().with_context(|| format!("{name}: no samples"))
                 }
                 InputFormat::NvidiaSmiDmon => nvidia_smi::read_dmon(name, path, opts),
@@ -263,12 +275,31 @@ pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<Sampl
 
 /// Turn a whole source frame into a canonical table (for adapters that build
 /// their frame in memory: stdin, scrapes, API responses, nvidia-smi logs).
-pub fn from_frame(name: &str, frame: DataFrame, maps: &[UserMap], extra: Quality) -> Result<SampleTable> {
-    let columns: Vec<String> = frame.get_column_names().iter().map(|s| s.to_string()).collect();
+pub fn from_frame(
+    name: &str,
+    frame: DataFrame,
+    maps: &[UserMap],
+    extra: Quality,
+) -> Result<SampleTable> {
+    let columns: Vec<String> = frame
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let resolved = resolve_columns(&columns, maps);
     let rows_read = frame.height() as u64;
     let (df, mut quality) = normalize(&frame, &resolved, name)?;
     quality.merge(extra);
-    let present = resolved.iter().map(|r| r.canonical).chain([crate::samples::col::HOST]).collect();
-    Ok(SampleTable { df, present, quality, sources: vec![name.to_string()], rows_read })
+    let present = resolved
+        .iter()
+        .map(|r| r.canonical)
+        .chain([crate::samples::col::HOST])
+        .collect();
+    Ok(SampleTable {
+        df,
+        present,
+        quality,
+        sources: vec![name.to_string()],
+        rows_read,
+    })
 }

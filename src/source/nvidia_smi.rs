@@ -3,7 +3,9 @@
 //! `nvidia-smi dmon` output.
 use super::filetime::fallback_time;
 use super::{InputFormat, ReadOptions, from_frame};
-use crate::samples::{Quality, SampleTable, col, is_missing_marker, parse_number_text, resolve_columns};
+use crate::samples::{
+    Quality, SampleTable, col, is_missing_marker, parse_number_text, resolve_columns,
+};
 use crate::timeparse::{EpochMs, parse_timestamp_str};
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{NaiveDateTime, TimeZone, Utc};
@@ -22,9 +24,11 @@ struct CsvLog {
 
 impl CsvLog {
     fn index(&self, names: &[&str]) -> Option<usize> {
-        names
-            .iter()
-            .find_map(|n| self.header.iter().position(|h| bare(h).eq_ignore_ascii_case(n)))
+        names.iter().find_map(|n| {
+            self.header
+                .iter()
+                .position(|h| bare(h).eq_ignore_ascii_case(n))
+        })
     }
     fn is_compute_apps(&self) -> bool {
         self.index(&["pid"]).is_some()
@@ -42,9 +46,12 @@ fn split_fields(line: &str) -> Vec<String> {
 
 /// A first line that is data, not a header: nvidia-smi's timestamp, or values with units.
 fn looks_like_data(fields: &[String]) -> bool {
-    fields
-        .iter()
-        .any(|f| parse_timestamp_str(f).is_some() || f.ends_with(" %") || f.ends_with(" MiB") || f.ends_with(" W"))
+    fields.iter().any(|f| {
+        parse_timestamp_str(f).is_some()
+            || f.ends_with(" %")
+            || f.ends_with(" MiB")
+            || f.ends_with(" W")
+    })
 }
 
 fn parse_csv(name: &str, text: &str, columns: Option<&[String]>) -> Result<CsvLog> {
@@ -82,7 +89,12 @@ fn parse_csv(name: &str, text: &str, columns: Option<&[String]>) -> Result<CsvLo
     for (no, line) in lines {
         let fields = split_fields(line);
         // Logs appended run after run repeat the header.
-        if fields.len() == header.len() && fields.iter().zip(&header).all(|(a, b)| a.eq_ignore_ascii_case(b)) {
+        if fields.len() == header.len()
+            && fields
+                .iter()
+                .zip(&header)
+                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        {
             continue;
         }
         if fields.len() != header.len() {
@@ -90,7 +102,12 @@ fn parse_csv(name: &str, text: &str, columns: Option<&[String]>) -> Result<CsvLo
                 "{name}:{no}: {} fields, expected {} as in the header ({}) (truncated line?)",
                 fields.len(),
                 header.len(),
-                header.iter().take(4).cloned().collect::<Vec<_>>().join(", ")
+                header
+                    .iter()
+                    .take(4)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
                     + if header.len() > 4 { ", …" } else { "" }
             );
         }
@@ -114,7 +131,9 @@ struct App {
 
 fn read_apps(name: &str, log: &CsvLog) -> Result<Vec<App>> {
     let uuid = log.index(&["gpu_uuid", "uuid"]).with_context(|| {
-        format!("{name}: a compute-apps log needs the gpu_uuid column to tell which GPU a process holds")
+        format!(
+            "{name}: a compute-apps log needs the gpu_uuid column to tell which GPU a process holds"
+        )
     })?;
     let time = log.index(&["timestamp"]);
     let pname = log.index(&["process_name", "name"]);
@@ -140,18 +159,26 @@ fn read_apps(name: &str, log: &CsvLog) -> Result<Vec<App>> {
 
 fn median_step(times: &mut [EpochMs]) -> Option<i64> {
     times.sort_unstable();
-    let mut d: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).filter(|x| *x > 0).collect();
+    let mut d: Vec<i64> = times
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|x| *x > 0)
+        .collect();
     d.sort_unstable();
     d.get(d.len() / 2).copied()
 }
 
 /// Read query-gpu logs (joined with any compute-apps logs given alongside).
-pub fn read_csv_files(files: &[(String, PathBuf, InputFormat)], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
+pub fn read_csv_files(
+    files: &[(String, PathBuf, InputFormat)],
+    opts: &ReadOptions,
+) -> Result<Vec<SampleTable>> {
     let mut gpu_logs = Vec::new();
     let mut apps = Vec::new();
     let mut app_names = Vec::new();
     for (name, path, _) in files {
-        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
         let log = parse_csv(name, &text, opts.columns.as_deref())?;
         if log.is_compute_apps() {
             apps.extend(read_apps(name, &log)?);
@@ -227,11 +254,14 @@ fn gpu_table(
     } else {
         log.index(&["pci.bus_id"])
     };
-    let gpu_of = |row: usize| gpu_index.map_or_else(|| "0".to_string(), |i| log.rows[row].1[i].clone());
+    let gpu_of =
+        |row: usize| gpu_index.map_or_else(|| "0".to_string(), |i| log.rows[row].1[i].clone());
     if gpu_index.is_none() {
         // One GPU, unless rows repeat a timestamp or name different products.
         let mut seen = BTreeSet::new();
-        let repeated = times.as_ref().and_then(|t| t.iter().position(|x| !seen.insert(*x)));
+        let repeated = times
+            .as_ref()
+            .and_then(|t| t.iter().position(|x| !seen.insert(*x)));
         let model = log.index(&["name", "gpu_name"]);
         let models: BTreeSet<&str> = model
             .map(|i| log.rows.iter().map(|(_, f)| f[i].as_str()).collect())
@@ -248,12 +278,15 @@ fn gpu_table(
                 models.len()
             );
         }
-        quality
-            .notes
-            .push(format!("{name}: no GPU id column (index, uuid): read as one GPU, '0'"));
+        quality.notes.push(format!(
+            "{name}: no GPU id column (index, uuid): read as one GPU, '0'"
+        ));
         cols.push(Column::new(col::GPU.into(), vec!["0"; n]));
     } else if !has(col::GPU) {
-        cols.push(Column::new(col::GPU.into(), (0..n).map(gpu_of).collect::<Vec<_>>()));
+        cols.push(Column::new(
+            col::GPU.into(),
+            (0..n).map(gpu_of).collect::<Vec<_>>(),
+        ));
     }
     let times = match times {
         Some(t) => t,
@@ -275,9 +308,10 @@ fn gpu_table(
     };
     if let Some((apps, app_names)) = apps {
         let (held, jobs) = join_apps(name, log, &times, apps, opts.align_ms)?;
-        quality
-            .notes
-            .push(format!("{name}: held from the processes in {}", app_names.join(", ")));
+        quality.notes.push(format!(
+            "{name}: held from the processes in {}",
+            app_names.join(", ")
+        ));
         cols.retain(|c| !matches!(c.name().as_str(), "held" | "job"));
         cols.push(Column::new(col::HELD.into(), held));
         cols.push(Column::new(col::JOB.into(), jobs));
@@ -294,9 +328,9 @@ fn join_apps(
     apps: &[App],
     align: Option<i64>,
 ) -> Result<(Vec<bool>, Vec<Option<String>>)> {
-    let uuid = log
-        .index(&["uuid", "gpu_uuid"])
-        .with_context(|| format!("{name}: compute-apps logs name GPUs by uuid: add uuid to --query-gpu"))?;
+    let uuid = log.index(&["uuid", "gpu_uuid"]).with_context(|| {
+        format!("{name}: compute-apps logs name GPUs by uuid: add uuid to --query-gpu")
+    })?;
     let mut by_gpu: BTreeMap<&str, Vec<EpochMs>> = BTreeMap::new();
     for (r, (_, f)) in log.rows.iter().enumerate() {
         by_gpu.entry(f[uuid].as_str()).or_default().push(times[r]);
@@ -308,7 +342,9 @@ fn join_apps(
     for (r, (_, f)) in log.rows.iter().enumerate() {
         let procs: BTreeSet<&str> = apps
             .iter()
-            .filter(|a| a.uuid == f[uuid] && a.time.is_none_or(|t| (t - times[r]).abs() <= tolerance))
+            .filter(|a| {
+                a.uuid == f[uuid] && a.time.is_none_or(|t| (t - times[r]).abs() <= tolerance)
+            })
             .map(|a| a.process.as_str())
             .collect();
         held.push(!procs.is_empty());
@@ -319,7 +355,8 @@ fn join_apps(
 
 /// Read an `nvidia-smi dmon` log: sm -> device activity, pwr -> power, fb -> memory used.
 pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
     let mut header: Option<Vec<String>> = None;
     let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -328,7 +365,10 @@ pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTa
             continue;
         }
         if let Some(h) = line.strip_prefix('#') {
-            let names: Vec<String> = h.split_whitespace().map(|s| s.to_ascii_lowercase()).collect();
+            let names: Vec<String> = h
+                .split_whitespace()
+                .map(|s| s.to_ascii_lowercase())
+                .collect();
             if names.iter().any(|n| n == "gpu") {
                 header = Some(names); // the units line (# Idx W C ...) has no "gpu"
             }
@@ -367,7 +407,9 @@ pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTa
             if is_missing_marker(v) {
                 None
             } else {
-                parse_number_text(v).map(|x| x * scale).or(Some(f64::INFINITY))
+                parse_number_text(v)
+                    .map(|x| x * scale)
+                    .or(Some(f64::INFINITY))
             }
         })
     };
@@ -436,7 +478,8 @@ pub fn looks_like_dmon(first_line: &str) -> bool {
             .split_whitespace()
             .map(|s| s.to_ascii_lowercase())
             .collect();
-        names.iter().any(|n| n == "gpu") && names.iter().any(|n| n == "sm" || n == "pwr" || n == "fb")
+        names.iter().any(|n| n == "gpu")
+            && names.iter().any(|n| n == "sm" || n == "pwr" || n == "fb")
     }
 }
 
@@ -456,9 +499,9 @@ pub fn looks_like_query_csv(first_line: &str) -> bool {
     fields
         .iter()
         .any(|f| names.iter().any(|n| bare(f).eq_ignore_ascii_case(n)))
-        || fields
-            .first()
-            .is_some_and(|f| f.len() >= 19 && f.as_bytes().get(4) == Some(&b'/') && parse_timestamp_str(f).is_some())
+        || fields.first().is_some_and(|f| {
+            f.len() >= 19 && f.as_bytes().get(4) == Some(&b'/') && parse_timestamp_str(f).is_some()
+        })
 }
 
 #[cfg(test)]
@@ -494,7 +537,11 @@ mod tests {
                 .unwrap_or_default()
                 .contains("--columns")
         );
-        let cols = vec!["timestamp".to_string(), "index".into(), "utilization.gpu".into()];
+        let cols = vec![
+            "timestamp".to_string(),
+            "index".into(),
+            "utilization.gpu".into(),
+        ];
         let log = parse_csv("f.csv", "2026/07/14 08:12:53.353, 0, 45\n", Some(&cols))?;
         assert_eq!(log.rows.len(), 1);
         Ok(())
@@ -504,7 +551,9 @@ mod tests {
     fn sniffing() {
         assert!(looks_like_dmon("# gpu    pwr  gtemp  mtemp     sm    mem"));
         assert!(looks_like_query_csv("timestamp, name, utilization.gpu [%]"));
-        assert!(looks_like_query_csv("2026/07/14 08:12:53.353, NVIDIA H100, 100 %"));
+        assert!(looks_like_query_csv(
+            "2026/07/14 08:12:53.353, NVIDIA H100, 100 %"
+        ));
         assert!(!looks_like_query_csv("time,gpu,device_util"));
     }
 }

@@ -78,7 +78,8 @@ fn documents(text: &str) -> Vec<(usize, &str)> {
 }
 
 pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
-    let body = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+    let body = std::fs::read_to_string(path)
+        .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
     let mut rows = Rows::default();
     let mut quality = Quality::default();
     let mut fallback: Option<EpochMs> = None;
@@ -147,7 +148,9 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
                     doc.text_pos_at(g.range().start).row as usize + line_offset
                 )
             })?;
-            if text(*g, &["mig_mode", "current_mig"]).is_some_and(|m| m.eq_ignore_ascii_case("enabled")) {
+            if text(*g, &["mig_mode", "current_mig"])
+                .is_some_and(|m| m.eq_ignore_ascii_case("enabled"))
+            {
                 mig_gpus.insert(id.clone());
             }
             let procs: BTreeSet<String> = child(*g, &["processes"])
@@ -178,12 +181,14 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
             }
             rows.time.push(time);
             rows.gpu.push(id);
-            rows.model.push(text(*g, &["product_name"]).map(str::to_string));
+            rows.model
+                .push(text(*g, &["product_name"]).map(str::to_string));
             rows.held.push(!procs.is_empty());
             rows.job
                 .push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
             rows.util.push(util);
-            rows.mem_used.push(number(text(*g, &["fb_memory_usage", "used"]), MIB));
+            rows.mem_used
+                .push(number(text(*g, &["fb_memory_usage", "used"]), MIB));
             rows.mem_total
                 .push(number(text(*g, &["fb_memory_usage", "total"]), MIB));
             rows.power.push(power);
@@ -223,7 +228,12 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
         Column::new(col::MEM_TOTAL_BYTES.into(), rows.mem_total),
         Column::new(col::POWER_W.into(), rows.power),
     ];
-    from_frame(name, DataFrame::new_infer_height(cols)?, &opts.maps, quality)
+    from_frame(
+        name,
+        DataFrame::new_infer_height(cols)?,
+        &opts.maps,
+        quality,
+    )
 }
 
 /// Whether the head of a file is an nvidia-smi XML log.

@@ -10,10 +10,10 @@ use nvml_wrapper::{Device, GpmSample, Nvml};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub const NVML_NOT_FOUND: &str =
-    "NVML not found: is the NVIDIA driver installed? (gpuaudit report works on exported metrics without it)";
+pub const NVML_NOT_FOUND: &str = "NVML not found: is the NVIDIA driver installed? (gpuaudit report works on exported metrics without it)";
 pub const NO_GPM: &str = "SM/tensor activity needs a Hopper+ GPU (GPM) or DCGM";
-const MIG_NO_DEVICE_UTIL: &str = "device activity is n/a on a MIG instance (NVML); see gr_engine_active (GPM) instead";
+const MIG_NO_DEVICE_UTIL: &str =
+    "device activity is n/a on a MIG instance (NVML); see gr_engine_active (GPM) instead";
 const MIG_NO_POWER: &str = "power is reported for the physical GPU, not per MIG instance";
 
 /// Load and initialise NVML: `lib` when given, else the driver's libnvidia-ml.so.1.
@@ -22,14 +22,20 @@ pub fn open(lib: Option<&Path>) -> Result<Nvml> {
     if let Some(p) = lib {
         builder.lib_path(p.as_os_str());
     }
-    let shown = lib.map(|p| p.display().to_string()).unwrap_or_else(|| "libnvidia-ml.so.1".to_string());
+    let shown = lib
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "libnvidia-ml.so.1".to_string());
     match builder.init() {
         Ok(nvml) => Ok(nvml),
         Err(NvmlError::LibloadingError(e)) => Err(anyhow!("{NVML_NOT_FOUND} [{shown}: {e}]")),
         Err(NvmlError::DriverNotLoaded) => {
-            bail!("NVML is installed but the NVIDIA kernel driver is not loaded ({shown}); is this a GPU node?")
+            bail!(
+                "NVML is installed but the NVIDIA kernel driver is not loaded ({shown}); is this a GPU node?"
+            )
         }
-        Err(NvmlError::NoPermission) => bail!("NVML ({shown}): no permission to talk to the NVIDIA driver"),
+        Err(NvmlError::NoPermission) => {
+            bail!("NVML ({shown}): no permission to talk to the NVIDIA driver")
+        }
         Err(e) => bail!("NVML ({shown}) failed to initialise: {e}"),
     }
 }
@@ -53,7 +59,11 @@ pub struct NvmlSampler<'n> {
 
 impl<'n> NvmlSampler<'n> {
     pub fn new(nvml: &'n Nvml) -> Self {
-        NvmlSampler { nvml, units: Vec::new(), parents: Vec::new() }
+        NvmlSampler {
+            nvml,
+            units: Vec::new(),
+            parents: Vec::new(),
+        }
     }
 }
 
@@ -69,9 +79,14 @@ fn fault(what: &str, e: NvmlError) -> anyhow::Error {
 /// nvml-wrapper's high-level API; called through its loaded symbol table).
 fn mig_ids(nvml: &Nvml, device: &Device<'_>) -> Result<(u32, u32), NvmlError> {
     let lib = nvml.lib();
-    let gi_sym = lib.nvmlDeviceGetGpuInstanceId.as_ref().map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
-    let ci_sym =
-        lib.nvmlDeviceGetComputeInstanceId.as_ref().map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
+    let gi_sym = lib
+        .nvmlDeviceGetGpuInstanceId
+        .as_ref()
+        .map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
+    let ci_sym = lib
+        .nvmlDeviceGetComputeInstanceId
+        .as_ref()
+        .map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
     let (mut gi, mut ci) = (0u32, 0u32);
     // SAFETY: a valid handle from nvml-wrapper and pointers to live locals.
     unsafe {
@@ -91,18 +106,26 @@ fn mig_ids(nvml: &Nvml, device: &Device<'_>) -> Result<(u32, u32), NvmlError> {
 impl<'n> Sampler for NvmlSampler<'n> {
     fn units(&mut self) -> Result<Vec<UnitInfo>> {
         let nvml = self.nvml;
-        let count = nvml.device_count().map_err(|e| anyhow!("NVML: cannot count GPUs: {e}"))?;
+        let count = nvml
+            .device_count()
+            .map_err(|e| anyhow!("NVML: cannot count GPUs: {e}"))?;
         if count == 0 {
             bail!("no NVIDIA GPU found: NVML reports 0 devices");
         }
         let mut infos = Vec::new();
         for i in 0..count {
-            let device = nvml.device_by_index(i).map_err(|e| anyhow!("GPU {i}: {e}"))?;
+            let device = nvml
+                .device_by_index(i)
+                .map_err(|e| anyhow!("GPU {i}: {e}"))?;
             let uuid = device.uuid().ok();
             let model = device.name().ok();
-            let mig_on = device.mig_mode().map(|m| m.current == 1 /* NVML_DEVICE_MIG_ENABLE */).unwrap_or(false);
+            let mig_on = device
+                .mig_mode()
+                .map(|m| m.current == 1 /* NVML_DEVICE_MIG_ENABLE */)
+                .unwrap_or(false);
             if !mig_on {
-                let (gpm_prev, gpm_reason) = baseline(&device.gpm_support(), || device.gpm_sample());
+                let (gpm_prev, gpm_reason) =
+                    baseline(&device.gpm_support(), || device.gpm_sample());
                 infos.push(UnitInfo {
                     id: uuid.clone().unwrap_or_else(|| i.to_string()),
                     label: i.to_string(),
@@ -110,10 +133,18 @@ impl<'n> Sampler for NvmlSampler<'n> {
                     model,
                     mig_parent: None,
                 });
-                self.units.push(Unit { device, mig: None, gpm_prev, gpm_reason, last_seen_us: 0 });
+                self.units.push(Unit {
+                    device,
+                    mig: None,
+                    gpm_prev,
+                    gpm_reason,
+                    last_seen_us: 0,
+                });
                 continue;
             }
-            let slots = device.mig_device_count().map_err(|e| anyhow!("GPU {i}: MIG slots: {e}"))?;
+            let slots = device
+                .mig_device_count()
+                .map_err(|e| anyhow!("GPU {i}: MIG slots: {e}"))?;
             let gpm_support = device.gpm_support();
             let mut instances = 0;
             for slot in 0..slots {
@@ -122,8 +153,11 @@ impl<'n> Sampler for NvmlSampler<'n> {
                     Err(NvmlError::NotFound) => continue, // an empty slot
                     Err(e) => bail!("GPU {i}: MIG slot {slot}: {e}"),
                 };
-                let (gi, ci) = mig_ids(nvml, &mig).map_err(|e| anyhow!("GPU {i}: MIG slot {slot}: {e}"))?;
-                let parent = nvml.device_by_index(i).map_err(|e| anyhow!("GPU {i}: {e}"))?;
+                let (gi, ci) =
+                    mig_ids(nvml, &mig).map_err(|e| anyhow!("GPU {i}: MIG slot {slot}: {e}"))?;
+                let parent = nvml
+                    .device_by_index(i)
+                    .map_err(|e| anyhow!("GPU {i}: {e}"))?;
                 let (gpm_prev, gpm_reason) = baseline(&gpm_support, || parent.gpm_mig_sample(gi));
                 let parent_id = uuid.clone().unwrap_or_else(|| i.to_string());
                 infos.push(UnitInfo {
@@ -133,12 +167,19 @@ impl<'n> Sampler for NvmlSampler<'n> {
                     model: mig.name().ok().or_else(|| model.clone()),
                     mig_parent: Some(i.to_string()),
                 });
-                self.units.push(Unit { device: mig, mig: Some((parent, gi)), gpm_prev, gpm_reason, last_seen_us: 0 });
+                self.units.push(Unit {
+                    device: mig,
+                    mig: Some((parent, gi)),
+                    gpm_prev,
+                    gpm_reason,
+                    last_seen_us: 0,
+                });
                 instances += 1;
             }
             let device_util_reason = match device.utilization_rates() {
                 Err(NvmlError::NotSupported) => {
-                    "n/a in MIG mode (NVML reports no device activity for a MIG-enabled GPU)".to_string()
+                    "n/a in MIG mode (NVML reports no device activity for a MIG-enabled GPU)"
+                        .to_string()
                 }
                 Err(e) => format!("n/a: {e}"),
                 Ok(_) => "not sampled in MIG mode: its MIG instances are the units".to_string(),
@@ -161,7 +202,10 @@ impl<'n> Sampler for NvmlSampler<'n> {
 
     fn read(&mut self, i: usize) -> Result<Reading> {
         let nvml = self.nvml;
-        let u = self.units.get_mut(i).ok_or_else(|| anyhow!("no unit {i}"))?;
+        let u = self
+            .units
+            .get_mut(i)
+            .ok_or_else(|| anyhow!("no unit {i}"))?;
         let mut r = Reading::default();
         let is_mig = u.mig.is_some();
         match u.device.memory_info() {
@@ -169,25 +213,29 @@ impl<'n> Sampler for NvmlSampler<'n> {
                 r.mem_used_bytes = Some(m.used);
                 r.mem_total_bytes = Some(m.total);
             }
-            Err(NvmlError::NotSupported) => r.unsupported.push(("mem_used_bytes", "memory info not supported".into())),
+            Err(NvmlError::NotSupported) => r
+                .unsupported
+                .push(("mem_used_bytes", "memory info not supported".into())),
             Err(e) => return Err(fault("memory", e)),
         }
         if is_mig {
-            r.unsupported.push(("device_util", MIG_NO_DEVICE_UTIL.into()));
+            r.unsupported
+                .push(("device_util", MIG_NO_DEVICE_UTIL.into()));
             r.unsupported.push(("power_w", MIG_NO_POWER.into()));
         } else {
             match u.device.utilization_rates() {
                 Ok(v) => r.device_util = Some(v.gpu as f64 / 100.0),
-                Err(NvmlError::NotSupported) => {
-                    r.unsupported.push(("device_util", "device activity not supported by this GPU".into()))
-                }
+                Err(NvmlError::NotSupported) => r.unsupported.push((
+                    "device_util",
+                    "device activity not supported by this GPU".into(),
+                )),
                 Err(e) => return Err(fault("utilization", e)),
             }
             match u.device.power_usage() {
                 Ok(mw) => r.power_w = Some(mw as f64 / 1000.0),
-                Err(NvmlError::NotSupported) => {
-                    r.unsupported.push(("power_w", "power not supported by this GPU".into()))
-                }
+                Err(NvmlError::NotSupported) => r
+                    .unsupported
+                    .push(("power_w", "power not supported by this GPU".into())),
                 Err(e) => return Err(fault("power", e)),
             }
         }
@@ -203,7 +251,9 @@ impl<'n> Sampler for NvmlSampler<'n> {
                         r.gpm = gpm_metrics(nvml, prev, &next, &mut r.unsupported)?;
                         u.gpm_prev = Some(next);
                     }
-                    Err(NvmlError::NotSupported) => r.unsupported.push(("sm_active", NO_GPM.into())),
+                    Err(NvmlError::NotSupported) => {
+                        r.unsupported.push(("sm_active", NO_GPM.into()))
+                    }
                     Err(e) => return Err(fault("GPM sample", e)),
                 }
             }
@@ -231,7 +281,10 @@ fn baseline<'n>(
         Ok(false) | Err(NvmlError::NotSupported) | Err(NvmlError::FailedToLoadSymbol(_)) => {
             (None, Some(NO_GPM.to_string()))
         }
-        Err(e) => (None, Some(format!("{NO_GPM} (GPM support query failed: {e})"))),
+        Err(e) => (
+            None,
+            Some(format!("{NO_GPM} (GPM support query failed: {e})")),
+        ),
     }
 }
 
@@ -242,7 +295,13 @@ const GPM_IDS: [GpmMetricId; 5] = [
     GpmMetricId::AnyTensorUtil,
     GpmMetricId::DramBwUtil,
 ];
-const GPM_COLUMNS: [&str; 5] = ["gr_engine_active", "sm_active", "sm_occupancy", "tensor_active", "dram_active"];
+const GPM_COLUMNS: [&str; 5] = [
+    "gr_engine_active",
+    "sm_active",
+    "sm_occupancy",
+    "tensor_active",
+    "dram_active",
+];
 
 fn gpm_metrics(
     nvml: &Nvml,
@@ -250,7 +309,8 @@ fn gpm_metrics(
     s2: &GpmSample<'_>,
     unsupported: &mut Vec<(&'static str, String)>,
 ) -> Result<Gpm> {
-    let results = nvml_wrapper::gpm::gpm_metrics_get(nvml, s1, s2, &GPM_IDS).map_err(|e| fault("GPM metrics", e))?;
+    let results = nvml_wrapper::gpm::gpm_metrics_get(nvml, s1, s2, &GPM_IDS)
+        .map_err(|e| fault("GPM metrics", e))?;
     let mut v: [Option<f64>; 5] = [None; 5];
     for (k, res) in results.into_iter().enumerate() {
         match res {
@@ -259,7 +319,13 @@ fn gpm_metrics(
             Err(e) => unsupported.push((GPM_COLUMNS[k], format!("GPM metric not available: {e}"))),
         }
     }
-    Ok(Gpm { gr_engine_active: v[0], sm_active: v[1], sm_occupancy: v[2], tensor_active: v[3], dram_active: v[4] })
+    Ok(Gpm {
+        gr_engine_active: v[0],
+        sm_active: v[1],
+        sm_occupancy: v[2],
+        tensor_active: v[3],
+        dram_active: v[4],
+    })
 }
 
 /// Compute and graphics processes, one entry per pid, with per-process SM use where known.
@@ -270,9 +336,10 @@ fn processes(
 ) -> Result<Option<Vec<ProcSample>>> {
     let mut by_pid: BTreeMap<u32, Option<u64>> = BTreeMap::new();
     let mut any = false;
-    for (kind, list) in
-        [("compute", device.running_compute_processes()), ("graphics", device.running_graphics_processes())]
-    {
+    for (kind, list) in [
+        ("compute", device.running_compute_processes()),
+        ("graphics", device.running_graphics_processes()),
+    ] {
         match list {
             Ok(list) => {
                 any = true;
@@ -308,16 +375,21 @@ fn processes(
                 }
             }
             Err(NvmlError::NotFound) => {} // no samples since last time
-            Err(NvmlError::NotSupported) => {
-                unsupported.push(("process_sm_util", "per-process SM utilization not supported".into()))
-            }
+            Err(NvmlError::NotSupported) => unsupported.push((
+                "process_sm_util",
+                "per-process SM utilization not supported".into(),
+            )),
             Err(e) => return Err(fault("process utilization", e)),
         }
     }
     Ok(Some(
         by_pid
             .into_iter()
-            .map(|(pid, mem)| ProcSample { pid, used_mem_bytes: mem, sm_util: sm.get(&pid).copied() })
+            .map(|(pid, mem)| ProcSample {
+                pid,
+                used_mem_bytes: mem,
+                sm_util: sm.get(&pid).copied(),
+            })
             .collect(),
     ))
 }

@@ -34,7 +34,12 @@ impl Default for ProcFs {
 
 impl ProcFs {
     pub fn new(root: impl Into<PathBuf>, passwd: impl Into<PathBuf>) -> Self {
-        ProcFs { root: root.into(), passwd: passwd.into(), users: None, cache: HashMap::new() }
+        ProcFs {
+            root: root.into(),
+            passwd: passwd.into(),
+            users: None,
+            cache: HashMap::new(),
+        }
     }
 
     pub fn owner(&mut self, pid: u32) -> Owner {
@@ -47,24 +52,36 @@ impl ProcFs {
             .and_then(|s| uid_of(&String::from_utf8_lossy(&s)))
             .map(|uid| self.user_name(uid))
             .unwrap_or_else(|| UNKNOWN_USER.to_string());
-        let command = read("cmdline")
-            .and_then(|c| command_of(&c))
-            .or_else(|| read("comm").map(|c| String::from_utf8_lossy(&c).trim().to_string()).filter(|c| !c.is_empty()));
+        let command = read("cmdline").and_then(|c| command_of(&c)).or_else(|| {
+            read("comm")
+                .map(|c| String::from_utf8_lossy(&c).trim().to_string())
+                .filter(|c| !c.is_empty())
+        });
         let job = read("cgroup")
             .and_then(|c| job_from_cgroup(&String::from_utf8_lossy(&c)))
             .or_else(|| read("environ").and_then(|e| slurm_job_from_environ(&e)));
-        let owner = Owner { pid, user, command, job };
+        let owner = Owner {
+            pid,
+            user,
+            command,
+            job,
+        };
         self.cache.insert(pid, owner.clone());
         owner
     }
 
     fn user_name(&mut self, uid: u32) -> String {
         let passwd = &self.passwd;
-        let users = self
-            .users
-            .get_or_insert_with(|| std::fs::read_to_string(passwd).map(|t| parse_passwd(&t)).unwrap_or_default());
+        let users = self.users.get_or_insert_with(|| {
+            std::fs::read_to_string(passwd)
+                .map(|t| parse_passwd(&t))
+                .unwrap_or_default()
+        });
         // A uid without a name is still a fact worth showing.
-        users.get(&uid).cloned().unwrap_or_else(|| format!("uid {uid}"))
+        users
+            .get(&uid)
+            .cloned()
+            .unwrap_or_else(|| format!("uid {uid}"))
     }
 }
 
@@ -87,9 +104,16 @@ fn parse_passwd(text: &str) -> HashMap<u32, String> {
 
 /// NUL-separated argv as one line.
 fn command_of(cmdline: &[u8]) -> Option<String> {
-    let args: Vec<String> =
-        cmdline.split(|b| *b == 0).filter(|a| !a.is_empty()).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
-    if args.is_empty() { None } else { Some(args.join(" ")) }
+    let args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    if args.is_empty() {
+        None
+    } else {
+        Some(args.join(" "))
+    }
 }
 
 /// A Slurm job id (`.../job_4242/...`) or a Kubernetes pod UID
@@ -136,22 +160,34 @@ mod tests {
     #[test]
     fn cgroups_name_slurm_jobs_and_pods() {
         assert_eq!(
-            job_from_cgroup("0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0\n").as_deref(),
+            job_from_cgroup("0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0\n")
+                .as_deref(),
             Some("4242")
         );
-        assert_eq!(job_from_cgroup("12:devices:/slurm/uid_1000/job_17/step_batch\n").as_deref(), Some("17"));
+        assert_eq!(
+            job_from_cgroup("12:devices:/slurm/uid_1000/job_17/step_batch\n").as_deref(),
+            Some("17")
+        );
         assert_eq!(
             job_from_cgroup("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0f1e2d3c_4b5a_6978_8a9b_0c1d2e3f4a5b.slice/cri-containerd-ab.scope\n")
                 .as_deref(),
             Some("pod/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b")
         );
         assert_eq!(
-            job_from_cgroup("11:memory:/kubepods/besteffort/pod0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b/abcdef\n")
-                .as_deref(),
+            job_from_cgroup(
+                "11:memory:/kubepods/besteffort/pod0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b/abcdef\n"
+            )
+            .as_deref(),
             Some("pod/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b")
         );
-        assert_eq!(job_from_cgroup("0::/user.slice/user-1000.slice/session-3.scope\n"), None);
-        assert_eq!(slurm_job_from_environ(b"HOME=/root\0SLURM_JOB_ID=99\0").as_deref(), Some("99"));
+        assert_eq!(
+            job_from_cgroup("0::/user.slice/user-1000.slice/session-3.scope\n"),
+            None
+        );
+        assert_eq!(
+            slurm_job_from_environ(b"HOME=/root\0SLURM_JOB_ID=99\0").as_deref(),
+            Some("99")
+        );
     }
 
     #[test]
@@ -159,11 +195,17 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let p = dir.path().join("proc/77");
         std::fs::create_dir_all(&p)?;
-        std::fs::write(p.join("status"), "Name:\ttrain\nUid:\t1234\t1234\t1234\t1234\n")?;
+        std::fs::write(
+            p.join("status"),
+            "Name:\ttrain\nUid:\t1234\t1234\t1234\t1234\n",
+        )?;
         std::fs::write(p.join("cmdline"), b"python\0train.py\0")?;
         std::fs::write(p.join("cgroup"), "0::/job_5/step_0\n")?;
         let passwd = dir.path().join("passwd");
-        std::fs::write(&passwd, "root:x:0:0::/root:/bin/sh\nalice:x:1234:1234::/home/alice:/bin/sh\n")?;
+        std::fs::write(
+            &passwd,
+            "root:x:0:0::/root:/bin/sh\nalice:x:1234:1234::/home/alice:/bin/sh\n",
+        )?;
         let mut fs = ProcFs::new(dir.path().join("proc"), &passwd);
         let o = fs.owner(77);
         assert_eq!(
@@ -171,7 +213,10 @@ mod tests {
             ("alice", Some("python train.py"), Some("5"))
         );
         let gone = fs.owner(78);
-        assert_eq!((gone.user.as_str(), gone.command, gone.job), (UNKNOWN_USER, None, None));
+        assert_eq!(
+            (gone.user.as_str(), gone.command, gone.job),
+            (UNKNOWN_USER, None, None)
+        );
         Ok(())
     }
 }

@@ -33,7 +33,14 @@ pub struct LabelOptions {
 }
 
 const DEFAULT_ALIGN_MS: i64 = 5_000;
-pub const HOST_LABELS: &[&str] = &["Hostname", "hostname", "host", "node", "kubernetes_node", "instance"];
+pub const HOST_LABELS: &[&str] = &[
+    "Hostname",
+    "hostname",
+    "host",
+    "node",
+    "kubernetes_node",
+    "instance",
+];
 pub const GPU_LABELS: &[&str] = &["UUID", "uuid", "gpu_uuid", "gpu"];
 pub const MODEL_LABELS: &[&str] = &["modelName", "model"];
 
@@ -50,7 +57,10 @@ fn target_of(labels: &BTreeMap<String, String>) -> Option<(String, String)> {
     if job.is_none() && instance.is_none() {
         return None;
     }
-    Some((job.cloned().unwrap_or_default(), instance.cloned().unwrap_or_default()))
+    Some((
+        job.cloned().unwrap_or_default(),
+        instance.cloned().unwrap_or_default(),
+    ))
 }
 
 /// The dcgm-exporter's own pod (on Kubernetes the target's pod labels sit on
@@ -86,10 +96,16 @@ fn owner(
     opts: &LabelOptions,
     renamed_targets: &BTreeSet<(String, String)>,
 ) -> Owner {
-    let get = |n: &str| labels.get(n).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let get = |n: &str| {
+        labels
+            .get(n)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
     let mut who = workload(labels, renamed_targets);
     if let Some(l) = opts.job_label.as_deref() {
-        who.job = get(l).filter(|v| !(matches!(l, "pod" | "exported_pod") && is_exporter_pod(v, None)));
+        who.job =
+            get(l).filter(|v| !(matches!(l, "pod" | "exported_pod") && is_exporter_pod(v, None)));
         who.source = who.job.as_ref().map(|_| OwnerSource::Label);
     }
     if let Some(l) = opts.team_label.as_deref() {
@@ -98,8 +114,16 @@ fn owner(
     who
 }
 
-fn workload(labels: &BTreeMap<String, String>, renamed_targets: &BTreeSet<(String, String)>) -> Owner {
-    let get = |n: &str| labels.get(n).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+fn workload(
+    labels: &BTreeMap<String, String>,
+    renamed_targets: &BTreeSet<(String, String)>,
+) -> Owner {
+    let get = |n: &str| {
+        labels
+            .get(n)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
     if let Some(p) = get("exported_pod")
         && !is_exporter_pod(&p, get("exported_container").as_deref())
     {
@@ -162,13 +186,20 @@ fn smallest_step(samples: &[PromSample]) -> Option<i64> {
     let mut by_series: BTreeMap<(&str, &BTreeMap<String, String>), Vec<i64>> = BTreeMap::new();
     for s in samples {
         if let Some(t) = s.time_ms {
-            by_series.entry((s.metric.as_str(), &s.labels)).or_default().push(t);
+            by_series
+                .entry((s.metric.as_str(), &s.labels))
+                .or_default()
+                .push(t);
         }
     }
     let mut best: Option<i64> = None;
     for times in by_series.values_mut() {
         times.sort_unstable();
-        let mut diffs: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0).collect();
+        let mut diffs: Vec<i64> = times
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .filter(|d| *d > 0)
+            .collect();
         if diffs.is_empty() {
             continue;
         }
@@ -203,7 +234,14 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
     let mut gpus: BTreeMap<(String, String), Vec<Pending>> = BTreeMap::new();
     let mut without_gpu: BTreeMap<String, u64> = BTreeMap::new();
     let mut owner_sources: BTreeMap<OwnerSource, BTreeSet<String>> = BTreeMap::new();
-    let reserved = [col::TIME, col::HOST, col::GPU, col::MODEL, col::JOB, col::TEAM];
+    let reserved = [
+        col::TIME,
+        col::HOST,
+        col::GPU,
+        col::MODEL,
+        col::JOB,
+        col::TEAM,
+    ];
     for s in samples {
         let Some(gpu_base) = first(&s.labels, GPU_LABELS) else {
             *without_gpu.entry(s.metric).or_default() += 1;
@@ -230,7 +268,11 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
             metrics.push(s.metric.clone());
             metrics.len() - 1
         });
-        let value = if s.value.is_nan() { None } else { Some(s.value) };
+        let value = if s.value.is_nan() {
+            None
+        } else {
+            Some(s.value)
+        };
         gpus.entry((host, gpu)).or_default().push(Pending {
             time: s.time_ms.unwrap_or_default(),
             metric: idx,
@@ -340,7 +382,10 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
 /// dcgm-exporter has no total-memory field: total = used + free (+ reserved), MiB -> bytes.
 fn fb_total(metrics: &[String], values: &[Vec<Option<f64>>]) -> Option<Vec<Option<f64>>> {
     let find = |n: &str| metrics.iter().position(|m| m.eq_ignore_ascii_case(n));
-    if metrics.iter().any(|m| m.eq_ignore_ascii_case(col::MEM_TOTAL_BYTES)) {
+    if metrics
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(col::MEM_TOTAL_BYTES))
+    {
         return None;
     }
     let (used, free) = (find("DCGM_FI_DEV_FB_USED")?, find("DCGM_FI_DEV_FB_FREE")?);
@@ -356,7 +401,11 @@ fn fb_total(metrics: &[String], values: &[Vec<Option<f64>>]) -> Option<Vec<Optio
     )
 }
 
-fn owner_notes(sources: &BTreeMap<OwnerSource, BTreeSet<String>>, opts: &LabelOptions, quality: &mut Quality) {
+fn owner_notes(
+    sources: &BTreeMap<OwnerSource, BTreeSet<String>>,
+    opts: &LabelOptions,
+    quality: &mut Quality,
+) {
     let list = |set: &BTreeSet<String>| {
         let v: Vec<&str> = set.iter().take(3).map(String::as_str).collect();
         format!("{}{}", v.join(", "), if set.len() > 3 { ", …" } else { "" })
@@ -368,7 +417,10 @@ fn owner_notes(sources: &BTreeMap<OwnerSource, BTreeSet<String>>, opts: &LabelOp
                 opts.job_label.as_deref().unwrap_or_default(),
                 list(names)
             ),
-            OwnerSource::ExportedPod => format!("job from the workload's pod (label exported_pod): {}", list(names)),
+            OwnerSource::ExportedPod => format!(
+                "job from the workload's pod (label exported_pod): {}",
+                list(names)
+            ),
             OwnerSource::Pod => format!("job from the workload's pod (label pod): {}", list(names)),
             OwnerSource::HpcJob => format!("job from label hpc_job: {}", list(names)),
             OwnerSource::ExporterPodIgnored => format!(
@@ -382,11 +434,15 @@ fn owner_notes(sources: &BTreeMap<OwnerSource, BTreeSet<String>>, opts: &LabelOp
 
 /// Read scrapes and API responses together: series of one GPU from several
 /// files (one metric per file, or one scrape per file) join into rows.
-pub fn read_files(files: &[(String, PathBuf, InputFormat)], opts: &ReadOptions) -> Result<SampleTable> {
+pub fn read_files(
+    files: &[(String, PathBuf, InputFormat)],
+    opts: &ReadOptions,
+) -> Result<SampleTable> {
     let mut all = Vec::new();
     let mut notes = Vec::new();
     for (name, path, format) in files {
-        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
         match format {
             InputFormat::PromJson => {
                 let response = super::prometheus_json::parse_response(&text)
@@ -407,7 +463,8 @@ pub fn read_files(files: &[(String, PathBuf, InputFormat)], opts: &ReadOptions) 
                 let mut samples = super::prometheus_text::parse_exposition(&text, name)?;
                 let untimed = samples.iter().filter(|s| s.time_ms.is_none()).count();
                 if untimed > 0 {
-                    let (t, note) = fallback_time(name, path, opts.at, &format!("{untimed} samples"))?;
+                    let (t, note) =
+                        fallback_time(name, path, opts.at, &format!("{untimed} samples"))?;
                     for s in samples.iter_mut().filter(|s| s.time_ms.is_none()) {
                         s.time_ms = Some(t);
                     }
@@ -444,7 +501,10 @@ mod tests {
     fn sample(metric: &str, labels: &[(&str, &str)], value: f64, t: i64) -> PromSample {
         PromSample {
             metric: metric.into(),
-            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             value,
             time_ms: Some(t),
         }

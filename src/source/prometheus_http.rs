@@ -13,7 +13,10 @@ pub enum Auth {
     #[default]
     None,
     Bearer(String),
-    Basic { user: String, password: String },
+    Basic {
+        user: String,
+        password: String,
+    },
 }
 
 impl Auth {
@@ -22,7 +25,9 @@ impl Auth {
         match self {
             Auth::None => "no credentials were sent",
             Auth::Bearer(_) => "the bearer token (--prom-token / GPUAUDIT_PROM_TOKEN) was rejected",
-            Auth::Basic { .. } => "the basic-auth user and password (--prom-user / GPUAUDIT_PROM_PASSWORD) were rejected",
+            Auth::Basic { .. } => {
+                "the basic-auth user and password (--prom-user / GPUAUDIT_PROM_PASSWORD) were rejected"
+            }
         }
     }
 }
@@ -82,12 +87,17 @@ struct List<T> {
 
 /// Split `https://user:pass@host/` into the URL without credentials and the credentials.
 fn split_userinfo(url: &str) -> (String, Option<(String, String)>) {
-    let Some((scheme, rest)) = url.split_once("://") else { return (url.to_string(), None) };
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return (url.to_string(), None);
+    };
     let authority_end = rest.find('/').unwrap_or(rest.len());
     match rest[..authority_end].rsplit_once('@') {
         Some((userinfo, host)) => {
             let (u, p) = userinfo.split_once(':').unwrap_or((userinfo, ""));
-            (format!("{scheme}://{host}{}", &rest[authority_end..]), Some((u.to_string(), p.to_string())))
+            (
+                format!("{scheme}://{host}{}", &rest[authority_end..]),
+                Some((u.to_string(), p.to_string())),
+            )
         }
         None => (url.to_string(), None),
     }
@@ -105,7 +115,10 @@ impl Client {
     pub fn new(url: &str, opts: &ClientOptions) -> Result<Client> {
         let url = url.trim();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            bail!("--prometheus '{}': expected an http:// or https:// URL", split_userinfo(url).0);
+            bail!(
+                "--prometheus '{}': expected an http:// or https:// URL",
+                split_userinfo(url).0
+            );
         }
         let (base, userinfo) = split_userinfo(url);
         let base = base.trim_end_matches('/').to_string();
@@ -118,7 +131,14 @@ impl Client {
             .timeout(opts.timeout)
             .user_agent(concat!("gpuaudit/", env!("CARGO_PKG_VERSION")))
             .build();
-        Ok(Client { agent, base, auth, retries: opts.retries, warnings: Vec::new(), requests: 0 })
+        Ok(Client {
+            agent,
+            base,
+            auth,
+            retries: opts.retries,
+            warnings: Vec::new(),
+            requests: 0,
+        })
     }
 
     /// The server as messages show it (no credentials).
@@ -130,23 +150,38 @@ impl Client {
         match &self.auth {
             Auth::None => req,
             Auth::Bearer(t) => req.set("Authorization", &format!("Bearer {t}")),
-            Auth::Basic { user, password } => {
-                req.set("Authorization", &format!("Basic {}", base64_encode(format!("{user}:{password}").as_bytes())))
-            }
+            Auth::Basic { user, password } => req.set(
+                "Authorization",
+                &format!(
+                    "Basic {}",
+                    base64_encode(format!("{user}:{password}").as_bytes())
+                ),
+            ),
         }
     }
 
     /// One API call with retries: a POST form (query endpoints) or a GET.
     /// Returns the body of a 2xx answer; every failure is one clear line.
-    fn call(&mut self, path: &str, params: &[(&str, String)], post: bool, what: &str) -> Result<String> {
+    fn call(
+        &mut self,
+        path: &str,
+        params: &[(&str, String)],
+        post: bool,
+        what: &str,
+    ) -> Result<String> {
         let url = format!("{}{path}", self.base);
         let mut attempt = 0u32;
         loop {
             self.requests += 1;
-            let req = if post { self.agent.post(&url) } else { self.agent.get(&url) };
+            let req = if post {
+                self.agent.post(&url)
+            } else {
+                self.agent.get(&url)
+            };
             let mut req = self.authorize(req);
             let result = if post {
-                let form: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                let form: Vec<(&str, &str)> =
+                    params.iter().map(|(k, v)| (*k, v.as_str())).collect();
                 req.send_form(&form)
             } else {
                 for (k, v) in params {
@@ -157,9 +192,12 @@ impl Client {
             let retryable = match &result {
                 Ok(_) => false,
                 Err(ureq::Error::Status(code, _)) => matches!(code, 429 | 502 | 503 | 504),
-                Err(ureq::Error::Transport(t)) => {
-                    !matches!(t.kind(), ureq::ErrorKind::InvalidUrl | ureq::ErrorKind::UnknownScheme | ureq::ErrorKind::InvalidProxyUrl)
-                }
+                Err(ureq::Error::Transport(t)) => !matches!(
+                    t.kind(),
+                    ureq::ErrorKind::InvalidUrl
+                        | ureq::ErrorKind::UnknownScheme
+                        | ureq::ErrorKind::InvalidProxyUrl
+                ),
             };
             if retryable && attempt < self.retries {
                 // 0.5 s, 1 s, 2 s, ... capped at 8 s
@@ -167,13 +205,30 @@ impl Client {
                 attempt += 1;
                 continue;
             }
-            let tries = if attempt > 0 { format!(" (after {} tries)", attempt + 1) } else { String::new() };
+            let tries = if attempt > 0 {
+                format!(" (after {} tries)", attempt + 1)
+            } else {
+                String::new()
+            };
             return match result {
-                Ok(resp) => read_body(resp).map_err(|e| anyhow!("Prometheus at {}: reading the answer to {what}: {e}", self.base)),
+                Ok(resp) => read_body(resp).map_err(|e| {
+                    anyhow!(
+                        "Prometheus at {}: reading the answer to {what}: {e}",
+                        self.base
+                    )
+                }),
                 Err(ureq::Error::Transport(t)) => {
-                    let detail = t.message().map(str::to_string).unwrap_or_else(|| t.kind().to_string());
-                    let cause = std::error::Error::source(&t).map(|s| format!(": {s}")).unwrap_or_default();
-                    Err(anyhow!("cannot reach Prometheus at {}: {detail}{cause}{tries}", self.base))
+                    let detail = t
+                        .message()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| t.kind().to_string());
+                    let cause = std::error::Error::source(&t)
+                        .map(|s| format!(": {s}"))
+                        .unwrap_or_default();
+                    Err(anyhow!(
+                        "cannot reach Prometheus at {}: {detail}{cause}{tries}",
+                        self.base
+                    ))
                 }
                 Err(ureq::Error::Status(code, resp)) => {
                     let status = format!("{code} {}", resp.status_text());
@@ -184,24 +239,47 @@ impl Client {
         }
     }
 
-    fn status_error(&self, code: u16, status: &str, body: &str, what: &str, tries: &str) -> anyhow::Error {
+    fn status_error(
+        &self,
+        code: u16,
+        status: &str,
+        body: &str,
+        what: &str,
+        tries: &str,
+    ) -> anyhow::Error {
         if code == 401 || code == 403 {
             let hint = match self.auth {
-                Auth::None => " (set a bearer token with GPUAUDIT_PROM_TOKEN or --prom-token, or basic auth with --prom-user and GPUAUDIT_PROM_PASSWORD)",
+                Auth::None => {
+                    " (set a bearer token with GPUAUDIT_PROM_TOKEN or --prom-token, or basic auth with --prom-user and GPUAUDIT_PROM_PASSWORD)"
+                }
                 _ => "",
             };
-            return anyhow!("Prometheus at {} answered {status}: {}{hint}", self.base, self.auth.describe());
+            return anyhow!(
+                "Prometheus at {} answered {status}: {}{hint}",
+                self.base,
+                self.auth.describe()
+            );
         }
         match serde_json::from_str::<ErrorBody>(body) {
-            Ok(ErrorBody { error: Some(e), error_type }) => anyhow!(
+            Ok(ErrorBody {
+                error: Some(e),
+                error_type,
+            }) => anyhow!(
                 "Prometheus at {} rejected {what} ({status}{}): {e}{tries}",
                 self.base,
                 error_type.map(|t| format!(", {t}")).unwrap_or_default()
             ),
             _ => {
                 let text = body.trim();
-                let text = if text.is_empty() { String::new() } else { format!(": {}", shorten(text, 300)) };
-                anyhow!("Prometheus at {} answered {status} to {what}{text}{tries}", self.base)
+                let text = if text.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", shorten(text, 300))
+                };
+                anyhow!(
+                    "Prometheus at {} answered {status} to {what}{text}{tries}",
+                    self.base
+                )
             }
         }
     }
@@ -219,13 +297,29 @@ impl Client {
 
     fn parse(&mut self, body: &str, what: &str) -> Result<Response> {
         self.note_extras(body);
-        parse_response(body).map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not usable: {e:#}", self.base))
+        parse_response(body).map_err(|e| {
+            anyhow!(
+                "Prometheus at {}: the answer to {what} is not usable: {e:#}",
+                self.base
+            )
+        })
     }
 
     /// `/api/v1/query_range` (times in epoch ms; the server returns points at start + k*step <= end).
-    pub fn query_range(&mut self, query: &str, start_ms: i64, end_ms: i64, step_ms: i64) -> Result<Response> {
+    pub fn query_range(
+        &mut self,
+        query: &str,
+        start_ms: i64,
+        end_ms: i64,
+        step_ms: i64,
+    ) -> Result<Response> {
         let what = format!("the query '{}'", shorten(query, 160));
-        let params = [("query", query.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms)), ("step", secs(step_ms))];
+        let params = [
+            ("query", query.to_string()),
+            ("start", secs(start_ms)),
+            ("end", secs(end_ms)),
+            ("step", secs(step_ms)),
+        ];
         let body = self.call("/api/v1/query_range", &params, true, &what)?;
         self.parse(&body, &what)
     }
@@ -239,19 +333,59 @@ impl Client {
     }
 
     /// Values of one label on the series `matcher` selects in [start, end].
-    pub fn label_values(&mut self, label: &str, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<String>> {
+    pub fn label_values(
+        &mut self,
+        label: &str,
+        matcher: &str,
+        start_ms: i64,
+        end_ms: i64,
+    ) -> Result<Vec<String>> {
         let path = format!("/api/v1/label/{label}/values");
-        self.list(&path, false, &format!("the values of label '{label}'"), "a list of strings", matcher, start_ms, end_ms)
+        self.list(
+            &path,
+            false,
+            &format!("the values of label '{label}'"),
+            "a list of strings",
+            matcher,
+            start_ms,
+            end_ms,
+        )
     }
 
     /// Label names on the series `matcher` selects in [start, end].
-    pub fn label_names(&mut self, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<String>> {
-        self.list("/api/v1/labels", true, "the label names", "a list of strings", matcher, start_ms, end_ms)
+    pub fn label_names(
+        &mut self,
+        matcher: &str,
+        start_ms: i64,
+        end_ms: i64,
+    ) -> Result<Vec<String>> {
+        self.list(
+            "/api/v1/labels",
+            true,
+            "the label names",
+            "a list of strings",
+            matcher,
+            start_ms,
+            end_ms,
+        )
     }
 
     /// The label sets of the series `matcher` selects in [start, end].
-    pub fn series(&mut self, matcher: &str, start_ms: i64, end_ms: i64) -> Result<Vec<std::collections::BTreeMap<String, String>>> {
-        self.list("/api/v1/series", true, "the series list", "a list of label sets", matcher, start_ms, end_ms)
+    pub fn series(
+        &mut self,
+        matcher: &str,
+        start_ms: i64,
+        end_ms: i64,
+    ) -> Result<Vec<std::collections::BTreeMap<String, String>>> {
+        self.list(
+            "/api/v1/series",
+            true,
+            "the series list",
+            "a list of label sets",
+            matcher,
+            start_ms,
+            end_ms,
+        )
     }
 
     /// One metadata call: `match[]` over [start, end], answered with a list.
@@ -266,13 +400,25 @@ impl Client {
         start_ms: i64,
         end_ms: i64,
     ) -> Result<Vec<T>> {
-        let params = [("match[]", matcher.to_string()), ("start", secs(start_ms)), ("end", secs(end_ms))];
+        let params = [
+            ("match[]", matcher.to_string()),
+            ("start", secs(start_ms)),
+            ("end", secs(end_ms)),
+        ];
         let body = self.call(path, &params, post, what)?;
         self.note_extras(&body);
-        let list: List<T> = serde_json::from_str(&body)
-            .map_err(|e| anyhow!("Prometheus at {}: the answer to {what} is not {shape}: {e}", self.base))?;
+        let list: List<T> = serde_json::from_str(&body).map_err(|e| {
+            anyhow!(
+                "Prometheus at {}: the answer to {what} is not {shape}: {e}",
+                self.base
+            )
+        })?;
         if list.status != "success" {
-            bail!("Prometheus at {}: {what} failed (status '{}')", self.base, list.status);
+            bail!(
+                "Prometheus at {}: {what} failed (status '{}')",
+                self.base,
+                list.status
+            );
         }
         Ok(list.data)
     }
@@ -286,7 +432,11 @@ fn read_body(resp: ureq::Response) -> std::io::Result<String> {
 
 /// Epoch ms as the API's seconds ("1751760000.5").
 pub fn secs(ms: i64) -> String {
-    if ms % 1000 == 0 { format!("{}", ms / 1000) } else { format!("{}.{:03}", ms.div_euclid(1000), ms.rem_euclid(1000)) }
+    if ms % 1000 == 0 {
+        format!("{}", ms / 1000)
+    } else {
+        format!("{}.{:03}", ms.div_euclid(1000), ms.rem_euclid(1000))
+    }
 }
 
 /// Standard base64 for the basic-auth header (too small a need for a crate).
@@ -294,7 +444,11 @@ fn base64_encode(data: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -321,7 +475,10 @@ mod tests {
 
     #[test]
     fn basic_auth_encoding() {
-        assert_eq!(base64_encode(b"Aladdin:open sesame"), "QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+        assert_eq!(
+            base64_encode(b"Aladdin:open sesame"),
+            "QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
+        );
         assert_eq!(base64_encode(b"ab"), "YWI=");
     }
 

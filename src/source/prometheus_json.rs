@@ -90,7 +90,10 @@ pub fn parse_response(body: &str) -> Result<Response, ResponseError> {
                 "the query failed: status '{}' {}{}",
                 env.status,
                 env.error_type.as_deref().unwrap_or(""),
-                env.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
+                env.error
+                    .as_deref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
             ),
         );
     }
@@ -107,10 +110,13 @@ pub fn parse_response(body: &str) -> Result<Response, ResponseError> {
     })?;
     let series = match data.result_type.as_str() {
         "vector" | "matrix" => {
-            let raw: Vec<RawSeries> = serde_json::from_value(data.result).map_err(|e| ResponseError {
-                line: line_of(body, "\"result\""),
-                message: format!("'result' is not a list of {{\"metric\": ..., \"value(s)\": ...}}: {e}"),
-            })?;
+            let raw: Vec<RawSeries> =
+                serde_json::from_value(data.result).map_err(|e| ResponseError {
+                    line: line_of(body, "\"result\""),
+                    message: format!(
+                        "'result' is not a list of {{\"metric\": ..., \"value(s)\": ...}}: {e}"
+                    ),
+                })?;
             raw.into_iter()
                 .map(|r| to_series(r, body))
                 .collect::<Result<Vec<_>, _>>()?
@@ -131,7 +137,8 @@ pub fn parse_response(body: &str) -> Result<Response, ResponseError> {
 }
 
 fn line_of(body: &str, needle: &str) -> usize {
-    body.find(needle).map_or(1, |i| body[..i].lines().count().max(1))
+    body.find(needle)
+        .map_or(1, |i| body[..i].lines().count().max(1))
 }
 
 fn to_series(raw: RawSeries, body: &str) -> Result<Series, ResponseError> {
@@ -152,10 +159,12 @@ fn to_series(raw: RawSeries, body: &str) -> Result<Series, ResponseError> {
             serde_json::Value::String(s) => s.parse::<f64>().ok(),
             _ => None,
         };
-        let ms = secs.and_then(epoch_number_to_ms).ok_or_else(|| ResponseError {
-            line: line_of(body, &t.to_string()),
-            message: format!("'{t}' is not a sample time (expected epoch seconds)"),
-        })?;
+        let ms = secs
+            .and_then(epoch_number_to_ms)
+            .ok_or_else(|| ResponseError {
+                line: line_of(body, &t.to_string()),
+                message: format!("'{t}' is not a sample time (expected epoch seconds)"),
+            })?;
         // Values arrive as strings; "NaN" and stale markers mean no value.
         let value = parse_value(v.trim()).ok_or_else(|| ResponseError {
             line: line_of(body, &format!("\"{v}\"")),
@@ -225,10 +234,23 @@ mod tests {
 
     #[test]
     fn errors_name_a_line() {
-        let e = |b: &str| parse_response(b).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e("{\"status\":\"success\"\n}\n").starts_with("line 2: the response has no 'data'"));
+        let e = |b: &str| {
+            parse_response(b)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        assert!(
+            e("{\"status\":\"success\"\n}\n").starts_with("line 2: the response has no 'data'")
+        );
         assert!(e("{\"status\": \n").starts_with("line "));
-        assert!(e(r#"{"status":"error","errorType":"bad_data","error":"parse error"}"#).contains("parse error"));
-        assert!(e(r#"{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}"#).contains("scalar"));
+        assert!(
+            e(r#"{"status":"error","errorType":"bad_data","error":"parse error"}"#)
+                .contains("parse error")
+        );
+        assert!(
+            e(r#"{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}"#)
+                .contains("scalar")
+        );
     }
 }

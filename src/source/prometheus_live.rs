@@ -38,8 +38,22 @@ const GPUS_PER_HOST: i64 = 8;
 
 /// The labels the pivot reads; every other label is dropped on arrival to save memory.
 const KEEP_LABELS: &[&str] = &[
-    "UUID", "uuid", "gpu_uuid", "gpu", "GPU_I_ID", "modelName", "model", "job", "instance", "exported_pod",
-    "exported_namespace", "exported_container", "pod", "namespace", "container", "hpc_job",
+    "UUID",
+    "uuid",
+    "gpu_uuid",
+    "gpu",
+    "GPU_I_ID",
+    "modelName",
+    "model",
+    "job",
+    "instance",
+    "exported_pod",
+    "exported_namespace",
+    "exported_container",
+    "pod",
+    "namespace",
+    "container",
+    "hpc_job",
 ];
 
 /// What to fetch: the server, the window [since, until) and how finely.
@@ -56,16 +70,33 @@ pub struct LiveQuery {
 impl LiveQuery {
     /// Evaluation times are multiples of the step from the epoch (as Grafana
     /// aligns them), so two runs over the same window see the same points.
-    pub fn new(since_ms: i64, until_ms: i64, step_ms: i64, selector: Option<&str>, hosts_per_query: usize) -> Result<Self> {
+    pub fn new(
+        since_ms: i64,
+        until_ms: i64,
+        step_ms: i64,
+        selector: Option<&str>,
+        hosts_per_query: usize,
+    ) -> Result<Self> {
         if step_ms <= 0 {
             bail!("--step must be positive");
         }
-        let since_ms = since_ms.div_euclid(step_ms) * step_ms + if since_ms.rem_euclid(step_ms) > 0 { step_ms } else { 0 };
+        let since_ms = since_ms.div_euclid(step_ms) * step_ms
+            + if since_ms.rem_euclid(step_ms) > 0 {
+                step_ms
+            } else {
+                0
+            };
         if since_ms >= until_ms {
             bail!("--since must be before --until (at least one --step apart)");
         }
         let matchers = parse_selector(selector.unwrap_or(""))?;
-        Ok(LiveQuery { since_ms, until_ms, step_ms, matchers, hosts_per_query: hosts_per_query.max(1) })
+        Ok(LiveQuery {
+            since_ms,
+            until_ms,
+            step_ms,
+            matchers,
+            hosts_per_query: hosts_per_query.max(1),
+        })
     }
 
     /// The last evaluation time: the last step multiple before `until`.
@@ -95,7 +126,11 @@ impl LiveQuery {
     /// last step: a series that stopped is not repeated for the lookback (5m),
     /// so gaps stay gaps and an owner change does not show two series at once.
     pub fn fresh(&self, metric: &str, extra: &[String]) -> String {
-        format!("last_over_time({}[{}ms])", self.selector(&[metric], extra), self.step_ms - 1)
+        format!(
+            "last_over_time({}[{}ms])",
+            self.selector(&[metric], extra),
+            self.step_ms - 1
+        )
     }
 
     pub fn describe(&self, base: &str) -> String {
@@ -117,10 +152,14 @@ pub fn parse_selector(text: &str) -> Result<String> {
     let inner = match (t.starts_with('{'), t.ends_with('}')) {
         (true, true) => &t[1..t.len() - 1],
         (false, false) if !t.contains(['{', '}']) => t,
-        _ => bail!("--selector '{text}': expected label matchers such as '{{cluster=\"a\"}}' (no metric name)"),
+        _ => bail!(
+            "--selector '{text}': expected label matchers such as '{{cluster=\"a\"}}' (no metric name)"
+        ),
     };
     if inner.contains(['{', '}']) || !inner.trim().is_empty() && !inner.contains(['=', '~']) {
-        bail!("--selector '{text}': expected label matchers such as '{{cluster=\"a\"}}' (no metric name)");
+        bail!(
+            "--selector '{text}': expected label matchers such as '{{cluster=\"a\"}}' (no metric name)"
+        );
     }
     Ok(inner.trim().trim_end_matches(',').trim().to_string())
 }
@@ -147,15 +186,26 @@ pub fn exact_regex(values: &[String]) -> String {
 
 /// The audit's metrics the fleet exports in the window, in [`METRICS`] order.
 pub fn present_metrics(client: &mut Client, q: &LiveQuery) -> Result<Vec<&'static str>> {
-    let names = client.label_values("__name__", &q.selector(METRICS, &[]), q.since_ms, q.last_point_ms())?;
-    Ok(METRICS.iter().copied().filter(|m| names.iter().any(|n| n == m)).collect())
+    let names = client.label_values(
+        "__name__",
+        &q.selector(METRICS, &[]),
+        q.since_ms,
+        q.last_point_ms(),
+    )?;
+    Ok(METRICS
+        .iter()
+        .copied()
+        .filter(|m| names.iter().any(|n| n == m))
+        .collect())
 }
 
 /// The first host label the fleet's series carry, and its values (the chunking unit).
 pub fn hosts(client: &mut Client, q: &LiveQuery) -> Result<Option<(String, Vec<String>)>> {
     let all = q.selector(METRICS, &[]);
     let names = client.label_names(&all, q.since_ms, q.last_point_ms())?;
-    let Some(label) = HOST_LABELS.iter().find(|l| names.iter().any(|n| n == *l)) else { return Ok(None) };
+    let Some(label) = HOST_LABELS.iter().find(|l| names.iter().any(|n| n == *l)) else {
+        return Ok(None);
+    };
     let mut values = client.label_values(label, &all, q.since_ms, q.last_point_ms())?;
     values.sort();
     values.dedup();
@@ -169,16 +219,26 @@ fn progress(quiet: bool, len: u64) -> ProgressBar {
         // indicatif hides itself when stderr is not a terminal.
         ProgressBar::new(len)
     };
-    let style = ProgressStyle::with_template("{spinner} querying {pos}/{len} {bar:30} {wide_msg} [{elapsed}, eta {eta}]")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style = ProgressStyle::with_template(
+        "{spinner} querying {pos}/{len} {bar:30} {wide_msg} [{elapsed}, eta {eta}]",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar
 }
 
 /// Fetch the window, chunk by chunk, into one canonical table.
 pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<SampleTable> {
-    let label_opts = LabelOptions { job_label: opts.job_label.clone(), team_label: opts.team_label.clone(), align_ms: opts.align_ms };
-    let mut keep: BTreeSet<String> = KEEP_LABELS.iter().chain(HOST_LABELS).map(|s| s.to_string()).collect();
+    let label_opts = LabelOptions {
+        job_label: opts.job_label.clone(),
+        team_label: opts.team_label.clone(),
+        align_ms: opts.align_ms,
+    };
+    let mut keep: BTreeSet<String> = KEEP_LABELS
+        .iter()
+        .chain(HOST_LABELS)
+        .map(|s| s.to_string())
+        .collect();
     keep.extend(opts.job_label.iter().cloned());
     keep.extend(opts.team_label.iter().cloned());
 
@@ -191,7 +251,8 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
         None => vec![Vec::new()],
     };
     let hosts_per_batch = q.hosts_per_query as i64;
-    let steps_per_chunk = (POINTS_PER_REQUEST / (hosts_per_batch * GPUS_PER_HOST)).clamp(1, MAX_POINTS_PER_SERIES);
+    let steps_per_chunk =
+        (POINTS_PER_REQUEST / (hosts_per_batch * GPUS_PER_HOST)).clamp(1, MAX_POINTS_PER_SERIES);
     let mut chunks = Vec::new();
     let mut t = q.since_ms;
     let last = q.last_point_ms();
@@ -211,7 +272,8 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
         for (start, end) in &chunks {
             let mut samples = Vec::new();
             for metric in &metrics {
-                let response = client.query_range(&q.fresh(metric, extra), *start, *end, q.step_ms)?;
+                let response =
+                    client.query_range(&q.fresh(metric, extra), *start, *end, q.step_ms)?;
                 // last_over_time drops __name__: each answer is named after its query.
                 let (mut s, _) = to_samples(response, metric);
                 for x in s.iter_mut() {
@@ -245,7 +307,9 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
         q.describe(client.base())
     ));
     for w in &client.warnings {
-        table.quality.warnings.push(format!("Prometheus warned (the answer may be partial): {w}"));
+        table.quality.warnings.push(format!(
+            "Prometheus warned (the answer may be partial): {w}"
+        ));
     }
     table.sources = vec![client.base().to_string()];
     Ok(table)
@@ -274,7 +338,10 @@ fn chunk_table(
     for n in q.notes.drain(..) {
         // "job from ...: a, b, c" differs per chunk in its examples: one per kind.
         let kind = n.split(':').next().unwrap_or(&n).to_string();
-        if !notes.iter().any(|m| m.split(':').next() == Some(kind.as_str())) {
+        if !notes
+            .iter()
+            .any(|m| m.split(':').next() == Some(kind.as_str()))
+        {
             notes.push(n);
         }
     }
@@ -295,7 +362,10 @@ mod tests {
     #[test]
     fn selectors() -> Result<()> {
         assert_eq!(parse_selector("{cluster=\"a\"}")?, "cluster=\"a\"");
-        assert_eq!(parse_selector(" cluster=~\"a|b\", env!=\"dev\" ")?, "cluster=~\"a|b\", env!=\"dev\"");
+        assert_eq!(
+            parse_selector(" cluster=~\"a|b\", env!=\"dev\" ")?,
+            "cluster=~\"a|b\", env!=\"dev\""
+        );
         assert_eq!(parse_selector("")?, "");
         assert!(parse_selector("DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}").is_err());
         assert!(parse_selector("cluster").is_err());
@@ -308,12 +378,18 @@ mod tests {
         assert_eq!(q.since_ms, 120_000);
         assert_eq!(q.last_point_ms(), 540_000);
         assert_eq!(q.points(), 8);
-        assert_eq!(q.selector(&["A", "B"], &["Hostname=~\"h1\"".into()]), "{__name__=~\"A|B\", Hostname=~\"h1\"}");
+        assert_eq!(
+            q.selector(&["A", "B"], &["Hostname=~\"h1\"".into()]),
+            "{__name__=~\"A|B\", Hostname=~\"h1\"}"
+        );
         Ok(())
     }
 
     #[test]
     fn host_regex_is_exact() {
-        assert_eq!(exact_regex(&["node-1.x".into(), "a|b".into()]), "node-1\\\\.x|a\\\\|b");
+        assert_eq!(
+            exact_regex(&["node-1.x".into(), "a|b".into()]),
+            "node-1\\\\.x|a\\\\|b"
+        );
     }
 }

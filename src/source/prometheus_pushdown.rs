@@ -60,7 +60,10 @@ struct Agg {
 }
 
 fn first_present<'a>(names: &[String], candidates: &[&'a str]) -> Option<&'a str> {
-    candidates.iter().copied().find(|c| names.iter().any(|n| n == c))
+    candidates
+        .iter()
+        .copied()
+        .find(|c| names.iter().any(|n| n == c))
 }
 
 struct Plan {
@@ -80,19 +83,35 @@ impl Plan {
     /// The series of `metric` at each point, only from a sample within the last
     /// step (as in pulled mode: no repeats over the lookback).
     fn sel(&self, metric: &str, extra: &str) -> String {
-        let parts: Vec<&str> = [self.matchers.as_str(), extra].into_iter().filter(|s| !s.is_empty()).collect();
-        format!("last_over_time({metric}{{{}}}[{}ms])", parts.join(", "), self.step_ms - 1)
+        let parts: Vec<&str> = [self.matchers.as_str(), extra]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect();
+        format!(
+            "last_over_time({metric}{{{}}}[{}ms])",
+            parts.join(", "),
+            self.step_ms - 1
+        )
     }
 
     /// The series of `metric` at the points where its GPU is held.
     fn held(&self, metric: &str) -> String {
         match &self.held {
             Held::Label(l) => {
-                let exporter = if l == "pod" { ", pod!~\"(?i).*dcgm[-_]exporter.*\"" } else { "" };
+                let exporter = if l == "pod" {
+                    ", pod!~\"(?i).*dcgm[-_]exporter.*\""
+                } else {
+                    ""
+                };
                 self.sel(metric, &format!("{l}!=\"\"{exporter}"))
             }
             Held::Memory(mib) => {
-                format!("({} and on ({}) ({} > {mib}))", self.sel(metric, ""), self.gpu_keys.join(", "), self.sel(FB, ""))
+                format!(
+                    "({} and on ({}) ({} > {mib}))",
+                    self.sel(metric, ""),
+                    self.gpu_keys.join(", "),
+                    self.sel(FB, "")
+                )
             }
             Held::Assumed => self.sel(metric, ""),
         }
@@ -106,7 +125,12 @@ impl Plan {
     }
 
     fn outer_keys(&self) -> String {
-        let k: Vec<String> = self.by_label.iter().chain(self.model_label.iter()).cloned().collect();
+        let k: Vec<String> = self
+            .by_label
+            .iter()
+            .chain(self.model_label.iter())
+            .cloned()
+            .collect();
         k.join(", ")
     }
 
@@ -114,12 +138,29 @@ impl Plan {
     fn expressions(&self, idle_below: f64) -> Vec<(&'static str, String)> {
         let k = self.inner_keys();
         let mut v = vec![
-            ("observed", format!("group by ({k}) ({})", self.sel(UTIL, ""))),
+            (
+                "observed",
+                format!("group by ({k}) ({})", self.sel(UTIL, "")),
+            ),
             ("held", format!("group by ({k}) ({})", self.held(UTIL))),
-            ("active", format!("max by ({k}) ({}) / 100", self.held(UTIL))),
-            ("idle", format!("group by ({k}) ({} < {})", self.held(UTIL), idle_below * 100.0)),
+            (
+                "active",
+                format!("max by ({k}) ({}) / 100", self.held(UTIL)),
+            ),
+            (
+                "idle",
+                format!(
+                    "group by ({k}) ({} < {})",
+                    self.held(UTIL),
+                    idle_below * 100.0
+                ),
+            ),
         ];
-        for (metric, sum, known) in [(self.sm, "sm", "sm_known"), (self.occ, "occ", "occ_known"), (self.tensor, "tensor", "tensor_known")] {
+        for (metric, sum, known) in [
+            (self.sm, "sm", "sm_known"),
+            (self.occ, "occ", "occ_known"),
+            (self.tensor, "tensor", "tensor_known"),
+        ] {
             if let Some(m) = metric {
                 v.push((sum, format!("max by ({k}) ({})", self.held(m))));
                 v.push((known, format!("group by ({k}) ({})", self.held(m))));
@@ -130,9 +171,16 @@ impl Plan {
 }
 
 /// Compute the report inside Prometheus.
-pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: Option<&str>, team_label: Option<&str>) -> Result<Report> {
+pub fn report(
+    client: &mut Client,
+    q: &LiveQuery,
+    cfg: &AuditConfig,
+    job_label: Option<&str>,
+    team_label: Option<&str>,
+) -> Result<Report> {
     let last = q.last_point_ms();
-    let present_metrics = client.label_values("__name__", &q.selector(METRICS, &[]), q.since_ms, last)?;
+    let present_metrics =
+        client.label_values("__name__", &q.selector(METRICS, &[]), q.since_ms, last)?;
     let has = |m: &str| present_metrics.iter().any(|p| p == m);
     if !has(UTIL) {
         bail!(
@@ -154,7 +202,10 @@ pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: 
         gpu_keys.push("GPU_I_ID".to_string());
     }
     if gpu_label.is_none() {
-        bail!("Prometheus at {}: the {UTIL} series have no GPU label (expected UUID or gpu)", client.base());
+        bail!(
+            "Prometheus at {}: the {UTIL} series have no GPU label (expected UUID or gpu)",
+            client.base()
+        );
     }
     let job = match job_label {
         Some(l) => Some(l.to_string()),
@@ -169,18 +220,25 @@ pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: 
             client.base()
         ),
     };
-    let team = team_label.map(str::to_string).or_else(|| match job.as_deref() {
-        Some("exported_pod") => Some("exported_namespace".to_string()),
-        _ => first_present(&labels, &["exported_namespace", "namespace"]).map(str::to_string),
-    });
+    let team = team_label
+        .map(str::to_string)
+        .or_else(|| match job.as_deref() {
+            Some("exported_pod") => Some("exported_namespace".to_string()),
+            _ => first_present(&labels, &["exported_namespace", "namespace"]).map(str::to_string),
+        });
     let model_label = first_present(&labels, &["modelName", "model"]).map(str::to_string);
     let by_label = match cfg.by {
         None => None,
-        Some(GroupBy::Host) => gpu_keys.first().cloned().filter(|h| HOST_LABELS.contains(&h.as_str())),
+        Some(GroupBy::Host) => gpu_keys
+            .first()
+            .cloned()
+            .filter(|h| HOST_LABELS.contains(&h.as_str())),
         Some(GroupBy::Model) => model_label.clone(),
         Some(GroupBy::Job) => job.clone(),
         Some(GroupBy::Team) => team.clone(),
-        Some(GroupBy::User) => bail!("--by user is not available with --pushdown (DCGM series carry no user label)"),
+        Some(GroupBy::User) => {
+            bail!("--by user is not available with --pushdown (DCGM series carry no user label)")
+        }
     };
     let plan = Plan {
         matchers: q.matchers.clone(),
@@ -190,14 +248,27 @@ pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: 
         held: held.clone(),
         step_ms: q.step_ms,
         sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
-        occ: pick(["DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO"]),
-        tensor: pick(["DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO"]),
+        occ: pick([
+            "DCGM_FI_PROF_SM_OCCUPANCY",
+            "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO",
+        ]),
+        tensor: pick([
+            "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+            "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
+        ]),
     };
 
     // GPUs in the window (also sizes the time chunks).
     let series = client.series(&util_sel, q.since_ms, last)?;
-    let gpus: BTreeSet<Vec<String>> =
-        series.iter().map(|s| gpu_keys.iter().map(|k| s.get(k).cloned().unwrap_or_default()).collect()).collect();
+    let gpus: BTreeSet<Vec<String>> = series
+        .iter()
+        .map(|s| {
+            gpu_keys
+                .iter()
+                .map(|k| s.get(k).cloned().unwrap_or_default())
+                .collect()
+        })
+        .collect();
     let steps_per_chunk = (POINTS_PER_QUERY / (gpus.len().max(1) as i64)).clamp(1, q.points());
 
     // (group key, model) -> sums of points
@@ -208,11 +279,24 @@ pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: 
         let end = (start + steps_per_chunk * q.step_ms).min(q.until_ms);
         for (name, inner) in plan.expressions(cfg.idle_below) {
             // (end - 1ms - range, end - 1ms] holds exactly the step multiples in [start, end).
-            let query = format!("sum by ({outer}) (sum_over_time(({inner})[{}ms:{}ms]))", end - start, q.step_ms);
+            let query = format!(
+                "sum by ({outer}) (sum_over_time(({inner})[{}ms:{}ms]))",
+                end - start,
+                q.step_ms
+            );
             let response = client.query(&query, end - 1)?;
             for s in response.series {
-                let key = plan.by_label.as_ref().and_then(|b| s.labels.get(b)).cloned().unwrap_or_default();
-                let model = model_label.as_ref().and_then(|m| s.labels.get(m)).cloned().unwrap_or_default();
+                let key = plan
+                    .by_label
+                    .as_ref()
+                    .and_then(|b| s.labels.get(b))
+                    .cloned()
+                    .unwrap_or_default();
+                let model = model_label
+                    .as_ref()
+                    .and_then(|m| s.labels.get(m))
+                    .cloned()
+                    .unwrap_or_default();
                 let v: f64 = s.points.iter().map(|p| p.1).filter(|v| v.is_finite()).sum();
                 let a = aggs.entry((key, model)).or_default();
                 let slot = match name {
@@ -255,13 +339,31 @@ pub fn report(client: &mut Client, q: &LiveQuery, cfg: &AuditConfig, job_label: 
     };
     let mut notes = vec![
         CAVEAT.to_string(),
-        format!("queried {}; {} requests", q.describe(client.base()), client.requests),
+        format!(
+            "queried {}; {} requests",
+            q.describe(client.base()),
+            client.requests
+        ),
     ];
     if let Some(b) = &plan.by_label {
         notes.push(format!("groups from label '{b}'"));
     }
-    let warnings = client.warnings.iter().map(|w| format!("Prometheus warned (the answer may be partial): {w}")).collect();
-    Ok(assemble(&aggs, &present, cfg, q, gpus.len(), held_rule, notes, warnings, client.base()))
+    let warnings = client
+        .warnings
+        .iter()
+        .map(|w| format!("Prometheus warned (the answer may be partial): {w}"))
+        .collect();
+    Ok(assemble(
+        &aggs,
+        &present,
+        cfg,
+        q,
+        gpus.len(),
+        held_rule,
+        notes,
+        warnings,
+        client.base(),
+    ))
 }
 
 /// The tally of one (group, model) sum: each point weighs one step.
@@ -333,10 +435,22 @@ fn assemble(
         if cfg.by.is_some() {
             if key.is_empty() {
                 // No owner label: the held part is unlabelled, the rest unallocated.
-                let held = Agg { observed: a.held, ..a.clone() };
-                let rest = Agg { observed: a.observed - a.held, ..Agg::default() };
-                groups.entry("(unlabelled)".into()).or_default().merge(&tally_of(&held, q.step_ms, price, basis));
-                groups.entry("(unallocated)".into()).or_default().merge(&tally_of(&rest, q.step_ms, price, basis));
+                let held = Agg {
+                    observed: a.held,
+                    ..a.clone()
+                };
+                let rest = Agg {
+                    observed: a.observed - a.held,
+                    ..Agg::default()
+                };
+                groups
+                    .entry("(unlabelled)".into())
+                    .or_default()
+                    .merge(&tally_of(&held, q.step_ms, price, basis));
+                groups
+                    .entry("(unallocated)".into())
+                    .or_default()
+                    .merge(&tally_of(&rest, q.step_ms, price, basis));
             } else {
                 groups.entry(key.clone()).or_default().merge(&t);
             }
@@ -346,9 +460,17 @@ fn assemble(
     let window_hours = (q.until_ms - q.since_ms) as f64 / MS_PER_HOUR;
     let layers = total.layers(present);
     let ratios = total.ratios(present);
-    let mut cost = total.cost(cfg.prices.source.describe(), basis, unpriced_models.into_iter().collect(), window_hours);
+    let mut cost = total.cost(
+        cfg.prices.source.describe(),
+        basis,
+        unpriced_models.into_iter().collect(),
+        window_hours,
+    );
     let mut warnings = warnings;
-    warnings.extend(crate::catalog::report::flag_ambiguous(&mut cost, hours_by_model));
+    warnings.extend(crate::catalog::report::flag_ambiguous(
+        &mut cost,
+        hours_by_model,
+    ));
     let waterfall = crate::audit::tally::waterfall(&layers);
     let groups = cfg.by.map(|by| {
         let mut rows: Vec<Group> = groups
@@ -361,14 +483,32 @@ fn assemble(
                 cost: t.group_cost(),
             })
             .collect();
-        rows.sort_by(|a, b| b.layers.held_gpu_hours.total_cmp(&a.layers.held_gpu_hours).then_with(|| a.key.cmp(&b.key)));
+        rows.sort_by(|a, b| {
+            b.layers
+                .held_gpu_hours
+                .total_cmp(&a.layers.held_gpu_hours)
+                .then_with(|| a.key.cmp(&b.key))
+        });
         rows
     });
     Report {
         schema: SCHEMA.to_string(),
-        window: Window { start: format_time(q.since_ms), end: format_time(q.until_ms), hours: window_hours, snapshot: false },
-        sources: Sources { files: vec![source.to_string()], rows_read: 0, rows_used: 0 },
-        data_quality: DataQuality { notes, warnings, ..DataQuality::default() },
+        window: Window {
+            start: format_time(q.since_ms),
+            end: format_time(q.until_ms),
+            hours: window_hours,
+            snapshot: false,
+        },
+        sources: Sources {
+            files: vec![source.to_string()],
+            rows_read: 0,
+            rows_used: 0,
+        },
+        data_quality: DataQuality {
+            notes,
+            warnings,
+            ..DataQuality::default()
+        },
         held_rule,
         layers,
         ratios,
@@ -405,8 +545,14 @@ mod tests {
     fn promql_per_layer() {
         let p = plan(Held::Label("exported_pod".into()));
         let e: BTreeMap<&str, String> = p.expressions(0.01).into_iter().collect();
-        assert_eq!(e["held"], "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]))");
-        assert_eq!(e["idle"], "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]) < 1)");
+        assert_eq!(
+            e["held"],
+            "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]))"
+        );
+        assert_eq!(
+            e["idle"],
+            "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]) < 1)"
+        );
         assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
         assert!(!e.contains_key("tensor"));
         let m = plan(Held::Memory(1024));

@@ -20,7 +20,8 @@ pub fn parse_exposition(text: &str, origin: &str) -> Result<Vec<PromSample>> {
         if line.is_empty() || line.starts_with('#') {
             continue; // HELP, TYPE, UNIT, EOF and plain comments
         }
-        let sample = parse_sample_line(line).map_err(|e| anyhow::anyhow!("{origin}:{}: {e}", i + 1))?;
+        let sample =
+            parse_sample_line(line).map_err(|e| anyhow::anyhow!("{origin}:{}: {e}", i + 1))?;
         out.push(sample);
     }
     Ok(out)
@@ -67,20 +68,24 @@ fn parse_sample_line(line: &str) -> Result<PromSample> {
         bail!("the sample of '{metric}' has no value (truncated line?)");
     };
     let value = parse_value(value_text).ok_or_else(|| {
-        anyhow::anyhow!("'{value_text}' is not a sample value of '{metric}' (expected a number, NaN or ±Inf)")
+        anyhow::anyhow!(
+            "'{value_text}' is not a sample value of '{metric}' (expected a number, NaN or ±Inf)"
+        )
     })?;
-    let time_ms = match fields.next() {
-        None => None,
-        Some(ts) => {
-            let n: f64 = ts.parse().map_err(|_| {
-                anyhow::anyhow!("'{ts}' is not a timestamp of '{metric}' (expected epoch ms or seconds)")
-            })?;
-            Some(
-                epoch_number_to_ms(n)
-                    .ok_or_else(|| anyhow::anyhow!("'{ts}' is not a usable timestamp of '{metric}'"))?,
-            )
-        }
-    };
+    let time_ms =
+        match fields.next() {
+            None => None,
+            Some(ts) => {
+                let n: f64 = ts.parse().map_err(|_| {
+                    anyhow::anyhow!(
+                        "'{ts}' is not a timestamp of '{metric}' (expected epoch ms or seconds)"
+                    )
+                })?;
+                Some(epoch_number_to_ms(n).ok_or_else(|| {
+                    anyhow::anyhow!("'{ts}' is not a usable timestamp of '{metric}'")
+                })?)
+            }
+        };
     if let Some(extra) = fields.next() {
         bail!("unexpected '{extra}' after the value and timestamp of '{metric}'");
     }
@@ -93,7 +98,12 @@ fn parse_sample_line(line: &str) -> Result<PromSample> {
 }
 
 /// Labels after the opening brace; returns the position after the closing brace.
-fn parse_labels(chars: &[char], mut pos: usize, metric: &str, labels: &mut BTreeMap<String, String>) -> Result<usize> {
+fn parse_labels(
+    chars: &[char],
+    mut pos: usize,
+    metric: &str,
+    labels: &mut BTreeMap<String, String>,
+) -> Result<usize> {
     loop {
         while pos < chars.len() && (chars[pos] == ' ' || chars[pos] == ',') {
             pos += 1;
@@ -131,7 +141,9 @@ fn parse_labels(chars: &[char], mut pos: usize, metric: &str, labels: &mut BTree
                     match chars.get(pos + 1) {
                         Some('n') => value.push('\n'),
                         Some(c) => value.push(*c),
-                        None => bail!("the value of label '{name}' of '{metric}' has no closing quote"),
+                        None => {
+                            bail!("the value of label '{name}' of '{metric}' has no closing quote")
+                        }
                     }
                     pos += 2;
                 }
@@ -186,7 +198,10 @@ pub fn looks_like_exposition(first_line: &str) -> bool {
     }
     // name{label="...
     let name_end = l.find(|c: char| !is_name_char(c)).unwrap_or(l.len());
-    name_end > 0 && l.chars().next().is_some_and(is_name_start) && l[name_end..].starts_with("{") && l.contains("=\"")
+    name_end > 0
+        && l.chars().next().is_some_and(is_name_start)
+        && l[name_end..].starts_with("{")
+        && l.contains("=\"")
 }
 
 #[cfg(test)]
@@ -201,7 +216,10 @@ mod tests {
         let s = parse_exposition(text, "f.prom")?;
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].metric, "DCGM_FI_DEV_GPU_UTIL");
-        assert_eq!(s[0].labels.get("modelName").map(String::as_str), Some("A \"B\", C"));
+        assert_eq!(
+            s[0].labels.get("modelName").map(String::as_str),
+            Some("A \"B\", C")
+        );
         assert_eq!(s[0].labels.get("UUID").map(String::as_str), Some("GPU-1"));
         assert_eq!(s[0].value, 45.0);
         assert_eq!(s[0].time_ms, Some(1_752_480_773_000));

@@ -92,7 +92,13 @@ impl Plan {
     /// `--duration` at `--interval`: one tick at the end of each interval (so GPM
     /// and device activity describe the interval), at least one.
     pub fn new(duration: Duration, interval: Duration, once: bool) -> Plan {
-        let ticks = if once { 1 } else { (duration.as_secs_f64() / interval.as_secs_f64()).round().max(1.0) as usize };
+        let ticks = if once {
+            1
+        } else {
+            (duration.as_secs_f64() / interval.as_secs_f64())
+                .round()
+                .max(1.0) as usize
+        };
         Plan { ticks, interval }
     }
 }
@@ -150,7 +156,12 @@ pub struct Hooks<'a> {
 
 /// Sample every unit `plan.ticks` times. A unit whose read fails is dropped from
 /// then on (its remaining samples are missing); the others continue.
-pub fn run(sampler: &mut dyn Sampler, plan: Plan, host: &str, hooks: Hooks<'_>) -> Result<ScanData> {
+pub fn run(
+    sampler: &mut dyn Sampler,
+    plan: Plan,
+    host: &str,
+    hooks: Hooks<'_>,
+) -> Result<ScanData> {
     let units = sampler.units()?;
     let mut data = ScanData {
         host: host.to_string(),
@@ -169,10 +180,24 @@ pub fn run(sampler: &mut dyn Sampler, plan: Plan, host: &str, hooks: Hooks<'_>) 
                 Ok(reading) => {
                     let time_ms = (hooks.now_ms)();
                     for (metric, why) in &reading.unsupported {
-                        data.unsupported.entry(i).or_default().entry(metric).or_insert_with(|| why.clone());
+                        data.unsupported
+                            .entry(i)
+                            .or_default()
+                            .entry(metric)
+                            .or_insert_with(|| why.clone());
                     }
-                    let owners = reading.processes.iter().flatten().map(|p| (hooks.owner)(p.pid)).collect();
-                    data.rows.push(Row { unit: i, time_ms, reading, owners });
+                    let owners = reading
+                        .processes
+                        .iter()
+                        .flatten()
+                        .map(|p| (hooks.owner)(p.pid))
+                        .collect();
+                    data.rows.push(Row {
+                        unit: i,
+                        time_ms,
+                        reading,
+                        owners,
+                    });
                 }
                 Err(e) => {
                     data.dropped.insert(i, (tick, format!("{e:#}")));
@@ -205,7 +230,11 @@ fn joined<'a>(values: impl Iterator<Item = Option<&'a str>>) -> Option<String> {
             seen.push(v);
         }
     }
-    if seen.is_empty() { None } else { Some(seen.join(",")) }
+    if seen.is_empty() {
+        None
+    } else {
+        Some(seen.join(","))
+    }
 }
 
 /// The samples as a frame with canonical column names, for `source::from_frame`.
@@ -214,21 +243,42 @@ pub fn to_frame(data: &ScanData, held_mem_bytes: u64) -> Result<DataFrame> {
     let rows = &data.rows;
     let n = rows.len();
     let unit = |r: &Row| &data.units[r.unit];
-    let time = Series::new(col::TIME.into(), rows.iter().map(|r| r.time_ms).collect::<Vec<i64>>())
-        .cast(&dtype_of(Kind::Time))?;
+    let time = Series::new(
+        col::TIME.into(),
+        rows.iter().map(|r| r.time_ms).collect::<Vec<i64>>(),
+    )
+    .cast(&dtype_of(Kind::Time))?;
     let mut cols: Vec<Column> = vec![
         time.into_column(),
         Column::new(col::HOST.into(), vec![data.host.as_str(); n]),
-        Column::new(col::GPU.into(), rows.iter().map(|r| unit(r).id.clone()).collect::<Vec<_>>()),
-        Column::new(col::MODEL.into(), rows.iter().map(|r| unit(r).model.clone()).collect::<Vec<_>>()),
-        Column::new(col::HELD.into(), rows.iter().map(|r| is_held(&r.reading, held_mem_bytes)).collect::<Vec<_>>()),
+        Column::new(
+            col::GPU.into(),
+            rows.iter().map(|r| unit(r).id.clone()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            col::MODEL.into(),
+            rows.iter()
+                .map(|r| unit(r).model.clone())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            col::HELD.into(),
+            rows.iter()
+                .map(|r| is_held(&r.reading, held_mem_bytes))
+                .collect::<Vec<_>>(),
+        ),
     ];
-    let jobs: Vec<Option<String>> = rows.iter().map(|r| joined(r.owners.iter().map(|o| o.job.as_deref()))).collect();
+    let jobs: Vec<Option<String>> = rows
+        .iter()
+        .map(|r| joined(r.owners.iter().map(|o| o.job.as_deref())))
+        .collect();
     if jobs.iter().any(Option::is_some) {
         cols.push(Column::new(col::JOB.into(), jobs));
     }
-    let users: Vec<Option<String>> =
-        rows.iter().map(|r| joined(r.owners.iter().map(|o| Some(o.user.as_str())))).collect();
+    let users: Vec<Option<String>> = rows
+        .iter()
+        .map(|r| joined(r.owners.iter().map(|o| Some(o.user.as_str()))))
+        .collect();
     if users.iter().any(Option::is_some) {
         cols.push(Column::new(col::USER.into(), users));
     }
@@ -247,8 +297,10 @@ pub fn to_frame(data: &ScanData, held_mem_bytes: u64) -> Result<DataFrame> {
             cols.push(Column::new(name.into(), v));
         }
     }
-    let u64_cols: [Getter<u64>; 2] =
-        [(col::MEM_USED_BYTES, |r| r.mem_used_bytes), (col::MEM_TOTAL_BYTES, |r| r.mem_total_bytes)];
+    let u64_cols: [Getter<u64>; 2] = [
+        (col::MEM_USED_BYTES, |r| r.mem_used_bytes),
+        (col::MEM_TOTAL_BYTES, |r| r.mem_total_bytes),
+    ];
     for (name, get) in u64_cols {
         let v: Vec<Option<u64>> = rows.iter().map(|r| get(&r.reading)).collect();
         if v.iter().any(Option::is_some) {
@@ -288,7 +340,11 @@ mod tests {
                 mem_total_bytes: Some(80 << 30),
                 device_util: Some(if i == 0 { 0.9 } else { 0.0 }),
                 processes: Some(if i == 0 {
-                    vec![ProcSample { pid: 7, used_mem_bytes: Some(40 << 30), sm_util: None }]
+                    vec![ProcSample {
+                        pid: 7,
+                        used_mem_bytes: Some(40 << 30),
+                        sm_util: None,
+                    }]
                 } else {
                     vec![]
                 }),
@@ -304,7 +360,10 @@ mod tests {
         let mut t = 0i64;
         let data = run(
             &mut fake,
-            Plan { ticks: 4, interval: Duration::ZERO },
+            Plan {
+                ticks: 4,
+                interval: Duration::ZERO,
+            },
             "node1",
             Hooks {
                 now_ms: &mut || {
@@ -312,7 +371,12 @@ mod tests {
                     t
                 },
                 sleep_until: &mut |_| {},
-                owner: &mut |pid| Owner { pid, user: "alice".into(), command: None, job: Some("42".into()) },
+                owner: &mut |pid| Owner {
+                    pid,
+                    user: "alice".into(),
+                    command: None,
+                    job: Some("42".into()),
+                },
                 on_tick: &mut |_| {},
             },
         )?;
@@ -324,9 +388,15 @@ mod tests {
 
         let df = to_frame(&data, 1 << 30)?;
         assert_eq!(df.height(), 6);
-        assert!(df.column(col::SM_ACTIVE).is_err(), "a metric nobody reported is absent, not zero");
+        assert!(
+            df.column(col::SM_ACTIVE).is_err(),
+            "a metric nobody reported is absent, not zero"
+        );
         let held = df.column(col::HELD)?.bool()?.clone();
-        assert_eq!(held.iter().collect::<Vec<_>>()[..2], [Some(true), Some(false)]);
+        assert_eq!(
+            held.iter().collect::<Vec<_>>()[..2],
+            [Some(true), Some(false)]
+        );
         assert_eq!(df.column(col::JOB)?.str()?.get(0), Some("42"));
         Ok(())
     }
@@ -339,14 +409,27 @@ mod tests {
         assert_eq!(is_held(&r, 1 << 30), Some(true));
         r.mem_used_bytes = Some(1 << 20);
         assert_eq!(is_held(&r, 1 << 30), Some(false));
-        r.processes = Some(vec![ProcSample { pid: 1, used_mem_bytes: None, sm_util: None }]);
+        r.processes = Some(vec![ProcSample {
+            pid: 1,
+            used_mem_bytes: None,
+            sm_util: None,
+        }]);
         assert_eq!(is_held(&r, 1 << 30), Some(true));
     }
 
     #[test]
     fn plan_rounds_and_once_is_one_tick() {
-        assert_eq!(Plan::new(Duration::from_secs(5), Duration::from_secs(1), false).ticks, 5);
-        assert_eq!(Plan::new(Duration::from_secs(5), Duration::from_secs(1), true).ticks, 1);
-        assert_eq!(Plan::new(Duration::from_millis(50), Duration::from_millis(100), false).ticks, 1);
+        assert_eq!(
+            Plan::new(Duration::from_secs(5), Duration::from_secs(1), false).ticks,
+            5
+        );
+        assert_eq!(
+            Plan::new(Duration::from_secs(5), Duration::from_secs(1), true).ticks,
+            1
+        );
+        assert_eq!(
+            Plan::new(Duration::from_millis(50), Duration::from_millis(100), false).ticks,
+            1
+        );
     }
 }

@@ -27,14 +27,21 @@ pub struct ParquetStream {
 }
 
 fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
-    let args = ScanArgsParquet { hive_options: HiveOptions::new_enabled(), ..Default::default() };
+    let args = ScanArgsParquet {
+        hive_options: HiveOptions::new_enabled(),
+        ..Default::default()
+    };
     LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), args)
 }
 
 impl ParquetStream {
     /// A stream over the inputs when every one is parquet (a file or a
     /// directory of them); None otherwise.
-    pub fn open(inputs: &[(String, Input)], maps: &[UserMap], forced_other: bool) -> Result<Option<Self>> {
+    pub fn open(
+        inputs: &[(String, Input)],
+        maps: &[UserMap],
+        forced_other: bool,
+    ) -> Result<Option<Self>> {
         if forced_other || inputs.is_empty() {
             return Ok(None);
         }
@@ -44,18 +51,31 @@ impl ParquetStream {
         for (name, input) in inputs {
             let path = match input {
                 Input::ParquetDir(p) => p.clone(),
-                Input::File(p) if super::InputFormat::from_extension(p) == Some(super::InputFormat::Parquet) => p.clone(),
+                Input::File(p)
+                    if super::InputFormat::from_extension(p)
+                        == Some(super::InputFormat::Parquet) =>
+                {
+                    p.clone()
+                }
                 _ => return Ok(None),
             };
-            let mut lf = scan(&path).map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
-            let schema = lf.collect_schema().map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
+            let mut lf = scan(&path)
+                .map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
+            let schema = lf
+                .collect_schema()
+                .map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
             let resolved = resolve_columns(&columns, maps);
             for needed in [col::TIME, col::GPU] {
                 if !resolved.iter().any(|r| r.canonical == needed) {
                     bail!(
                         "{name}: no {needed} column (found {}; use --map YOURS={needed})",
-                        columns.iter().take(12).cloned().collect::<Vec<_>>().join(", ")
+                        columns
+                            .iter()
+                            .take(12)
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     );
                 }
             }
@@ -73,32 +93,65 @@ impl ParquetStream {
                 .get(0)
                 .unwrap_or(0) as usize;
             present.extend(resolved.iter().map(|r| r.canonical));
-            parts.push(Part { name: name.clone(), path, resolved, rows });
+            parts.push(Part {
+                name: name.clone(),
+                path,
+                resolved,
+                rows,
+            });
         }
         // GPUAUDIT_SLICE_ROWS: smaller slices for tests (slice edges inside a
         // GPU's run) or less memory; not a user-facing option
-        let slice_rows = std::env::var("GPUAUDIT_SLICE_ROWS").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(SLICE_ROWS);
-        Ok(Some(ParquetStream { parts, present, slice_rows }))
+        let slice_rows = std::env::var("GPUAUDIT_SLICE_ROWS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(SLICE_ROWS);
+        Ok(Some(ParquetStream {
+            parts,
+            present,
+            slice_rows,
+        }))
     }
 
     /// The latest sample time, for relative --since/--until (parquet statistics make it cheap).
     pub fn max_time(&self) -> Result<Option<i64>> {
         let mut max: Option<i64> = None;
         for p in &self.parts {
-            let Some(time) = p.resolved.iter().find(|r| r.canonical == col::TIME) else { continue };
+            let Some(time) = p.resolved.iter().find(|r| r.canonical == col::TIME) else {
+                continue;
+            };
             let mut frame = scan(&p.path)
-                .and_then(|lf| lf.select([polars::prelude::col(time.source.as_str()).max()]).collect())
+                .and_then(|lf| {
+                    lf.select([polars::prelude::col(time.source.as_str()).max()])
+                        .collect()
+                })
                 .map_err(|e| anyhow!("{}: {e}", p.name))?;
-            if frame.height() == 0 || frame.column(&time.source).map(|c| c.null_count() > 0).unwrap_or(true) {
+            if frame.height() == 0
+                || frame
+                    .column(&time.source)
+                    .map(|c| c.null_count() > 0)
+                    .unwrap_or(true)
+            {
                 continue;
             }
-            frame.with_column(Column::new("__gpu".into(), vec!["-"; frame.height()])).map_err(anyhow::Error::from)?;
+            frame
+                .with_column(Column::new("__gpu".into(), vec!["-"; frame.height()]))
+                .map_err(anyhow::Error::from)?;
             let rs = vec![
                 time.clone(),
-                Resolved { source: "__gpu".to_string(), canonical: col::GPU, unit: crate::samples::Unit::AsIs },
+                Resolved {
+                    source: "__gpu".to_string(),
+                    canonical: col::GPU,
+                    unit: crate::samples::Unit::AsIs,
+                },
             ];
             let (df, _) = normalize(&frame, &rs, &p.name)?;
-            let t = df.column(col::TIME).map_err(anyhow::Error::from)?.cast(&DataType::Int64).map_err(anyhow::Error::from)?;
+            let t = df
+                .column(col::TIME)
+                .map_err(anyhow::Error::from)?
+                .cast(&DataType::Int64)
+                .map_err(anyhow::Error::from)?;
             if let Some(m) = t.i64().map_err(anyhow::Error::from)?.get(0) {
                 max = Some(max.map_or(m, |x: i64| x.max(m)));
             }
@@ -120,7 +173,11 @@ impl ChunkSource for ParquetStream {
         self.parts.iter().map(|p| p.rows as u64).sum()
     }
 
-    fn for_each_chunk(&self, keys_only: bool, f: &mut dyn FnMut(&DataFrame) -> Result<()>) -> Result<Quality> {
+    fn for_each_chunk(
+        &self,
+        keys_only: bool,
+        f: &mut dyn FnMut(&DataFrame) -> Result<()>,
+    ) -> Result<Quality> {
         // Read ahead: one thread decodes and normalizes the next slice while
         // this one audits the current (the audit is sequential per GPU, the
         // decoding is not). A rendezvous channel: at most two slices are
@@ -135,7 +192,9 @@ impl ChunkSource for ParquetStream {
                     break; // dropping the receiver stops the reader at its next send
                 }
             }
-            let quality = reader.join().map_err(|_| anyhow!("the parquet reader thread panicked"))?;
+            let quality = reader
+                .join()
+                .map_err(|_| anyhow!("the parquet reader thread panicked"))?;
             audited?;
             quality
         })
@@ -145,7 +204,11 @@ impl ChunkSource for ParquetStream {
 impl ParquetStream {
     /// Sends each normalized slice, in order; returns what normalisation
     /// counted. Stops early when the receiver is gone (the audit failed).
-    fn read_slices(&self, keys_only: bool, tx: &std::sync::mpsc::SyncSender<Result<DataFrame>>) -> Result<Quality> {
+    fn read_slices(
+        &self,
+        keys_only: bool,
+        tx: &std::sync::mpsc::SyncSender<Result<DataFrame>>,
+    ) -> Result<Quality> {
         let mut quality = Quality::default();
         for p in &self.parts {
             let resolved: Vec<Resolved> = if keys_only {
@@ -157,7 +220,10 @@ impl ParquetStream {
             } else {
                 p.resolved.clone()
             };
-            let projection: Vec<Expr> = resolved.iter().map(|r| polars::prelude::col(r.source.as_str())).collect();
+            let projection: Vec<Expr> = resolved
+                .iter()
+                .map(|r| polars::prelude::col(r.source.as_str()))
+                .collect();
             let lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
             let mut offset = 0usize;
             while offset < p.rows {
@@ -168,7 +234,8 @@ impl ParquetStream {
                     .collect()
                     .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))
                     .and_then(|frame| {
-                        let (df, q) = normalize(&frame, &resolved, &p.name).with_context(|| format!("reading {}", p.name))?;
+                        let (df, q) = normalize(&frame, &resolved, &p.name)
+                            .with_context(|| format!("reading {}", p.name))?;
                         Ok((frame.height(), df, q))
                     });
                 match slice {

@@ -19,5 +19,8 @@ pub fn num(v: &Value, path: &str) -> f64 {
 
 /// Equal to 1e-9 relative (absolute below 1).
 pub fn assert_close(got: f64, want: f64, what: &str) {
-    assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "{what}: got {got}, want {want}");
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{what}: got {got}, want {want}"
+    );
 }
