@@ -1,5 +1,6 @@
 //! Model FLOPs per token (PaLM's accounting) and the numbers people write for
-//! them: `540.35e9`, `405B`, `238.3K`.
+//! them: `540.35e9`, `405B`, `238.3K`, `64,000`.
+use crate::catalog::Dtype;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
@@ -88,7 +89,7 @@ pub struct CalcInput {
     pub gpu: Option<String>,
     pub peak_tflops_per_gpu: f64,
     pub peak_source: String,
-    pub dtype: crate::hardware::Dtype,
+    pub dtype: Dtype,
     pub gpus: Option<u64>,
     pub mode: Mode,
     pub recompute: Option<Recompute>,
@@ -97,12 +98,15 @@ pub struct CalcInput {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CalcWork {
-    /// tokens per second of the whole job over `gpus` GPUs
-    Tokens {
-        tokens_per_sec: f64,
-        flops: ModelFlops,
-    },
+    Tokens { rate: TokenRate, flops: ModelFlops },
     AchievedTflopsPerGpu(f64),
+}
+
+/// Which throughput was given: the whole job's (over `gpus`) or one GPU's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TokenRate {
+    WholeJob(f64),
+    PerGpu(f64),
 }
 
 /// The calculator's answer ("gpuaudit.mfu/1"); fractions, not percents.
@@ -110,12 +114,16 @@ pub enum CalcWork {
 pub struct Calculation {
     pub schema: &'static str,
     pub gpu: Option<String>,
-    pub dtype: crate::hardware::Dtype,
+    pub dtype: Dtype,
     pub peak_tflops_per_gpu: f64,
     pub peak_source: String,
     pub gpus: Option<u64>,
     pub mode: Mode,
+    /// the whole job's tokens per second (None when only a per-GPU rate and no --gpus)
     pub tokens_per_sec: Option<f64>,
+    pub tokens_per_sec_per_gpu: Option<f64>,
+    /// which rate was given: "whole job" or "per GPU"
+    pub tokens_per_sec_given: Option<&'static str>,
     pub params: Option<f64>,
     /// the model FLOPs per token MFU uses (with the attention term when given)
     pub flops_per_token: Option<f64>,
@@ -142,6 +150,8 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
         gpus: input.gpus,
         mode: input.mode,
         tokens_per_sec: None,
+        tokens_per_sec_per_gpu: None,
+        tokens_per_sec_given: None,
         params: None,
         flops_per_token: None,
         attention_flops_per_token: None,
@@ -170,14 +180,17 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
                 c.hfu = Some(c.mfu * 4.0 / 3.0);
             }
         }
-        CalcWork::Tokens {
-            tokens_per_sec,
-            flops,
-        } => {
-            let gpus = input
-                .gpus
-                .context("--gpus is needed with a token throughput")? as f64;
-            let per_gpu_tflops = |fpt: f64| fpt * tokens_per_sec / gpus / 1e12;
+        CalcWork::Tokens { rate, flops } => {
+            let per_gpu = match rate {
+                TokenRate::WholeJob(t) => {
+                    t / input
+                        .gpus
+                        .context("--gpus is needed with a whole-job token throughput")?
+                        as f64
+                }
+                TokenRate::PerGpu(t) => t,
+            };
+            let per_gpu_tflops = |fpt: f64| fpt * per_gpu / 1e12;
             let (params, attention, fpt, dense) = match flops {
                 ModelFlops::PerToken(f) => (None, None, f, None),
                 ModelFlops::Params { params, attention } => {
@@ -193,7 +206,11 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
                     )
                 }
             };
-            c.tokens_per_sec = Some(tokens_per_sec);
+            (c.tokens_per_sec, c.tokens_per_sec_given) = match rate {
+                TokenRate::WholeJob(t) => (Some(t), Some("whole job")),
+                TokenRate::PerGpu(t) => (input.gpus.map(|g| t * g as f64), Some("per GPU")),
+            };
+            c.tokens_per_sec_per_gpu = Some(per_gpu);
             c.params = params;
             c.flops_per_token = Some(fpt);
             c.attention_flops_per_token = attention
@@ -212,12 +229,117 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
             }
         }
     }
+    if c.mfu > 1.0 {
+        bail!("{}", over_peak(input, &c));
+    }
     Ok(c)
 }
 
-/// A count: `540.35e9`, `405B`, `70b`, `1.5T`, `350M`, `238.3K`, `7000000000`.
-pub fn parse_count(text: &str) -> Result<f64> {
+/// Why an MFU above 100% is impossible, and what usually caused it.
+fn over_peak(input: &CalcInput, c: &Calculation) -> String {
+    let mut causes: Vec<String> = Vec::new();
+    let pct = |m: f64| format!("{:.1}%", m * 100.0);
+    // a cause is named with the MFU it would give only when that is possible (<= 100%)
+    let possible = |m: f64| m <= 1.0;
+    match (input.work, input.gpus) {
+        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, Some(g)) if g > 1 && possible(c.mfu / g as f64) => causes.push(format!(
+            "--tokens-per-sec-per-gpu is one GPU's rate: if {t} is the whole job's, give --tokens-per-sec (MFU {})",
+            pct(c.mfu / g as f64)
+        )),
+        (CalcWork::Tokens { rate: TokenRate::PerGpu(t), .. }, None) => {
+            causes.push(format!("--tokens-per-sec-per-gpu is one GPU's rate: if {t} is the whole job's, give --tokens-per-sec with --gpus"))
+        }
+        (CalcWork::Tokens { rate: TokenRate::WholeJob(_), .. }, Some(g)) => {
+            causes.push(format!("--tokens-per-sec is the whole job's rate over --gpus {g}: is the job on more GPUs?"))
+        }
+        _ => {}
+    }
+    if let Some(name) = &input.gpu
+        && let Some(g) = crate::catalog::peaks::lookup(name)
+    {
+        let higher: Vec<String> = g
+            .peaks
+            .iter()
+            .filter(|(d, p)| {
+                !matches!(d, Dtype::Int8)
+                    && *d != input.dtype
+                    && possible(c.achieved_tflops_per_gpu / p)
+            })
+            .map(|(d, p)| {
+                format!(
+                    "--dtype {d} (peak {p}, MFU {})",
+                    pct(c.achieved_tflops_per_gpu / p)
+                )
+            })
+            .collect();
+        if !higher.is_empty() {
+            causes.push(format!(
+                "the {} peak may be the wrong dtype: the job may run in {}",
+                input.dtype,
+                higher.join(" or ")
+            ));
+        }
+    }
+    if let CalcWork::Tokens {
+        flops: ModelFlops::Params { .. },
+        ..
+    } = input.work
+    {
+        causes.push(match input.mode {
+            Mode::Train => "--params is the parameter count (6N FLOPs per token training): check its unit (7B, not 7T) and --mode".to_string(),
+            Mode::Inference => "--params is the parameter count (2N FLOPs per token in inference): check its unit (7B, not 7T)".to_string(),
+        });
+    }
+    if let CalcWork::Tokens {
+        flops: ModelFlops::PerToken(_),
+        ..
+    } = input.work
+    {
+        causes.push("--flops-per-token is per token, not per step or per sequence".to_string());
+    }
+    if let CalcWork::AchievedTflopsPerGpu(_) = input.work {
+        causes.push(
+            "--achieved-tflops-per-gpu is one GPU's model TFLOP/s, not the job's".to_string(),
+        );
+    }
+    format!(
+        "MFU {} is above 100%: {:.1} achieved TFLOP/s per GPU exceed the dense {} peak of {} TFLOP/s; likely: {}",
+        pct(c.mfu),
+        c.achieved_tflops_per_gpu,
+        input.dtype,
+        input.peak_tflops_per_gpu,
+        if causes.is_empty() {
+            "a wrong --peak-tflops".to_string()
+        } else {
+            causes.join("; ")
+        }
+    )
+}
+
+/// A number with thousands separators as output prints them ("64,000",
+/// "1,978.9") without them; a comma that is not one ("1,5") is an error.
+fn without_thousands(text: &str) -> Result<String> {
     let t = text.trim().replace('_', "");
+    if !t.contains(',') {
+        return Ok(t);
+    }
+    let int = t.split(['.', 'e', 'E']).next().unwrap_or_default();
+    let int = int.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let groups: Vec<&str> = int.split(',').collect();
+    let digits = |g: &str| !g.is_empty() && g.chars().all(|c| c.is_ascii_digit());
+    let ok = groups.first().is_some_and(|g| digits(g) && g.len() <= 3)
+        && groups[1..].iter().all(|g| digits(g) && g.len() == 3);
+    if !ok {
+        bail!(
+            "'{text}': a comma only separates thousands (64,000); write decimals with a point (1.5)"
+        );
+    }
+    Ok(t.replace(',', ""))
+}
+
+/// A count: `540.35e9`, `405B`, `70b`, `1.5T`, `350M`, `238.3K`, `7000000000`, `64,000`.
+pub fn parse_count(text: &str) -> Result<f64> {
+    let t = without_thousands(text)?;
     let (num, mult) = match t.chars().last() {
         Some(c) if c.is_ascii_alphabetic() && !t.ends_with(['e', 'E']) => {
             let m = match c.to_ascii_lowercase() {
@@ -277,11 +399,20 @@ pub fn count_arg(text: &str) -> std::result::Result<f64, String> {
 pub fn seconds_arg(text: &str) -> std::result::Result<f64, String> {
     parse_seconds(text).map_err(|e| e.to_string())
 }
-/// A positive finite number (TFLOP/s and the like).
+/// A positive finite number (TFLOP/s and the like; "1,978.9" too).
 pub fn positive_arg(text: &str) -> std::result::Result<f64, String> {
-    match text.trim().parse::<f64>() {
+    let t = without_thousands(text).map_err(|e| e.to_string())?;
+    match t.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("'{text}' is not a positive number")),
+    }
+}
+/// A whole number >= 1 ("16,384" too), for GPU counts.
+pub fn gpus_arg(text: &str) -> std::result::Result<u64, String> {
+    let t = without_thousands(text).map_err(|e| e.to_string())?;
+    match t.parse::<u64>() {
+        Ok(v) if v >= 1 => Ok(v),
+        _ => Err(format!("'{text}' is not a whole number of GPUs >= 1")),
     }
 }
 
@@ -301,6 +432,18 @@ mod tests {
         assert!(parse_count("-5").is_err());
         assert!(parse_count("B").is_err());
         assert!(parse_count("0").is_err());
+        // as the output prints them
+        assert_eq!(parse_count("64,000")?, 64_000.0);
+        assert_eq!(parse_count("1,234,567.5")?, 1_234_567.5);
+        assert_eq!(parse_count("238,300")?, 238_300.0);
+        assert_eq!(parse_count("1,500K")?, 1_500_000.0);
+        assert!(parse_count("1,5").is_err());
+        assert!(parse_count("64,00").is_err());
+        assert!(parse_count(",000").is_err());
+        assert_eq!(positive_arg("1,978.9"), Ok(1978.9));
+        assert_eq!(gpus_arg("16,384"), Ok(16_384));
+        assert!(gpus_arg("0").is_err());
+        assert!(gpus_arg("1.5").is_err());
         Ok(())
     }
 

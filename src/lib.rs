@@ -3,6 +3,7 @@
 //! Every source becomes one canonical sample table ([`samples`]); the audit
 //! ([`audit`]) is pure computation on it; [`render`] is the only code that formats.
 pub mod audit;
+pub mod catalog;
 pub mod cli;
 pub mod cmd;
 pub mod demo;

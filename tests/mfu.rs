@@ -476,8 +476,10 @@ fn peaks_lists_every_chip_with_its_source() -> anyhow::Result<()> {
         0.0,
         "4090 tensor rate",
     );
-    assert!(
-        find("NVIDIA A10G").is_null(),
+    // the A10G is in the catalog (priced, with memory) but has no published tensor rate
+    assert_eq!(
+        find("NVIDIA A10G")["peak_tflops"],
+        serde_json::json!({}),
         "A10G has no published tensor rate"
     );
     let out = gpuaudit()?.arg("peaks").output()?;
@@ -687,6 +689,137 @@ fn bad_jobs_file_is_exit_2_with_its_line() -> anyhow::Result<()> {
     assert_eq!(code, 2);
     assert!(
         err.contains("missing.csv: cannot read the jobs file"),
+        "{err}"
+    );
+    Ok(())
+}
+
+#[test]
+fn per_gpu_throughput_gives_the_same_mfu_and_says_so() -> anyhow::Result<()> {
+    // PaLM: 238.3K tokens/s over 6144 chips is 38.786 tokens/s per chip
+    let per_gpu = format!("{}", 238_300.0 / 6144.0);
+    let args: Vec<&str> = PALM
+        .iter()
+        .filter(|a| **a != "--tokens-per-sec" && **a != "238.3K")
+        .copied()
+        .collect();
+    let v = json_of(
+        &[
+            &args[..],
+            &["--tokens-per-sec-per-gpu", &per_gpu, "--peak-tflops", "275"][..],
+        ]
+        .concat(),
+    )?;
+    assert_close(
+        num(&v, "/mfu") * 100.0,
+        46.2,
+        0.1,
+        "PaLM MFU from the per-GPU rate",
+    );
+    assert_close(num(&v, "/tokens_per_sec"), 238_300.0, 1e-6, "whole job");
+    assert_eq!(v["tokens_per_sec_given"], "per GPU");
+    let out = gpuaudit()?
+        .args([
+            "mfu",
+            "--gpu",
+            "NVIDIA L4",
+            "--tokens-per-sec-per-gpu",
+            "1,000",
+            "--params",
+            "7b",
+            "--mode",
+            "inference",
+        ])
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    // 2 × 7e9 × 1000 = 14 TFLOP/s of 121
+    assert!(text.starts_with("MFU 11.6%"), "{text}");
+    assert!(text.contains("tokens/s per GPU (given)"), "{text}");
+    assert!(
+        text.contains("PaLM 540B 46.2%, Llama 3 405B 38-43%"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("e9") && !text.contains("e12"),
+        "no scientific notation: {text}"
+    );
+    Ok(())
+}
+
+#[test]
+fn input_with_thousands_separators_as_output_prints_it() -> anyhow::Result<()> {
+    let v = json_of(&[
+        "mfu",
+        "--gpus",
+        "6,144",
+        "--tokens-per-sec",
+        "238,300",
+        "--params",
+        "540,350,000,000",
+        "--layers",
+        "118",
+        "--heads",
+        "48",
+        "--head-dim",
+        "256",
+        "--seq-len",
+        "2048",
+        "--peak-tflops",
+        "275",
+    ])?;
+    assert_close(num(&v, "/mfu") * 100.0, 46.2, 0.1, "PaLM with commas");
+    let (code, err) = failure(&[
+        "mfu",
+        "--gpu",
+        "NVIDIA L4",
+        "--gpus",
+        "8",
+        "--tokens-per-sec",
+        "1,5",
+        "--params",
+        "7b",
+    ])?;
+    assert_eq!(code, 2);
+    assert!(err.contains("a comma only separates thousands"), "{err}");
+    Ok(())
+}
+
+#[test]
+fn mfu_above_100_percent_is_an_error_naming_the_cause() -> anyhow::Result<()> {
+    // 6,000 tokens/s given as one GPU's rate on 64 L4s: 252 TFLOP/s per GPU of 121
+    let (code, err) = failure(&[
+        "mfu",
+        "--gpu",
+        "NVIDIA L4",
+        "--gpus",
+        "64",
+        "--tokens-per-sec-per-gpu",
+        "6K",
+        "--params",
+        "7B",
+    ])?;
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("gpuaudit: MFU 208.3% is above 100%"),
+        "{err}"
+    );
+    assert!(err.contains("give --tokens-per-sec (MFU 3.3%)"), "{err}");
+    // the wrong dtype: 1,200 TFLOP/s on an H100 is possible in fp8 only
+    let (code, err) = failure(&[
+        "mfu",
+        "--gpu",
+        "H100 SXM",
+        "--achieved-tflops-per-gpu",
+        "1,200",
+    ])?;
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--dtype fp8 (peak 1978.9, MFU 60.6%)"),
         "{err}"
     );
     Ok(())

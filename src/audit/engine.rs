@@ -843,6 +843,11 @@ impl<'a> Engine<'a> {
             })
             .collect();
         gpus.sort_by(|a, b| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)));
+        let ambiguous = crate::catalog::report::flag_ambiguous(
+            &mut cost,
+            gpus.iter()
+                .map(|g| (g.model.as_deref(), g.observed_gpu_hours)),
+        );
 
         let mut notes = quality.notes.clone();
         if all_single {
@@ -885,6 +890,7 @@ impl<'a> Engine<'a> {
                         total.held_unknown_ms as f64 / MS_PER_HOUR
                     ));
                 }
+                w.extend(ambiguous);
                 w
             },
         };

@@ -123,6 +123,19 @@ pub struct Cost {
     /// held dollars x (1 - tensor active) (null without tensor_active); not waste on non-tensor work
     #[serde(default)]
     pub tensor_idle_usd: Option<f64>,
+    /// unpriced names that could mean several cards ("NVIDIA H100": PCIe, SXM or NVL?)
+    #[serde(default)]
+    pub ambiguous_models: Vec<AmbiguousModel>,
+}
+
+/// A reported GPU name that is neither priced nor peaked as any one card.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct AmbiguousModel {
+    pub name: String,
+    /// the catalog cards it could be, by NVML name
+    pub candidates: Vec<String>,
+    /// observed GPU-hours of GPUs reporting this name
+    pub gpu_hours: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

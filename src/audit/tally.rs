@@ -356,6 +356,7 @@ impl Tally {
             not_useful_basis: self.not_useful_usd().map(|_| basis.name().to_string()),
             unpriced_gpu_hours: self.unpriced_h,
             unpriced_models,
+            ambiguous_models: Vec::new(),
             monthly_run_rate: MonthlyRunRate {
                 observed_usd: monthly(self.priced(self.observed_usd)),
                 held_usd: monthly(self.priced(self.held_usd)),

@@ -1,6 +1,6 @@
 //! `gpuaudit mfu` (the calculator), `gpuaudit peaks` (the peak table) and the
 //! declared-work flags a live command (scan) can flatten in.
-use crate::flops::{Mode, Recompute, count_arg, positive_arg, seconds_arg};
+use crate::flops::{Mode, Recompute, count_arg, gpus_arg, positive_arg, seconds_arg};
 use crate::hardware::Dtype;
 use clap::{ArgGroup, Args, ValueEnum};
 
@@ -12,15 +12,16 @@ pub enum TableOrJson {
 
 #[derive(Debug, Clone, Args)]
 #[command(group(ArgGroup::new("peak").required(true).args(["gpu", "peak_tflops"])))]
-#[command(group(ArgGroup::new("work").required(true).args(["tokens_per_sec", "tokens_per_step", "achieved_tflops_per_gpu"])))]
+#[command(group(ArgGroup::new("work").required(true).args(["tokens_per_sec", "tokens_per_sec_per_gpu", "tokens_per_step", "achieved_tflops_per_gpu"])))]
 #[command(group(ArgGroup::new("model_flops").args(["flops_per_token", "params"])))]
 pub struct MfuArgs {
-    /// Number of GPUs (chips) the job runs on.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Number of GPUs (chips) the job runs on (16384 or 16,384).
+    #[arg(long, value_name = "N", value_parser = gpus_arg)]
     pub gpus: Option<u64>,
 
-    /// GPU name as NVML reports it ("NVIDIA H100 80GB HBM3"); its dense peak comes
-    /// from the table (`gpuaudit peaks`).
+    /// GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of
+    /// one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the
+    /// catalog (`gpuaudit peaks`).
     #[arg(long, value_name = "NAME")]
     pub gpu: Option<String>,
 
@@ -32,9 +33,13 @@ pub struct MfuArgs {
     #[arg(long, value_enum, default_value = "bf16")]
     pub dtype: Dtype,
 
-    /// Tokens per second of the whole job (e.g. 238.3K).
+    /// Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus.
     #[arg(long, value_name = "N", value_parser = count_arg, requires_all = ["gpus", "model_flops"])]
     pub tokens_per_sec: Option<f64>,
+
+    /// Tokens per second of one GPU (the whole job's rate divided by its GPUs).
+    #[arg(long, value_name = "N", value_parser = count_arg, requires = "model_flops")]
+    pub tokens_per_sec_per_gpu: Option<f64>,
 
     /// Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time.
     #[arg(long, value_name = "N", value_parser = count_arg, requires_all = ["step_time", "gpus", "model_flops"])]
@@ -88,7 +93,8 @@ pub struct MfuArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct PeaksArgs {
-    /// Show one GPU (by its NVML name); an unknown name lists the closest known ones.
+    /// Show one GPU by any of its spellings ("NVIDIA H100 80GB HBM3", "H100 SXM",
+    /// "NVIDIA-H100-80GB-HBM3"); an unknown or ambiguous name lists the candidates.
     #[arg(value_name = "NAME")]
     pub gpu: Option<String>,
 

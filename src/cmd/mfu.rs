@@ -3,11 +3,11 @@
 use crate::audit::AuditConfig;
 use crate::audit::mfu::{JobMfu, job_mfu};
 use crate::audit::model::Report;
+use crate::catalog::peaks as hardware;
 use crate::cli::mfu::{DeclaredWorkArgs, MfuArgs, TableOrJson};
 use crate::flops::{
-    Attention, CalcInput, CalcWork, Mode, ModelFlops, calculate, dense_flops_per_token,
+    Attention, CalcInput, CalcWork, Mode, ModelFlops, TokenRate, calculate, dense_flops_per_token,
 };
-use crate::hardware;
 use crate::output::write_stdout;
 use crate::render;
 use crate::samples::SampleTable;
@@ -22,18 +22,24 @@ pub fn calc_input(args: &MfuArgs) -> Result<CalcInput> {
         (Some(name), None) => {
             let chip = hardware::find(name)?;
             let p = hardware::peak_tflops(name, args.dtype)?;
-            (Some(chip.name.to_string()), p, chip.source.to_string())
+            (Some(chip.name.to_string()), p, chip.peak_source.to_string())
         }
         (None, None) => anyhow::bail!("give --gpu NAME or --peak-tflops X"),
     };
-    let tokens_per_sec = match (args.tokens_per_sec, args.tokens_per_step, args.step_time) {
-        (Some(t), _, _) => Some(t),
-        (None, Some(tokens), Some(secs)) => Some(tokens / secs),
+    let rate = match (
+        args.tokens_per_sec,
+        args.tokens_per_sec_per_gpu,
+        args.tokens_per_step,
+        args.step_time,
+    ) {
+        (Some(t), ..) => Some(TokenRate::WholeJob(t)),
+        (None, Some(t), ..) => Some(TokenRate::PerGpu(t)),
+        (None, None, Some(tokens), Some(secs)) => Some(TokenRate::WholeJob(tokens / secs)),
         _ => None,
     };
-    let work = match (args.achieved_tflops_per_gpu, tokens_per_sec) {
+    let work = match (args.achieved_tflops_per_gpu, rate) {
         (Some(a), _) => CalcWork::AchievedTflopsPerGpu(a),
-        (None, Some(tokens_per_sec)) => {
+        (None, Some(rate)) => {
             let flops = match (args.flops_per_token, args.params) {
                 (Some(f), _) => ModelFlops::PerToken(f),
                 (None, Some(n)) => {
@@ -55,13 +61,10 @@ pub fn calc_input(args: &MfuArgs) -> Result<CalcInput> {
                     anyhow::bail!("give --flops-per-token or --params with the throughput")
                 }
             };
-            CalcWork::Tokens {
-                tokens_per_sec,
-                flops,
-            }
+            CalcWork::Tokens { rate, flops }
         }
         (None, None) => anyhow::bail!(
-            "give --tokens-per-sec, --tokens-per-step with --step-time, or --achieved-tflops-per-gpu"
+            "give --tokens-per-sec (whole job), --tokens-per-sec-per-gpu, --tokens-per-step with --step-time, or --achieved-tflops-per-gpu"
         ),
     };
     Ok(CalcInput {

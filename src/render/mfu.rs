@@ -1,8 +1,9 @@
 //! The MFU calculator's answer and the peak table, as tables or JSON.
 use super::fmt::{pct, thousands};
 use super::table::new_table;
+use crate::catalog::{Dtype, GIB, Gpu};
 use crate::flops::{Calculation, Mode, Recompute};
-use crate::hardware::{Chip, Dtype};
+use crate::prices::{PROFILE_DATE, PROFILE_NAME};
 use anyhow::Result;
 use comfy_table::{Cell, CellAlignment};
 use serde_json::{Map, Value, json};
@@ -14,12 +15,20 @@ fn width() -> u16 {
         .unwrap_or(100)
 }
 
-/// 3.2777e12 -> "3.278e12"; small numbers plainly.
-fn sci(v: f64) -> String {
-    if v.abs() >= 1e6 {
-        format!("{v:.4e}")
-    } else {
-        format!("{v}")
+/// Large numbers with thousands separators and a short form, never in
+/// scientific notation: 540.35e9 -> "540,350,000,000 (540.35B)". The input
+/// flags accept either form back.
+fn big(v: f64) -> String {
+    let short = [(1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")]
+        .into_iter()
+        .find(|(m, _)| v.abs() >= *m);
+    match short {
+        Some((m, suffix)) if v.abs() < 9e18 => {
+            let s = format!("{:.3}", v / m);
+            let s = s.trim_end_matches('0').trim_end_matches('.');
+            format!("{} ({s}{suffix})", thousands(v.round() as i64))
+        }
+        _ => count(v),
     }
 }
 
@@ -27,13 +36,26 @@ fn tflops(v: f64) -> String {
     format!("{v:.1} TFLOP/s")
 }
 
+/// A count as output prints it: "238,300"; a fraction keeps up to 3 decimals.
 fn count(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 9e15 {
-        thousands(v as i64)
+    if v.abs() >= 9e18 {
+        return format!("{v:.0}");
+    }
+    let whole = thousands(v.trunc() as i64);
+    let frac = format!("{:.3}", v.fract().abs());
+    let frac = frac
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .trim_end_matches('.');
+    if frac.is_empty() {
+        whole
     } else {
-        format!("{v}")
+        format!("{whole}{frac}")
     }
 }
+
+/// What MFU is and what good looks like, under every result.
+pub const MFU_EXPLAINED: &str = "MFU is the model's FLOP/s (6N per token training, 2N inference, plus attention) as a share of the GPUs' dense peak; large training runs reach about 35-50% (PaLM 540B 46.2%, Llama 3 405B 38-43%).";
 
 pub fn calculation_table(c: &Calculation) -> String {
     let on = match (&c.gpu, c.gpus) {
@@ -75,11 +97,27 @@ pub fn calculation_table(c: &Calculation) -> String {
         &format!("peak per GPU ({}, dense)", c.dtype),
         tflops(c.peak_tflops_per_gpu),
     );
-    if let Some(t) = c.tokens_per_sec {
-        row("tokens/s", count(t));
+    match (
+        c.tokens_per_sec_given,
+        c.tokens_per_sec,
+        c.tokens_per_sec_per_gpu,
+    ) {
+        (Some("per GPU"), whole, Some(g)) => {
+            row("tokens/s per GPU (given)", count(g));
+            if let Some(t) = whole {
+                row("tokens/s, whole job", count(t));
+            }
+        }
+        (_, Some(t), per_gpu) => {
+            row("tokens/s, whole job (given)", count(t));
+            if let Some(g) = per_gpu {
+                row("tokens/s per GPU", count(g));
+            }
+        }
+        _ => {}
     }
     if let Some(p) = c.params {
-        row("parameters N", sci(p));
+        row("parameters N", big(p));
         row(
             "mode",
             match c.mode {
@@ -89,10 +127,10 @@ pub fn calculation_table(c: &Calculation) -> String {
         );
     }
     if let Some(f) = c.flops_per_token {
-        row("model FLOPs per token", sci(f));
+        row("model FLOPs per token", big(f));
     }
     if let Some(a) = c.attention_flops_per_token {
-        row("  of which attention", sci(a));
+        row("  of which attention", big(a));
     }
     row(
         "achieved TFLOP/s per GPU",
@@ -109,7 +147,7 @@ pub fn calculation_table(c: &Calculation) -> String {
         row("MFU without attention", pct(Some(w)));
     }
     if let Some(h) = c.hardware_flops_per_token {
-        row("hardware FLOPs per token", sci(h));
+        row("hardware FLOPs per token", big(h));
     }
     if let (Some(h), Some(r)) = (c.hfu, c.recompute) {
         row(
@@ -119,6 +157,19 @@ pub fn calculation_table(c: &Calculation) -> String {
     }
     out.push_str(&t.to_string());
     out.push_str(&format!("\npeak source: {}\n", c.peak_source));
+    if let (Some("whole job"), Some(t), Some(g)) =
+        (c.tokens_per_sec_given, c.tokens_per_sec, c.gpus)
+        && c.mfu < 0.01
+        && g > 1
+    {
+        out.push_str(&format!(
+            "note: --tokens-per-sec is the whole job's rate over {} GPUs; if {} is one GPU's rate, give --tokens-per-sec-per-gpu (MFU {})\n",
+            thousands(g as i64),
+            count(t),
+            pct(Some(c.mfu * g as f64))
+        ));
+    }
+    out.push_str(&format!("\n{MFU_EXPLAINED}\n"));
     out
 }
 
@@ -146,15 +197,45 @@ const ORDER: [Dtype; 7] = [
     Dtype::Fp64,
 ];
 
-pub fn peaks_table(chips: &[&Chip]) -> String {
+fn memory(bytes: u64) -> String {
+    format!("{} GB", bytes / GIB)
+}
+
+fn mig_profiles(g: &Gpu) -> String {
+    if g.mig.is_empty() {
+        return "-".to_string();
+    }
+    g.mig
+        .iter()
+        .map(|p| {
+            if p.max_instances > 1 {
+                format!("{} ×{}", p.name, p.max_instances)
+            } else {
+                p.name.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn price(g: &Gpu) -> String {
+    let p = g.price;
+    if p.estimate {
+        format!("{:.2} (estimate)", p.usd_per_gpu_hour)
+    } else {
+        format!("{:.2}", p.usd_per_gpu_hour)
+    }
+}
+
+pub fn peaks_table(gpus: &[&Gpu]) -> String {
     let mut t = new_table(width());
     let mut header = vec!["GPU (NVML name)".to_string()];
     header.extend(ORDER.iter().map(|d| d.name().to_string()));
     t.set_header(header);
-    for c in chips {
-        let mut row = vec![Cell::new(c.name)];
+    for g in gpus {
+        let mut row = vec![Cell::new(g.name)];
         for d in ORDER {
-            let v = c
+            let v = g
                 .peak(d)
                 .map(|p| format!("{p}"))
                 .unwrap_or_else(|| "-".to_string());
@@ -166,30 +247,72 @@ pub fn peaks_table(chips: &[&Chip]) -> String {
         "Dense peak TFLOP/s per chip (int8: TOP/s; no sparsity; fp64 is the tensor rate where there is one)\n",
     );
     out.push_str(&t.to_string());
-    out.push_str("\n\nSources\n");
-    for c in chips {
-        out.push_str(&format!("  {}: {}\n", c.name, c.source));
+
+    let mut m = new_table(width());
+    m.set_header(vec![
+        "GPU (NVML name)",
+        "memory",
+        "MIG profiles (×: instances per card)",
+        "USD/GPU-h",
+    ]);
+    for g in gpus {
+        m.add_row(vec![
+            Cell::new(g.name),
+            Cell::new(memory(g.memory_bytes)).set_alignment(CellAlignment::Right),
+            Cell::new(mig_profiles(g)),
+            Cell::new(price(g)).set_alignment(CellAlignment::Right),
+        ]);
     }
-    out.push_str("\nA GPU not listed has no peak here: give --peak-tflops (calculator) or a peak_tflops column (--jobs).\n");
+    out.push_str(&format!(
+        "\n\nMemory, MIG profiles (NVIDIA MIG user guide; g = compute slices of 7) and built-in price (\"{PROFILE_NAME}\", dated {PROFILE_DATE})\n"
+    ));
+    out.push_str(&m.to_string());
+
+    out.push_str("\n\nSources\n");
+    for g in gpus {
+        out.push_str(&format!(
+            "  {}: {}; price: {}\n",
+            g.name, g.peak_source, g.price.source
+        ));
+        if !g.also.is_empty() {
+            out.push_str(&format!("    also spelled: {}\n", g.also.join(", ")));
+        }
+    }
+    out.push_str("\nA GPU without a peak here has none: give --peak-tflops (calculator) or a peak_tflops column (--jobs).\n");
     out
 }
 
-pub fn peaks_json(chips: &[&Chip]) -> Result<String> {
-    let rows: Vec<Value> = chips
+pub fn peaks_json(gpus: &[&Gpu]) -> Result<String> {
+    let rows: Vec<Value> = gpus
         .iter()
-        .map(|c| {
+        .map(|g| {
             let mut peaks = Map::new();
             for d in ORDER {
-                if let Some(p) = c.peak(d) {
+                if let Some(p) = g.peak(d) {
                     peaks.insert(d.name().to_string(), json!(p));
                 }
             }
-            json!({ "name": c.name, "peak_tflops": peaks, "source": c.source })
+            let mig: Vec<Value> = g
+                .mig
+                .iter()
+                .map(|p| json!({ "name": p.name, "slices": p.slices, "memory_bytes": p.memory_bytes, "max_instances": p.max_instances }))
+                .collect();
+            json!({
+                "name": g.name,
+                "also": g.also,
+                "memory_bytes": g.memory_bytes,
+                "peak_tflops": peaks,
+                "source": g.peak_source,
+                "no_bf16": g.no_bf16,
+                "mig_profiles": mig,
+                "price": { "usd_per_gpu_hour": g.price.usd_per_gpu_hour, "source": g.price.source, "estimate": g.price.estimate },
+            })
         })
         .collect();
     json(&json!({
         "schema": "gpuaudit.peaks/1",
         "unit": "dense TFLOP/s per chip (int8: TOP/s), no sparsity",
+        "price_profile": { "name": PROFILE_NAME, "date": PROFILE_DATE },
         "chips": rows,
     }))
 }

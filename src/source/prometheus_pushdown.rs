@@ -425,6 +425,7 @@ fn assemble(
     let mut total = Tally::default();
     let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
     let mut unpriced_models = BTreeSet::new();
+    let mut hours_by_model: Vec<(Option<&str>, f64)> = Vec::new();
     for ((key, model), a) in aggs {
         let m = (!model.is_empty()).then_some(model.as_str());
         let price = cfg.prices.price_of(m);
@@ -432,6 +433,7 @@ fn assemble(
             unpriced_models.insert(m.unwrap_or("(no model)").to_string());
         }
         let t = tally_of(a, q.step_ms, price, basis);
+        hours_by_model.push((m, t.observed_h));
         total.merge(&t);
         if cfg.by.is_some() {
             if key.is_empty() {
@@ -468,6 +470,11 @@ fn assemble(
         window_hours,
     );
     total.fill_layer_idle_usd(&mut cost, present, window_hours);
+    let mut warnings = warnings;
+    warnings.extend(crate::catalog::report::flag_ambiguous(
+        &mut cost,
+        hours_by_model,
+    ));
     let waterfall = crate::audit::tally::waterfall(&layers);
     let groups = cfg.by.map(|by| {
         let mut rows: Vec<Group> = groups

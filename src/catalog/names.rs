@@ -1,0 +1,313 @@
+//! The one matcher from a reported GPU name to a catalog entry.
+//!
+//! A name compares as its words: lower case, letters and digits only, "80 GB"
+//! as "80gb", without leading vendor words ("NVIDIA", "Tesla", "AMD",
+//! "Instinct", "Google", "GeForce") and without the "-SHARED" suffix GPU
+//! feature discovery adds under time-slicing. So NVML's "NVIDIA H100 80GB HBM3",
+//! the GFD label "NVIDIA-H100-80GB-HBM3", DCGM's `modelName` and "h100 80gb hbm3"
+//! are one key. Keys compare whole, never as a prefix or substring: "L4" is not
+//! "L40S". A MIG instance ("NVIDIA H100 80GB HBM3 MIG 3g.40gb", GFD's
+//! "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb") resolves to its card and profile.
+//!
+//! A family name that several entries' spellings contain ("NVIDIA H100": PCIe,
+//! SXM or NVL?) is ambiguous and resolves to none of them.
+use super::{GPUS, Gpu, MigProfile};
+use std::sync::OnceLock;
+
+const VENDOR_WORDS: &[&str] = &["nvidia", "tesla", "amd", "instinct", "google", "geforce"];
+
+/// Lower case, letters and digits only.
+pub fn squash(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The words a name compares by (see the module docs).
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let w = raw.to_ascii_lowercase();
+        match out.last_mut() {
+            // "80 GB" is "80gb"
+            Some(prev) if w == "gb" && prev.chars().all(|c| c.is_ascii_digit()) => {
+                prev.push_str("gb")
+            }
+            _ => out.push(w),
+        }
+    }
+    while out.len() > 1 && VENDOR_WORDS.contains(&out[0].as_str()) {
+        out.remove(0);
+    }
+    if out.len() > 1 && out.last().is_some_and(|w| w == "shared") {
+        out.pop();
+    }
+    out
+}
+
+/// Every spelling of every entry as words: (entry, words).
+fn spellings() -> &'static [(&'static Gpu, Vec<String>)] {
+    static SPELLINGS: OnceLock<Vec<(&'static Gpu, Vec<String>)>> = OnceLock::new();
+    SPELLINGS.get_or_init(|| {
+        GPUS.iter()
+            .flat_map(|g| {
+                std::iter::once(g.name)
+                    .chain(g.also.iter().copied())
+                    .map(move |s| (g, words(s)))
+            })
+            .collect()
+    })
+}
+
+/// What a reported name is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    /// a whole card
+    Card(&'static Gpu),
+    /// a MIG instance of a card
+    Mig(&'static Gpu, &'static MigProfile),
+    /// a MIG instance whose profile the card does not have
+    UnknownMig(&'static Gpu, String),
+    /// a family name several entries share, best known first
+    Ambiguous(Vec<&'static Gpu>),
+    Unknown,
+}
+
+impl Resolved {
+    /// The card, when the name means exactly one (a whole card or a MIG slice of it).
+    pub fn card(&self) -> Option<&'static Gpu> {
+        match self {
+            Resolved::Card(g) | Resolved::Mig(g, _) => Some(g),
+            _ => None,
+        }
+    }
+}
+
+/// Resolve a whole-card name (no MIG part).
+fn resolve_card(w: &[String]) -> Resolved {
+    if w.is_empty() {
+        return Resolved::Unknown;
+    }
+    let key = w.concat();
+    if let Some((g, _)) = spellings().iter().find(|(_, s)| s.concat() == key) {
+        return Resolved::Card(g);
+    }
+    // every entry one of whose spellings has all the words given
+    let mut candidates: Vec<&'static Gpu> = Vec::new();
+    for (g, s) in spellings() {
+        if w.iter().all(|x| s.contains(x)) && !candidates.iter().any(|c| c.name == g.name) {
+            candidates.push(g);
+        }
+    }
+    if candidates.len() >= 2 {
+        Resolved::Ambiguous(candidates)
+    } else {
+        Resolved::Unknown
+    }
+}
+
+/// What `name` is in the catalog.
+pub fn resolve(name: &str) -> Resolved {
+    let w = words(name);
+    let Some(at) = w.iter().position(|x| x == "mig") else {
+        return resolve_card(&w);
+    };
+    let profile = w[at + 1..].concat();
+    match resolve_card(&w[..at]) {
+        Resolved::Card(g) => match g.mig_profile(&profile) {
+            Some(p) => Resolved::Mig(g, p),
+            None => Resolved::UnknownMig(g, profile),
+        },
+        other => other,
+    }
+}
+
+/// Edit distance between two keys.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The entries (of those `keep` accepts) closest to `name`, best first, by NVML name.
+pub fn closest(name: &str, n: usize, keep: &dyn Fn(&Gpu) -> bool) -> Vec<&'static str> {
+    let wanted = words(name).concat();
+    let mut best: Vec<(bool, usize, usize, &'static str)> = Vec::new();
+    for (order, g) in GPUS.iter().enumerate().filter(|(_, g)| keep(g)) {
+        let keys: Vec<String> = spellings()
+            .iter()
+            .filter(|(e, _)| e.name == g.name)
+            .map(|(_, s)| s.concat())
+            .collect();
+        // a name that one of ours extends (or that extends ours) is suggested first
+        let related = keys
+            .iter()
+            .any(|k| k.starts_with(wanted.as_str()) || wanted.starts_with(k.as_str()));
+        let d = keys
+            .iter()
+            .map(|k| distance(&wanted, k))
+            .min()
+            .unwrap_or(usize::MAX);
+        best.push((!related, d, order, g.name));
+    }
+    best.sort();
+    best.into_iter().take(n).map(|(.., name)| name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(name: &str) -> Option<&'static str> {
+        resolve(name).card().map(|g| g.name)
+    }
+
+    #[test]
+    fn spellings_fleets_export() {
+        for name in [
+            "NVIDIA H100 80GB HBM3",
+            "NVIDIA-H100-80GB-HBM3",
+            "nvidia  h100 80gb hbm3",
+            "H100-80GB-HBM3",
+            "NVIDIA H100 SXM",
+            "h100 sxm5 80 GB",
+        ] {
+            assert_eq!(card(name), Some("NVIDIA H100 80GB HBM3"), "{name}");
+        }
+        assert_eq!(card("Tesla-T4"), Some("Tesla T4"));
+        assert_eq!(card("NVIDIA T4"), Some("Tesla T4"));
+        assert_eq!(card("NVIDIA-A10G"), Some("NVIDIA A10G"));
+        assert_eq!(card("NVIDIA-A100-SXM4-80GB"), Some("NVIDIA A100-SXM4-80GB"));
+        assert_eq!(
+            card("NVIDIA-A100-SXM4-80GB-SHARED"),
+            Some("NVIDIA A100-SXM4-80GB")
+        );
+        assert_eq!(card("Tesla V100-SXM2-32GB"), Some("Tesla V100-SXM2-32GB"));
+        assert_eq!(card("AMD Instinct MI300X"), Some("AMD Instinct MI300X"));
+        assert_eq!(card("MI300X"), Some("AMD Instinct MI300X"));
+        assert_eq!(card("RTX 4090"), Some("NVIDIA GeForce RTX 4090"));
+        assert_eq!(card("tpu v4"), Some("Google TPU v4"));
+    }
+
+    #[test]
+    fn whole_keys_only() {
+        assert_eq!(card("NVIDIA L4"), Some("NVIDIA L4"));
+        assert_eq!(card("NVIDIA L40"), Some("NVIDIA L40"));
+        assert_eq!(card("NVIDIA L40S"), Some("NVIDIA L40S"));
+        assert_eq!(card("NVIDIA A10"), Some("NVIDIA A10"));
+        assert_eq!(resolve("NVIDIA L"), Resolved::Unknown);
+        assert_eq!(resolve("NVIDIA L40S-48GB"), Resolved::Unknown);
+        assert_eq!(resolve("NVIDIA"), Resolved::Unknown);
+        assert_eq!(resolve(""), Resolved::Unknown);
+        assert_eq!(resolve("GRID A100-40C"), Resolved::Unknown);
+    }
+
+    #[test]
+    fn family_names_are_ambiguous() {
+        let names = |r: Resolved| match r {
+            Resolved::Ambiguous(c) => c.iter().map(|g| g.name).collect::<Vec<_>>(),
+            other => panic!("not ambiguous: {other:?}"),
+        };
+        assert_eq!(
+            names(resolve("NVIDIA H100")),
+            vec![
+                "NVIDIA H100 80GB HBM3",
+                "NVIDIA H100 PCIe",
+                "NVIDIA H100 NVL"
+            ]
+        );
+        assert_eq!(
+            names(resolve("NVIDIA-H100")),
+            vec![
+                "NVIDIA H100 80GB HBM3",
+                "NVIDIA H100 PCIe",
+                "NVIDIA H100 NVL"
+            ]
+        );
+        assert_eq!(
+            names(resolve("H100 80GB")),
+            vec!["NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe"]
+        );
+        assert_eq!(
+            names(resolve("A100 80GB")),
+            vec!["NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe"]
+        );
+        assert_eq!(names(resolve("Tesla V100")).len(), 4);
+        assert_eq!(
+            names(resolve("V100 32GB")),
+            vec!["Tesla V100-SXM2-32GB", "Tesla V100-PCIE-32GB"]
+        );
+        assert_eq!(names(resolve("NVIDIA H100 MIG 1g.10gb")).len(), 3);
+    }
+
+    #[test]
+    fn mig_instances_resolve_to_card_and_profile() {
+        let Resolved::Mig(g, p) = resolve("NVIDIA H100 80GB HBM3 MIG 3g.40gb") else {
+            panic!("not MIG")
+        };
+        assert_eq!(
+            (g.name, p.name, p.slices),
+            ("NVIDIA H100 80GB HBM3", "3g.40gb", 3)
+        );
+        let Resolved::Mig(g, p) = resolve("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb") else {
+            panic!("not MIG")
+        };
+        assert_eq!((g.name, p.name), ("NVIDIA A100-SXM4-40GB", "1g.5gb"));
+        let Resolved::Mig(_, p) = resolve("NVIDIA A100-SXM4-80GB MIG 1g.10gb+me") else {
+            panic!("not MIG")
+        };
+        assert_eq!(p.name, "1g.10gb");
+        assert!(matches!(
+            resolve("NVIDIA H100 80GB HBM3 MIG 1g.5gb"),
+            Resolved::UnknownMig(_, _)
+        ));
+    }
+
+    #[test]
+    fn every_spelling_is_one_entry() {
+        for (g, s) in spellings() {
+            let key = s.concat();
+            let owners: Vec<&str> = spellings()
+                .iter()
+                .filter(|(_, t)| t.concat() == key)
+                .map(|(e, _)| e.name)
+                .collect();
+            assert!(owners.iter().all(|o| *o == g.name), "{key}: {owners:?}");
+            assert_eq!(card(g.name), Some(g.name));
+        }
+    }
+
+    #[test]
+    fn closest_names_come_first() {
+        let all = |_: &Gpu| true;
+        assert_eq!(
+            closest("NVIDIA H100 80GB HBM2e", 1, &all),
+            vec!["NVIDIA H100 80GB HBM3"]
+        );
+        assert_eq!(
+            closest("NVIDIA L4S", 3, &all),
+            vec!["NVIDIA L4", "NVIDIA L40", "NVIDIA L40S"]
+        );
+        assert!(
+            closest("NVIDIA H100", 3, &all)
+                .iter()
+                .all(|n| n.starts_with("NVIDIA H100 "))
+        );
+        assert_eq!(
+            closest("NVIDIA A10G", 1, &|g: &Gpu| !g.peaks.is_empty()),
+            vec!["NVIDIA A10"]
+        );
+    }
+}
