@@ -27,9 +27,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
-            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -42,10 +42,10 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--prom-user', '--prom-user', [CompletionResultType]::ParameterName, 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)')
             [CompletionResult]::new('--prom-password', '--prom-password', [CompletionResultType]::ParameterName, 'Basic-auth password (never printed; prefer the environment variable)')
             [CompletionResult]::new('--prom-timeout', '--prom-timeout', [CompletionResultType]::ParameterName, 'Give up on one request after this long')
-            [CompletionResult]::new('--prom-retries', '--prom-retries', [CompletionResultType]::ParameterName, 'Retries of a request that failed to connect or got 429/5xx (with backoff)')
+            [CompletionResult]::new('--prom-retries', '--prom-retries', [CompletionResultType]::ParameterName, 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)')
             [CompletionResult]::new('--hosts-per-query', '--hosts-per-query', [CompletionResultType]::ParameterName, 'Hosts per query: smaller keeps memory lower, larger makes fewer requests')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of going by its extension')
-            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent')
+            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent')
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time')
             [CompletionResult]::new('--job-label', '--job-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload')
             [CompletionResult]::new('--team-label', '--team-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the team. Default: the workload''s namespace')
@@ -64,11 +64,16 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'The table `--format csv` writes')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Lay tables out for this many columns [default: COLUMNS, else the terminal''s width; no limit when stdout is not a terminal]')
             [CompletionResult]::new('--pushdown', '--pushdown', [CompletionResultType]::ParameterName, 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
             [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('--per-gpu', '--per-gpu', [CompletionResultType]::ParameterName, 'Idle episodes one row per GPU, not one per job and span')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -89,42 +94,12 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
-        'gpuaudit;mfu' {
-            [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'Number of GPUs (chips) the job runs on (16384 or 16,384)')
-            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)')
-            [CompletionResult]::new('--peak-tflops', '--peak-tflops', [CompletionResultType]::ParameterName, 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu')
-            [CompletionResult]::new('--dtype', '--dtype', [CompletionResultType]::ParameterName, 'Number format the model runs in: picks the peak')
-            [CompletionResult]::new('--tokens-per-sec', '--tokens-per-sec', [CompletionResultType]::ParameterName, 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus')
-            [CompletionResult]::new('--tokens-per-sec-per-gpu', '--tokens-per-sec-per-gpu', [CompletionResultType]::ParameterName, 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)')
-            [CompletionResult]::new('--tokens-per-step', '--tokens-per-step', [CompletionResultType]::ParameterName, 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time')
-            [CompletionResult]::new('--step-time', '--step-time', [CompletionResultType]::ParameterName, 'Seconds per step (2.5, 2.5s, 850ms)')
-            [CompletionResult]::new('--flops-per-token', '--flops-per-token', [CompletionResultType]::ParameterName, 'Model FLOPs per token, when you know them')
-            [CompletionResult]::new('--params', '--params', [CompletionResultType]::ParameterName, 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference')
-            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)')
-            [CompletionResult]::new('--layers', '--layers', [CompletionResultType]::ParameterName, 'Layers L: with --heads, --head-dim and --seq-len adds the attention term')
-            [CompletionResult]::new('--heads', '--heads', [CompletionResultType]::ParameterName, 'Attention heads H')
-            [CompletionResult]::new('--head-dim', '--head-dim', [CompletionResultType]::ParameterName, 'Head dimension Q')
-            [CompletionResult]::new('--seq-len', '--seq-len', [CompletionResultType]::ParameterName, 'Sequence length T')
-            [CompletionResult]::new('--achieved-tflops-per-gpu', '--achieved-tflops-per-gpu', [CompletionResultType]::ParameterName, 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)')
-            [CompletionResult]::new('--recompute', '--recompute', [CompletionResultType]::ParameterName, 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            break
-        }
-        'gpuaudit;peaks' {
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            break
-        }
         'gpuaudit;scan' {
-            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to sample (e.g. 5s, 1m). With a CMD, its lifetime instead')
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between samples (at least 100ms)')
+            [CompletionResult]::new('--pre', '--pre', [CompletionResultType]::ParameterName, 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)')
+            [CompletionResult]::new('--post', '--post', [CompletionResultType]::ParameterName, 'With a CMD: go on sampling this long after it exits (e.g. 10s)')
+            [CompletionResult]::new('--nvml-timeout', '--nvml-timeout', [CompletionResultType]::ParameterName, 'Give up on a GPU whose NVML reading takes longer than this (a hung driver call); the other GPUs go on being sampled')
             [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'The NVML library to load instead of the driver''s libnvidia-ml.so.1')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
@@ -157,6 +132,39 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpuaudit;mfu' {
+            [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'Number of GPUs (chips) the job runs on (16384 or 16,384)')
+            [CompletionResult]::new('--peak-tflops', '--peak-tflops', [CompletionResultType]::ParameterName, 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu')
+            [CompletionResult]::new('--dtype', '--dtype', [CompletionResultType]::ParameterName, 'Number format the model runs in: picks the peak')
+            [CompletionResult]::new('--tokens-per-sec', '--tokens-per-sec', [CompletionResultType]::ParameterName, 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus')
+            [CompletionResult]::new('--tokens-per-sec-per-gpu', '--tokens-per-sec-per-gpu', [CompletionResultType]::ParameterName, 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)')
+            [CompletionResult]::new('--tokens-per-step', '--tokens-per-step', [CompletionResultType]::ParameterName, 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time')
+            [CompletionResult]::new('--step-time', '--step-time', [CompletionResultType]::ParameterName, 'Seconds per step (2.5, 2.5s, 850ms)')
+            [CompletionResult]::new('--flops-per-token', '--flops-per-token', [CompletionResultType]::ParameterName, 'Model FLOPs per token, when you know them')
+            [CompletionResult]::new('--params', '--params', [CompletionResultType]::ParameterName, 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)')
+            [CompletionResult]::new('--layers', '--layers', [CompletionResultType]::ParameterName, 'Layers L: with --heads, --head-dim and --seq-len adds the attention term')
+            [CompletionResult]::new('--heads', '--heads', [CompletionResultType]::ParameterName, 'Attention heads H')
+            [CompletionResult]::new('--head-dim', '--head-dim', [CompletionResultType]::ParameterName, 'Head dimension Q')
+            [CompletionResult]::new('--seq-len', '--seq-len', [CompletionResultType]::ParameterName, 'Sequence length T')
+            [CompletionResult]::new('--achieved-tflops-per-gpu', '--achieved-tflops-per-gpu', [CompletionResultType]::ParameterName, 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)')
+            [CompletionResult]::new('--recompute', '--recompute', [CompletionResultType]::ParameterName, 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpuaudit;peaks' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpuaudit;check' {
             [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
             [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
@@ -165,20 +173,16 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--prom-user', '--prom-user', [CompletionResultType]::ParameterName, 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)')
             [CompletionResult]::new('--prom-password', '--prom-password', [CompletionResultType]::ParameterName, 'Basic-auth password (never printed; prefer the environment variable)')
             [CompletionResult]::new('--prom-timeout', '--prom-timeout', [CompletionResultType]::ParameterName, 'Give up on one request after this long')
-            [CompletionResult]::new('--prom-retries', '--prom-retries', [CompletionResultType]::ParameterName, 'Retries of a request that failed to connect or got 429/5xx (with backoff)')
+            [CompletionResult]::new('--prom-retries', '--prom-retries', [CompletionResultType]::ParameterName, 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)')
             [CompletionResult]::new('--hosts-per-query', '--hosts-per-query', [CompletionResultType]::ParameterName, 'Hosts per query: smaller keeps memory lower, larger makes fewer requests')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of going by its extension')
-            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent')
+            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent')
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time')
             [CompletionResult]::new('--job-label', '--job-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload')
             [CompletionResult]::new('--team-label', '--team-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the team. Default: the workload''s namespace')
             [CompletionResult]::new('--align', '--align', [CompletionResultType]::ParameterName, 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series'' step, else 5s')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used')
             [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise')
-            [CompletionResult]::new('--min', '--min', [CompletionResultType]::ParameterName, 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable')
-            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'A ceiling on CURRENT: METRIC=VALUE. Repeatable')
-            [CompletionResult]::new('--max-drop', '--max-drop', [CompletionResultType]::ParameterName, 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit')
-            [CompletionResult]::new('--max-rise', '--max-rise', [CompletionResultType]::ParameterName, 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)')
@@ -193,8 +197,13 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many idle episodes to list (all in JSON output unless set)')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--min', '--min', [CompletionResultType]::ParameterName, 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable')
+            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'A ceiling on CURRENT: METRIC=VALUE. Repeatable')
+            [CompletionResult]::new('--max-drop', '--max-drop', [CompletionResultType]::ParameterName, 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit (for a ratio a fraction: 0.02 is 2pp)')
+            [CompletionResult]::new('--max-rise', '--max-rise', [CompletionResultType]::ParameterName, 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)')
             [CompletionResult]::new('--pushdown', '--pushdown', [CompletionResultType]::ParameterName, 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)')
             [CompletionResult]::new('--allow-missing', '--allow-missing', [CompletionResultType]::ParameterName, 'A rule whose metric is null (not measured) is skipped instead of an error')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported')
             [CompletionResult]::new('--list-metrics', '--list-metrics', [CompletionResultType]::ParameterName, 'Print the metrics a rule can name and exit')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
             [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
@@ -209,9 +218,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
         'gpuaudit;help' {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
-            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -222,13 +231,13 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
         'gpuaudit;help;demo' {
             break
         }
+        'gpuaudit;help;scan' {
+            break
+        }
         'gpuaudit;help;mfu' {
             break
         }
         'gpuaudit;help;peaks' {
-            break
-        }
-        'gpuaudit;help;scan' {
             break
         }
         'gpuaudit;help;check' {

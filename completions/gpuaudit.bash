@@ -65,7 +65,7 @@ _gpuaudit() {
 
     case "${cmd}" in
         gpuaudit)
-            opts="-h -V --help --version report demo mfu peaks scan check help"
+            opts="-h -V --help --version report demo scan mfu peaks check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -79,7 +79,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --baseline --min --max --max-drop --max-rise --rules --allow-missing --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --quiet --help --version"
+            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -153,22 +153,6 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --min)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-drop)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-rise)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --rules)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -225,6 +209,22 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -W "table json markdown junit" -- "${cur}"))
                     return 0
                     ;;
+                --min)
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    return 0
+                    ;;
+                --max)
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-drop)
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-rise)
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -271,7 +271,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__help)
-            opts="report demo mfu peaks scan check help"
+            opts="report demo scan mfu peaks check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -383,17 +383,13 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__mfu)
-            opts="-h -V --gpus --gpu --peak-tflops --dtype --tokens-per-sec --tokens-per-sec-per-gpu --tokens-per-step --step-time --flops-per-token --params --mode --layers --heads --head-dim --seq-len --achieved-tflops-per-gpu --recompute --format --help --version"
+            opts="-h -V --gpus --peak-tflops --dtype --tokens-per-sec --tokens-per-sec-per-gpu --tokens-per-step --step-time --flops-per-token --params --mode --layers --heads --head-dim --seq-len --achieved-tflops-per-gpu --recompute --format --gpu --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --gpus)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --gpu)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -461,6 +457,10 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
+                --gpu)
+                    COMPREPLY=($(compgen -W "Tesla-T4 Tesla-V100-SXM2-16GB Tesla-V100-SXM2-32GB Tesla-V100-PCIE-16GB Tesla-V100-PCIE-32GB A100-SXM4-40GB A100-SXM4-80GB A100-PCIE-40GB A100-80GB-PCIe A10 A10G L4 L40 L40S H100-80GB-HBM3 H100-PCIe H100-NVL H200 H200-NVL B200 GB200 GeForce-RTX-4090 AMD-Instinct-MI300X AMD-Instinct-MI325X AMD-Instinct-MI250X Google-TPU-v4 Google-TPU-v5e Google-TPU-v5p" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -469,7 +469,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__peaks)
-            opts="-h -V --format --help --version"
+            opts="-h -V --format --help --version Tesla-T4 Tesla-V100-SXM2-16GB Tesla-V100-SXM2-32GB Tesla-V100-PCIE-16GB Tesla-V100-PCIE-32GB A100-SXM4-40GB A100-SXM4-80GB A100-PCIE-40GB A100-80GB-PCIe A10 A10G L4 L40 L40S H100-80GB-HBM3 H100-PCIe H100-NVL H200 H200-NVL B200 GB200 GeForce-RTX-4090 AMD-Instinct-MI300X AMD-Instinct-MI325X AMD-Instinct-MI250X Google-TPU-v4 Google-TPU-v5e Google-TPU-v5p"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -487,7 +487,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --quiet --help --version"
+            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --output --quiet --table --per-gpu --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -606,7 +606,23 @@ _gpuaudit() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "table json csv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json csv markdown html" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --table)
+                    COMPREPLY=($(compgen -W "layers groups episodes gpus jobs" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -617,7 +633,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__scan)
-            opts="-q -h -V --duration --interval --once --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --jobs --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
+            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --jobs --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -628,6 +644,18 @@ _gpuaudit() {
                     return 0
                     ;;
                 --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pre)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --post)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -24,9 +24,9 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
-            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -38,10 +38,10 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --prom-user 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)'
             cand --prom-password 'Basic-auth password (never printed; prefer the environment variable)'
             cand --prom-timeout 'Give up on one request after this long'
-            cand --prom-retries 'Retries of a request that failed to connect or got 429/5xx (with backoff)'
+            cand --prom-retries 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)'
             cand --hosts-per-query 'Hosts per query: smaller keeps memory lower, larger makes fewer requests'
             cand --input-format 'Read every input as this format instead of going by its extension'
-            cand --map 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent'
+            cand --map 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent'
             cand --at 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time'
             cand --job-label 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload'
             cand --team-label 'Scrape / Prometheus label that names the team. Default: the workload''s namespace'
@@ -60,11 +60,16 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --top 'How many idle episodes to list (all in JSON output unless set)'
             cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
             cand --format 'Output format'
+            cand -o 'Write the report to FILE instead of standard output'
+            cand --output 'Write the report to FILE instead of standard output'
+            cand --table 'The table `--format csv` writes'
+            cand --width 'Lay tables out for this many columns [default: COLUMNS, else the terminal''s width; no limit when stdout is not a terminal]'
             cand --pushdown 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
             cand -q 'No progress bar'
             cand --quiet 'No progress bar'
+            cand --per-gpu 'Idle episodes one row per GPU, not one per job and span'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -83,40 +88,12 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'gpuaudit;mfu'= {
-            cand --gpus 'Number of GPUs (chips) the job runs on (16384 or 16,384)'
-            cand --gpu 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)'
-            cand --peak-tflops 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu'
-            cand --dtype 'Number format the model runs in: picks the peak'
-            cand --tokens-per-sec 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus'
-            cand --tokens-per-sec-per-gpu 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)'
-            cand --tokens-per-step 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time'
-            cand --step-time 'Seconds per step (2.5, 2.5s, 850ms)'
-            cand --flops-per-token 'Model FLOPs per token, when you know them'
-            cand --params 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference'
-            cand --mode 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)'
-            cand --layers 'Layers L: with --heads, --head-dim and --seq-len adds the attention term'
-            cand --heads 'Attention heads H'
-            cand --head-dim 'Head dimension Q'
-            cand --seq-len 'Sequence length T'
-            cand --achieved-tflops-per-gpu 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)'
-            cand --recompute 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)'
-            cand --format 'Output format'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpuaudit;peaks'= {
-            cand --format 'Output format'
-            cand -h 'Print help'
-            cand --help 'Print help'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
         &'gpuaudit;scan'= {
-            cand --duration 'How long to sample (e.g. 5s, 1m)'
+            cand --duration 'How long to sample (e.g. 5s, 1m). With a CMD, its lifetime instead'
             cand --interval 'Time between samples (at least 100ms)'
+            cand --pre 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)'
+            cand --post 'With a CMD: go on sampling this long after it exits (e.g. 10s)'
+            cand --nvml-timeout 'Give up on a GPU whose NVML reading takes longer than this (a hung driver call); the other GPUs go on being sampled'
             cand --nvml-lib 'The NVML library to load instead of the driver''s libnvidia-ml.so.1'
             cand --out 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson'
             cand --format 'Output format'
@@ -148,6 +125,37 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpuaudit;mfu'= {
+            cand --gpus 'Number of GPUs (chips) the job runs on (16384 or 16,384)'
+            cand --peak-tflops 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu'
+            cand --dtype 'Number format the model runs in: picks the peak'
+            cand --tokens-per-sec 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus'
+            cand --tokens-per-sec-per-gpu 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)'
+            cand --tokens-per-step 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time'
+            cand --step-time 'Seconds per step (2.5, 2.5s, 850ms)'
+            cand --flops-per-token 'Model FLOPs per token, when you know them'
+            cand --params 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference'
+            cand --mode 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)'
+            cand --layers 'Layers L: with --heads, --head-dim and --seq-len adds the attention term'
+            cand --heads 'Attention heads H'
+            cand --head-dim 'Head dimension Q'
+            cand --seq-len 'Sequence length T'
+            cand --achieved-tflops-per-gpu 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)'
+            cand --recompute 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)'
+            cand --format 'Output format'
+            cand --gpu 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;peaks'= {
+            cand --format 'Output format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpuaudit;check'= {
             cand --prometheus 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]'
             cand --step 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)'
@@ -156,20 +164,16 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --prom-user 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)'
             cand --prom-password 'Basic-auth password (never printed; prefer the environment variable)'
             cand --prom-timeout 'Give up on one request after this long'
-            cand --prom-retries 'Retries of a request that failed to connect or got 429/5xx (with backoff)'
+            cand --prom-retries 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)'
             cand --hosts-per-query 'Hosts per query: smaller keeps memory lower, larger makes fewer requests'
             cand --input-format 'Read every input as this format instead of going by its extension'
-            cand --map 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent'
+            cand --map 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent'
             cand --at 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time'
             cand --job-label 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload'
             cand --team-label 'Scrape / Prometheus label that names the team. Default: the workload''s namespace'
             cand --align 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series'' step, else 5s'
             cand --columns 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used'
             cand --baseline 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise'
-            cand --min 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable'
-            cand --max 'A ceiling on CURRENT: METRIC=VALUE. Repeatable'
-            cand --max-drop 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit'
-            cand --max-rise 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)'
             cand --rules 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit'
             cand --since 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)'
             cand --until 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)'
@@ -184,8 +188,13 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --top 'How many idle episodes to list (all in JSON output unless set)'
             cand --jobs 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job''s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops'
             cand --format 'Output format'
+            cand --min 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable'
+            cand --max 'A ceiling on CURRENT: METRIC=VALUE. Repeatable'
+            cand --max-drop 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric''s unit (for a ratio a fraction: 0.02 is 2pp)'
+            cand --max-rise 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)'
             cand --pushdown 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report''s notes)'
             cand --allow-missing 'A rule whose metric is null (not measured) is skipped instead of an error'
+            cand --strict 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported'
             cand --list-metrics 'Print the metrics a rule can name and exit'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
@@ -199,9 +208,9 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         &'gpuaudit;help'= {
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
-            cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -209,11 +218,11 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         }
         &'gpuaudit;help;demo'= {
         }
+        &'gpuaudit;help;scan'= {
+        }
         &'gpuaudit;help;mfu'= {
         }
         &'gpuaudit;help;peaks'= {
-        }
-        &'gpuaudit;help;scan'= {
         }
         &'gpuaudit;help;check'= {
         }

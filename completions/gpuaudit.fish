@@ -28,9 +28,9 @@ complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s h -l help -d 'Print h
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
@@ -40,7 +40,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-token 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-timeout -d 'Give up on one request after this long' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
@@ -50,7 +50,7 @@ prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
 nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
 nvidia-smi-dmon\t'nvidia-smi dmon log'
 nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
@@ -75,11 +75,20 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l jobs -d 'De
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 csv\t''
-markdown\t''"
+markdown\t''
+html\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l table -d 'The table `--format csv` writes' -r -f -a "layers\t'the fleet\'s layers, ratios and dollars (and one row per group with --by)'
+groups\t'one row per showback group (needs --by)'
+episodes\t'idle episodes: one row per job and span, or per GPU with --per-gpu'
+gpus\t'one row per GPU (or MIG instance)'
+jobs\t'MFU per declared job (needs --jobs)'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l width -d 'Lay tables out for this many columns [default: COLUMNS, else the terminal\'s width; no limit when stdout is not a terminal]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l pushdown -d 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s q -l quiet -d 'No progress bar'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l per-gpu -d 'Idle episodes one row per GPU, not one per job and span'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l out -d 'Where to write the synthetic fleet (.parquet, .csv or .ndjson); a path without extension with --partition-by-day becomes a hive-partitioned directory' -r -F
@@ -91,41 +100,11 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l start -d 'Fir
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l partition-by-day -d 'Write one parquet file per day under OUT/day=YYYY-MM-DD/ (hive partitions)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpus -d 'Number of GPUs (chips) the job runs on (16384 or 16,384)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpu -d 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l peak-tflops -d 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l dtype -d 'Number format the model runs in: picks the peak' -r -f -a "fp64\t''
-fp32\t''
-tf32\t''
-bf16\t''
-fp16\t''
-fp8\t''
-int8\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec -d 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec-per-gpu -d 'Tokens per second of one GPU (the whole job\'s rate divided by its GPUs)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-step -d 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l step-time -d 'Seconds per step (2.5, 2.5s, 850ms)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l flops-per-token -d 'Model FLOPs per token, when you know them' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l params -d 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l mode -d 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)' -r -f -a "train\t''
-inference\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l layers -d 'Layers L: with --heads, --head-dim and --seq-len adds the attention term' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l heads -d 'Attention heads H' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l head-dim -d 'Head dimension Q' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l seq-len -d 'Sequence length T' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l achieved-tflops-per-gpu -d 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l recompute -d 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)' -r -f -a "full\t'the whole forward pass again: + 2N + 4·L·H·Q·T per token'
-selective\t'only the attention core again (Korthikanti et al.): + 4·L·H·Q·T per token'"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l format -d 'Output format' -r -f -a "table\t''
-json\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -l format -d 'Output format' -r -f -a "table\t''
-json\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s h -l help -d 'Print help'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d 'How long to sample (e.g. 5s, 1m)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l duration -d 'How long to sample (e.g. 5s, 1m). With a CMD, its lifetime instead' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l interval -d 'Time between samples (at least 100ms)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l pre -d 'With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l post -d 'With a CMD: go on sampling this long after it exits (e.g. 10s)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-timeout -d 'Give up on a GPU whose NVML reading takes longer than this (a hung driver call); the other GPUs go on being sampled' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l nvml-lib -d 'The NVML library to load instead of the driver\'s libnvidia-ml.so.1' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l out -d 'Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l format -d 'Output format' -r -f -a "table\t''
@@ -165,6 +144,66 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpus -d 'Number of GPUs (chips) the job runs on (16384 or 16,384)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l peak-tflops -d 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l dtype -d 'Number format the model runs in: picks the peak' -r -f -a "fp64\t''
+fp32\t''
+tf32\t''
+bf16\t''
+fp16\t''
+fp8\t''
+int8\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec -d 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec-per-gpu -d 'Tokens per second of one GPU (the whole job\'s rate divided by its GPUs)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-step -d 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l step-time -d 'Seconds per step (2.5, 2.5s, 850ms)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l flops-per-token -d 'Model FLOPs per token, when you know them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l params -d 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l mode -d 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)' -r -f -a "train\t''
+inference\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l layers -d 'Layers L: with --heads, --head-dim and --seq-len adds the attention term' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l heads -d 'Attention heads H' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l head-dim -d 'Head dimension Q' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l seq-len -d 'Sequence length T' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l achieved-tflops-per-gpu -d 'Achieved model TFLOP/s per GPU, when you have it already (instead of throughput and FLOPs)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l recompute -d 'Also give HFU: FLOPs of activation recomputation count too (full: one more forward pass; selective: the attention core again)' -r -f -a "full\t'the whole forward pass again: + 2N + 4·L·H·Q·T per token'
+selective\t'only the attention core again (Korthikanti et al.): + 4·L·H·Q·T per token'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l format -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpu -d 'GPU name as NVML reports it ("NVIDIA H100 80GB HBM3") or another spelling of one card ("H100 SXM", "NVIDIA-H100-80GB-HBM3"); its dense peak comes from the catalog (`gpuaudit peaks`)' -r -f -a "Tesla-T4\t''
+Tesla-V100-SXM2-16GB\t''
+Tesla-V100-SXM2-32GB\t''
+Tesla-V100-PCIE-16GB\t''
+Tesla-V100-PCIE-32GB\t''
+A100-SXM4-40GB\t''
+A100-SXM4-80GB\t''
+A100-PCIE-40GB\t''
+A100-80GB-PCIe\t''
+A10\t''
+A10G\t''
+L4\t''
+L40\t''
+L40S\t''
+H100-80GB-HBM3\t''
+H100-PCIe\t''
+H100-NVL\t''
+H200\t''
+H200-NVL\t''
+B200\t''
+GB200\t''
+GeForce-RTX-4090\t''
+AMD-Instinct-MI300X\t''
+AMD-Instinct-MI325X\t''
+AMD-Instinct-MI250X\t''
+Google-TPU-v4\t''
+Google-TPU-v5e\t''
+Google-TPU-v5p\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -l format -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
@@ -172,7 +211,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-token -
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-timeout -d 'Give up on one request after this long' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect or got 429/5xx (with backoff)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
@@ -182,17 +221,13 @@ prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
 nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
 nvidia-smi-dmon\t'nvidia-smi dmon log'
 nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:percent|:mib]. Repeatable. Example: --map gpu_busy=device_util:percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l align -d 'Samples of different metrics of one GPU stamped this close form one sample (instant queries run one after another). Default: half the series\' step, else 5s' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l baseline -d 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min -d 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max -d 'A ceiling on CURRENT: METRIC=VALUE. Repeatable' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-drop -d 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric\'s unit' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-rise -d 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l rules -d 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
@@ -214,18 +249,147 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l format -d 'O
 json\t''
 markdown\t''
 junit\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min -d 'A floor on CURRENT: METRIC=VALUE (a ratio as 0.35 or 35%). Repeatable' -r -f -a "active=\t''
+sm_active=\t''
+sm_occupancy=\t''
+tensor_active=\t''
+mfu=\t''
+held_of_observed=\t''
+idle_held=\t''
+idle_held_share=\t''
+observed_gpu_hours=\t''
+held_gpu_hours=\t''
+active_gpu_hours=\t''
+sm_active_gpu_hours=\t''
+tensor_active_gpu_hours=\t''
+useful_gpu_hours=\t''
+idle_held_gpu_hours=\t''
+unallocated_gpu_hours=\t''
+unpriced_gpu_hours=\t''
+observed_usd=\t''
+held_usd=\t''
+idle_held_usd=\t''
+unallocated_usd=\t''
+not_useful_usd=\t''
+observed_usd_per_hour=\t''
+held_usd_per_hour=\t''
+idle_held_usd_per_hour=\t''
+unallocated_usd_per_hour=\t''
+not_useful_usd_per_hour=\t''
+monthly_observed_usd=\t''
+monthly_held_usd=\t''
+monthly_idle_held_usd=\t''
+monthly_unallocated_usd=\t''
+monthly_not_useful_usd=\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max -d 'A ceiling on CURRENT: METRIC=VALUE. Repeatable' -r -f -a "active=\t''
+sm_active=\t''
+sm_occupancy=\t''
+tensor_active=\t''
+mfu=\t''
+held_of_observed=\t''
+idle_held=\t''
+idle_held_share=\t''
+observed_gpu_hours=\t''
+held_gpu_hours=\t''
+active_gpu_hours=\t''
+sm_active_gpu_hours=\t''
+tensor_active_gpu_hours=\t''
+useful_gpu_hours=\t''
+idle_held_gpu_hours=\t''
+unallocated_gpu_hours=\t''
+unpriced_gpu_hours=\t''
+observed_usd=\t''
+held_usd=\t''
+idle_held_usd=\t''
+unallocated_usd=\t''
+not_useful_usd=\t''
+observed_usd_per_hour=\t''
+held_usd_per_hour=\t''
+idle_held_usd_per_hour=\t''
+unallocated_usd_per_hour=\t''
+not_useful_usd_per_hour=\t''
+monthly_observed_usd=\t''
+monthly_held_usd=\t''
+monthly_idle_held_usd=\t''
+monthly_unallocated_usd=\t''
+monthly_not_useful_usd=\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-drop -d 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric\'s unit (for a ratio a fraction: 0.02 is 2pp)' -r -f -a "active=\t''
+sm_active=\t''
+sm_occupancy=\t''
+tensor_active=\t''
+mfu=\t''
+held_of_observed=\t''
+idle_held=\t''
+idle_held_share=\t''
+observed_gpu_hours=\t''
+held_gpu_hours=\t''
+active_gpu_hours=\t''
+sm_active_gpu_hours=\t''
+tensor_active_gpu_hours=\t''
+useful_gpu_hours=\t''
+idle_held_gpu_hours=\t''
+unallocated_gpu_hours=\t''
+unpriced_gpu_hours=\t''
+observed_usd=\t''
+held_usd=\t''
+idle_held_usd=\t''
+unallocated_usd=\t''
+not_useful_usd=\t''
+observed_usd_per_hour=\t''
+held_usd_per_hour=\t''
+idle_held_usd_per_hour=\t''
+unallocated_usd_per_hour=\t''
+not_useful_usd_per_hour=\t''
+monthly_observed_usd=\t''
+monthly_held_usd=\t''
+monthly_idle_held_usd=\t''
+monthly_unallocated_usd=\t''
+monthly_not_useful_usd=\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-rise -d 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)' -r -f -a "active=\t''
+sm_active=\t''
+sm_occupancy=\t''
+tensor_active=\t''
+mfu=\t''
+held_of_observed=\t''
+idle_held=\t''
+idle_held_share=\t''
+observed_gpu_hours=\t''
+held_gpu_hours=\t''
+active_gpu_hours=\t''
+sm_active_gpu_hours=\t''
+tensor_active_gpu_hours=\t''
+useful_gpu_hours=\t''
+idle_held_gpu_hours=\t''
+unallocated_gpu_hours=\t''
+unpriced_gpu_hours=\t''
+observed_usd=\t''
+held_usd=\t''
+idle_held_usd=\t''
+unallocated_usd=\t''
+not_useful_usd=\t''
+observed_usd_per_hour=\t''
+held_usd_per_hour=\t''
+idle_held_usd_per_hour=\t''
+unallocated_usd_per_hour=\t''
+not_useful_usd_per_hour=\t''
+monthly_observed_usd=\t''
+monthly_held_usd=\t''
+monthly_idle_held_usd=\t''
+monthly_unallocated_usd=\t''
+monthly_not_useful_usd=\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l pushdown -d 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l allow-missing -d 'A rule whose metric is null (not measured) is skipped instead of an error'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l strict -d 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l list-metrics -d 'Print the metrics a rule can name and exit'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo mfu peaks scan check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

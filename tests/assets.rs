@@ -334,7 +334,7 @@ fn with_value_hints(cmd: clap::Command) -> clap::Command {
     use clap::builder::PossibleValuesParser;
     // NVML names carry spaces, which shells split: offer them squashed
     // ("H100-80GB-HBM3"), which the chip lookup matches just as well
-    let gpus: Vec<&'static str> = gpuaudit::hardware::CHIPS
+    let gpus: Vec<&'static str> = gpuaudit::catalog::GPUS
         .iter()
         .map(|c| {
             &*Box::leak(
@@ -438,7 +438,7 @@ fn man_pages_pass_mandoc_lint() -> anyhow::Result<()> {
 
 #[test]
 fn offered_gpu_names_resolve() {
-    for c in gpuaudit::hardware::CHIPS {
+    for c in gpuaudit::catalog::GPUS {
         let squashed = c.name.trim_start_matches("NVIDIA ").replace(' ', "-");
         assert_eq!(
             gpuaudit::hardware::lookup(&squashed).map(|x| x.name),
