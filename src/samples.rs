@@ -324,11 +324,14 @@ pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The least distance beyond the middle half of the data that makes a sample
+/// stray: a week (a dataset spanning less cannot hold a stray sample).
+pub const MIN_TIME_FENCE_MS: i64 = 7 * 86_400_000;
+
 /// The bulk of the data in time (epoch ms), from its quartiles: within 7 days,
 /// or 10x the interquartile span, of the middle half.
 pub fn time_fences(q1: i64, q3: i64) -> (i64, i64) {
-    const WEEK_MS: i64 = 7 * 86_400_000;
-    let fence = (10 * (q3 - q1)).max(WEEK_MS);
+    let fence = (10 * (q3 - q1)).max(MIN_TIME_FENCE_MS);
     (q1 - fence, q3 + fence)
 }
 

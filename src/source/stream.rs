@@ -54,6 +54,23 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     if times.len() != parts.len() {
         return Ok(None);
     }
+    // Quartiles sort the whole time column; a dataset spanning at most the
+    // minimum fence (a week) cannot hold a stray sample, so a min/max scan
+    // (streamed, no sort) settles the common case.
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for (p, t) in &times {
+        let df = scan(&p.path)
+            .and_then(|lf| {
+                lf.select([ms(t).min().alias("first"), ms(t).max().alias("last")])
+                    .collect()
+            })
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
+        last = last.max(first_i64(&df, "last").unwrap_or(i64::MIN));
+    }
+    if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_MS {
+        return Ok(None);
+    }
     for (p, t) in &times {
         let df = scan(&p.path)
             .and_then(|lf| {
