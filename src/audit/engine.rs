@@ -204,27 +204,32 @@ fn opt_u64(df: &DataFrame, name: &str) -> Result<Option<UInt64Chunked>> {
     }
 }
 
+/// The key columns of a sample table, contiguous: time (epoch ms), host, gpu.
+pub(crate) fn sample_keys(df: &DataFrame) -> Result<(Int64Chunked, StringChunked, StringChunked)> {
+    let time = df
+        .column(col::TIME)?
+        .cast(&DataType::Int64)?
+        .i64()?
+        .rechunk()
+        .into_owned();
+    let host = df
+        .column(col::HOST)?
+        .cast(&DataType::String)?
+        .str()?
+        .rechunk()
+        .into_owned();
+    let gpu = df
+        .column(col::GPU)?
+        .cast(&DataType::String)?
+        .str()?
+        .rechunk()
+        .into_owned();
+    Ok((time, host, gpu))
+}
+
 impl Cols {
     fn keys(df: &DataFrame) -> Result<(Int64Chunked, StringChunked, StringChunked)> {
-        let time = df
-            .column(col::TIME)?
-            .cast(&DataType::Int64)?
-            .i64()?
-            .rechunk()
-            .into_owned();
-        let host = df
-            .column(col::HOST)?
-            .cast(&DataType::String)?
-            .str()?
-            .rechunk()
-            .into_owned();
-        let gpu = df
-            .column(col::GPU)?
-            .cast(&DataType::String)?
-            .str()?
-            .rechunk()
-            .into_owned();
-        Ok((time, host, gpu))
+        sample_keys(df)
     }
 
     fn new(df: &DataFrame) -> Result<Self> {

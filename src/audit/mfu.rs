@@ -90,24 +90,7 @@ fn held_by_job(
         .collect()
         .map_err(anyhow::Error::from)
         .context("sorting samples for MFU")?;
-    let time = df
-        .column(col::TIME)?
-        .cast(&DataType::Int64)?
-        .i64()?
-        .rechunk()
-        .into_owned();
-    let host = df
-        .column(col::HOST)?
-        .cast(&DataType::String)?
-        .str()?
-        .rechunk()
-        .into_owned();
-    let gpu = df
-        .column(col::GPU)?
-        .cast(&DataType::String)?
-        .str()?
-        .rechunk()
-        .into_owned();
+    let (time, host, gpu) = super::engine::sample_keys(&df)?;
     let job = df
         .column(col::JOB)?
         .cast(&DataType::String)?
