@@ -11,6 +11,7 @@ use tally::Present;
 
 pub mod check;
 pub mod engine;
+pub mod interval;
 pub mod listing;
 pub mod mfu;
 pub mod model;

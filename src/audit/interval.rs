@@ -1,0 +1,123 @@
+//! The unit every fold consumes: one sample's weighed interval
+//! (docs/semantics.md §2). The engine's second pass turns each sample into an
+//! [`Interval`] once its weight is known and hands it to every [`Fold`]; a fold
+//! is a small piece of state with `add` and `merge` (so GPU shards can run on
+//! separate threads and be merged at the end).
+//!
+//! Times are engine ticks: milliseconds since the Unix epoch today. Code that
+//! needs hours divides by [`TICKS_PER_HOUR`], never by a literal.
+
+/// Engine ticks in one hour (ticks are milliseconds).
+pub const TICKS_PER_HOUR: f64 = 3_600_000.0;
+
+/// One sample standing for [start, start + weight) on one GPU.
+///
+/// Label-like fields are ids into the engine's interner; folds keep ids and
+/// turn them into names only when they build their report section (see [`Names`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Interval {
+    /// the GPU's dense slot in the engine (0..number of GPUs)
+    pub gpu: usize,
+    /// the GPU's host, as a label id
+    pub host: u32,
+    /// ticks since the epoch
+    pub start: i64,
+    /// ticks; non-negative, never more than the GPU's max gap
+    pub weight: i64,
+    /// the held rule said held
+    pub held: bool,
+    /// the held value could not be read (counted apart, never held)
+    pub held_unknown: bool,
+    /// held and device activity below the idle threshold
+    pub idle: bool,
+    /// fractions 0..1; None where not measured
+    pub device_util: Option<f64>,
+    pub sm_active: Option<f64>,
+    pub sm_occupancy: Option<f64>,
+    pub tensor_active: Option<f64>,
+    pub dram_active: Option<f64>,
+    /// bytes
+    pub mem_used: Option<u64>,
+    pub mem_total: Option<u64>,
+    /// USD per GPU-hour; None when the model has no price
+    pub price: Option<f64>,
+    pub model: Option<u32>,
+    pub job: Option<u32>,
+    pub user: Option<u32>,
+    pub team: Option<u32>,
+    /// the gap after this sample exceeded max gap (an idle episode breaks here)
+    pub gap_after: bool,
+}
+
+impl Interval {
+    pub fn end(&self) -> i64 {
+        self.start + self.weight
+    }
+
+    pub fn hours(&self) -> f64 {
+        self.weight as f64 / TICKS_PER_HOUR
+    }
+}
+
+/// A fold over intervals. `merge` combines two folds that saw disjoint sets of
+/// GPUs (shards), so sums must be order-independent up to float rounding.
+pub trait Fold {
+    fn add(&mut self, iv: &Interval);
+    fn merge(&mut self, other: Self)
+    where
+        Self: Sized;
+}
+
+/// Names for the ids an interval carries, given to folds when they build
+/// their report section.
+pub trait Names {
+    fn label(&self, id: u32) -> &str;
+    fn host_of(&self, gpu: usize) -> &str;
+    fn gpu_of(&self, gpu: usize) -> &str;
+}
+
+/// Split [start, start + weight) at epoch-aligned bucket boundaries of
+/// `bucket` ticks: yields (bucket index k, ticks of the interval inside
+/// [k·bucket, (k+1)·bucket)). The parts sum to `weight`; nothing is yielded
+/// for a zero weight.
+pub fn split_at_buckets(start: i64, weight: i64, bucket: i64) -> impl Iterator<Item = (i64, i64)> {
+    debug_assert!(bucket > 0);
+    let end = start + weight.max(0);
+    let mut at = start;
+    std::iter::from_fn(move || {
+        if at >= end {
+            return None;
+        }
+        let k = at.div_euclid(bucket);
+        let bucket_end = (k + 1) * bucket;
+        let part_end = bucket_end.min(end);
+        let part = part_end - at;
+        at = part_end;
+        Some((k, part))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interval_is_split_at_bucket_boundaries() {
+        // [50, 250) in buckets of 100: 50 in bucket 0, 100 in 1, 50 in 2
+        let parts: Vec<_> = split_at_buckets(50, 200, 100).collect();
+        assert_eq!(parts, vec![(0, 50), (1, 100), (2, 50)]);
+    }
+
+    #[test]
+    fn an_interval_ending_on_a_boundary_does_not_touch_the_next_bucket() {
+        let parts: Vec<_> = split_at_buckets(100, 100, 100).collect();
+        assert_eq!(parts, vec![(1, 100)]);
+        assert_eq!(split_at_buckets(7, 0, 100).count(), 0);
+    }
+
+    #[test]
+    fn times_before_the_epoch_use_floor_buckets() {
+        let parts: Vec<_> = split_at_buckets(-150, 100, 100).collect();
+        assert_eq!(parts, vec![(-2, 50), (-1, 50)]);
+    }
+}
