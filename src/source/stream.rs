@@ -59,14 +59,18 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     // (streamed, no sort) settles the common case.
     let (mut first, mut last) = (i64::MAX, i64::MIN);
     for (p, t) in &times {
-        let df = scan(&p.path)
+        let span = scan(&p.path)
             .and_then(|lf| {
-                lf.select([ms(t).min().alias("first"), ms(t).max().alias("last")])
-                    .collect()
+                aggregate(
+                    &lf,
+                    p.rows,
+                    None,
+                    &[(ms(t).min(), Combine::Min), (ms(t).max(), Combine::Max)],
+                )
             })
             .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
-        last = last.max(first_i64(&df, "last").unwrap_or(i64::MIN));
+        first = first.min(span[0].map_or(i64::MAX, |v| v as i64));
+        last = last.max(span[1].map_or(i64::MIN, |v| v as i64));
     }
     if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_MS {
         return Ok(None);
@@ -95,21 +99,23 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     let (mut first, mut last) = (i64::MAX, i64::MIN);
     for (p, t) in &times {
         let out = ms(t).lt(lit(lo)).or(ms(t).gt(lit(hi)));
-        let df = scan(&p.path)
+        let stray = scan(&p.path)
             .and_then(|lf| {
-                lf.filter(out)
-                    .select([
-                        len().cast(DataType::Int64).alias("n"),
-                        ms(t).min().alias("first"),
-                        ms(t).max().alias("last"),
-                    ])
-                    .collect()
+                aggregate(
+                    &lf,
+                    p.rows,
+                    Some(&out),
+                    &[
+                        (len(), Combine::Sum),
+                        (ms(t).min(), Combine::Min),
+                        (ms(t).max(), Combine::Max),
+                    ],
+                )
             })
             .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        let get = |c: &str| first_i64(&df, c);
-        count += get("n").unwrap_or(0) as u64;
-        first = first.min(get("first").unwrap_or(i64::MAX));
-        last = last.max(get("last").unwrap_or(i64::MIN));
+        count += stray[0].unwrap_or(0.0) as u64;
+        first = first.min(stray[1].map_or(i64::MAX, |v| v as i64));
+        last = last.max(stray[2].map_or(i64::MIN, |v| v as i64));
     }
     if count == 0 || count as usize > crate::samples::outlier_limit(rows) {
         return Ok(None);
@@ -135,6 +141,7 @@ fn decide_units(
     schema: &Schema,
     resolved: &mut Vec<Resolved>,
     name: &str,
+    rows: usize,
     quality: &mut Quality,
 ) -> Result<()> {
     use crate::samples::{Kind, Unit, kind_of};
@@ -146,35 +153,31 @@ fn decide_units(
             .get(r.source.as_str())
             .is_some_and(|dt| dt.is_primitive_numeric())
     };
-    let exprs: Vec<Expr> = resolved
+    let sources: Vec<String> = resolved
         .iter()
         .filter(|r| metric(r))
-        .flat_map(|r| {
-            let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
+        .map(|r| r.source.clone())
+        .collect();
+    let aggs: Vec<(Expr, Combine)> = sources
+        .iter()
+        .flat_map(|s| {
+            let c = || polars::prelude::col(s.as_str()).cast(DataType::Float64);
             [
-                c().min().alias(format!("{}\0min", r.source)),
-                c().max().alias(format!("{}\0max", r.source)),
-                c().count()
-                    .cast(DataType::Float64)
-                    .alias(format!("{}\0n", r.source)),
+                (c().min(), Combine::Min),
+                (c().max(), Combine::Max),
+                (c().count(), Combine::Sum),
             ]
         })
         .collect();
-    if exprs.is_empty() {
+    if aggs.is_empty() {
         return Ok(());
     }
-    let stats = lf
-        .clone()
-        .select(exprs)
-        .collect()
+    let stats = aggregate(lf, rows, None, &aggs)
         .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
     let get = |src: &str, what: &str| -> Option<f64> {
-        stats
-            .column(&format!("{src}\0{what}"))
-            .ok()?
-            .f64()
-            .ok()?
-            .get(0)
+        let i = sources.iter().position(|s| *s == src)?;
+        let k = ["min", "max", "n"].iter().position(|w| *w == what)?;
+        stats[i * 3 + k]
     };
     let mut units = std::collections::BTreeMap::new();
     let mut unmeasured = Vec::new();
@@ -232,6 +235,58 @@ fn decide_units(
     Ok(())
 }
 
+/// How one slice's aggregate joins the running total.
+#[derive(Clone, Copy)]
+enum Combine {
+    Min,
+    Max,
+    Sum,
+}
+
+/// A one-row aggregate over a whole file, computed slice by slice: polars'
+/// in-memory engine would first load every column it reads (+300 MiB on 10M
+/// rows), and its streaming engine is not built in. Each value is None when
+/// no row had one (a Sum is then 0).
+fn aggregate(
+    lf: &LazyFrame,
+    rows: usize,
+    filter: Option<&Expr>,
+    aggs: &[(Expr, Combine)],
+) -> PolarsResult<Vec<Option<f64>>> {
+    let mut totals: Vec<Option<f64>> = aggs
+        .iter()
+        .map(|(_, c)| matches!(c, Combine::Sum).then_some(0.0))
+        .collect();
+    let exprs: Vec<Expr> = aggs
+        .iter()
+        .enumerate()
+        .map(|(i, (e, _))| e.clone().cast(DataType::Float64).alias(format!("a{i}")))
+        .collect();
+    let mut offset = 0usize;
+    // one pass even for an empty file, so an unreadable column still errors
+    loop {
+        let mut slice = lf.clone().slice(offset as i64, SLICE_ROWS as IdxSize);
+        if let Some(f) = filter {
+            slice = slice.filter(f.clone());
+        }
+        let df = slice.select(exprs.clone()).collect()?;
+        for (i, (_, how)) in aggs.iter().enumerate() {
+            let v = df.column(&format!("a{i}"))?.f64()?.get(0);
+            totals[i] = match (*how, totals[i], v) {
+                (_, t, None) => t,
+                (_, None, Some(v)) => Some(v),
+                (Combine::Min, Some(t), Some(v)) => Some(t.min(v)),
+                (Combine::Max, Some(t), Some(v)) => Some(t.max(v)),
+                (Combine::Sum, Some(t), Some(v)) => Some(t + v),
+            };
+        }
+        offset += SLICE_ROWS;
+        if offset >= rows {
+            return Ok(totals);
+        }
+    }
+}
+
 fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
     let args = ScanArgsParquet {
         hive_options: HiveOptions::new_enabled(),
@@ -275,16 +330,8 @@ impl ParquetStream {
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
             maps_seen.extend(crate::samples::maps_found(&columns, maps));
             let mut resolved = resolve_columns(&columns, maps);
-            decide_units(&lf, &schema, &mut resolved, name, &mut quality)?;
-            for needed in [col::TIME, col::GPU] {
-                if !resolved.iter().any(|r| r.canonical == needed) {
-                    bail!(
-                        "{name}: no {needed} column (found {}; use --map YOURS={needed})",
-                        super::files::preview(&columns)
-                    );
-                }
-            }
             let rows_df = lf
+                .clone()
                 .select([len().alias("rows")])
                 .collect()
                 .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
@@ -297,6 +344,15 @@ impl ParquetStream {
                 .map_err(anyhow::Error::from)?
                 .get(0)
                 .unwrap_or(0) as usize;
+            decide_units(&lf, &schema, &mut resolved, name, rows, &mut quality)?;
+            for needed in [col::TIME, col::GPU] {
+                if !resolved.iter().any(|r| r.canonical == needed) {
+                    bail!(
+                        "{name}: no {needed} column (found {}; use --map YOURS={needed})",
+                        super::files::preview(&columns)
+                    );
+                }
+            }
             present.extend(resolved.iter().map(|r| r.canonical));
             parts.push(Part {
                 name: name.clone(),
