@@ -934,9 +934,6 @@ impl<'a> Engine<'a> {
 /// middle two for an even count, as `weights::median_step`.
 pub fn median_of_histogram(diffs: &HashMap<i64, u64>) -> Option<i64> {
     let n: u64 = diffs.values().sum();
-    if n == 0 {
-        return None;
-    }
     let mut sorted: Vec<(i64, u64)> = diffs.iter().map(|(d, c)| (*d, *c)).collect();
     sorted.sort_unstable();
     let nth = |k: u64| -> i64 {
@@ -949,11 +946,7 @@ pub fn median_of_histogram(diffs: &HashMap<i64, u64>) -> Option<i64> {
         }
         sorted.last().map(|x| x.0).unwrap_or(0)
     };
-    Some(if n % 2 == 1 {
-        nth(n / 2)
-    } else {
-        (nth(n / 2 - 1) + nth(n / 2)) / 2
-    })
+    weights::median_by_rank(n, nth)
 }
 
 #[cfg(test)]

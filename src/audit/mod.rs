@@ -2,8 +2,9 @@
 //! idle episodes, dollars, showback. Nothing here prints.
 use crate::prices::PriceBook;
 use crate::samples::{SampleTable, col};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use engine::Engine;
+pub use held::{HeldRule, held_rule, held_rule_from};
 use model::Report;
 use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
 use std::collections::BTreeMap;
@@ -11,43 +12,13 @@ use tally::Present;
 
 pub mod check;
 pub mod engine;
+pub mod held;
 pub mod interval;
 pub mod listing;
 pub mod mfu;
 pub mod model;
 pub mod tally;
 pub mod weights;
-
-/// How a row is decided held (report-semantics.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeldRule {
-    HeldColumn,
-    JobColumn,
-    Memory(u64),
-    Assumed,
-}
-
-impl HeldRule {
-    /// Whether one sample is held, from the values the rules read: the held
-    /// column, whether a job is set, the memory used.
-    pub fn holds(self, held: Option<bool>, has_job: bool, mem_used: Option<u64>) -> bool {
-        match self {
-            HeldRule::HeldColumn => held.unwrap_or(false),
-            HeldRule::JobColumn => has_job,
-            HeldRule::Memory(limit) => mem_used.is_some_and(|m| m > limit),
-            HeldRule::Assumed => true,
-        }
-    }
-
-    pub fn describe(self) -> String {
-        match self {
-            HeldRule::HeldColumn => "held column".to_string(),
-            HeldRule::JobColumn => "job column: held when a job is set".to_string(),
-            HeldRule::Memory(b) => format!("memory used > {} MiB", b / (1024 * 1024)),
-            HeldRule::Assumed => "--assume-held: every sample held".to_string(),
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {
@@ -108,33 +79,6 @@ impl AuditConfig {
 }
 
 pub const DEFAULT_SNAPSHOT_MS: i64 = 3_600_000;
-
-/// Decide the held rule from the columns the input has.
-pub fn held_rule(table: &SampleTable, cfg: &AuditConfig) -> Result<HeldRule> {
-    held_rule_from(&|c| table.has(c), &table.sources, cfg)
-}
-
-/// The held rule for any source that can say which canonical columns it has.
-pub fn held_rule_from(
-    has: &dyn Fn(&str) -> bool,
-    sources: &[String],
-    cfg: &AuditConfig,
-) -> Result<HeldRule> {
-    if has(col::HELD) {
-        Ok(HeldRule::HeldColumn)
-    } else if has(col::JOB) {
-        Ok(HeldRule::JobColumn)
-    } else if has(col::MEM_USED_BYTES) {
-        Ok(HeldRule::Memory(cfg.held_mem_bytes))
-    } else if cfg.assume_held {
-        Ok(HeldRule::Assumed)
-    } else {
-        bail!(
-            "{}: cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held",
-            sources.join(", ")
-        )
-    }
-}
 
 /// Earliest and latest sample time (ms), for relative --since/--until.
 pub fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {

@@ -335,7 +335,7 @@ pub fn report(
     let held_rule = match &held {
         Held::Label(l) => format!("owner label '{l}' set (PromQL, --pushdown)"),
         Held::Memory(mib) => format!("{FB} > {mib} MiB (PromQL, --pushdown)"),
-        Held::Assumed => "--assume-held: every sample held".to_string(),
+        Held::Assumed => crate::audit::HeldRule::Assumed.describe(),
     };
     let mut notes = vec![
         CAVEAT.to_string(),
