@@ -10,8 +10,10 @@ use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
 use std::collections::BTreeMap;
 use tally::Present;
 
+pub mod assemble;
 pub mod check;
 pub mod engine;
+pub mod folds;
 pub mod held;
 pub mod interval;
 pub mod listing;
