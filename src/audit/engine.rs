@@ -7,6 +7,7 @@
 //! (any interleaving of GPUs is fine); [`OutOfOrder`] says when they do not.
 use super::assemble::{Parts, assemble};
 use super::folds::Folds;
+use super::folds::mfu::{JobHeld, MfuFold};
 use super::interval::{Fold, Interval, Names};
 use super::model::*;
 use super::tally::Present;
@@ -282,7 +283,11 @@ pub struct Engine<'a> {
     prices: Vec<Option<Option<f64>>>,
     unpriced_models: BTreeSet<String>,
     mfu_by_label: HashMap<u32, f64>,
+    /// the declared jobs' MFU by name (None: no jobs file)
+    job_mfu: Option<std::collections::BTreeMap<String, f64>>,
     folds: Folds,
+    /// Some: a pass that only measures the jobs' held time for MFU
+    mfu_fold: Option<MfuFold>,
     /// time in gaps beyond max gap, in ticks
     unobserved_ms: i64,
     duplicates: u64,
@@ -304,12 +309,33 @@ impl<'a> Engine<'a> {
             prices: Vec::new(),
             unpriced_models: BTreeSet::new(),
             mfu_by_label: HashMap::default(),
+            job_mfu: None,
             folds: Folds::new(present.basis(), cfg.by),
+            mfu_fold: None,
             unobserved_ms: 0,
             duplicates: 0,
             rows_in_window: 0,
             rows_outside_window: 0,
         }
+    }
+
+    /// The jobs file's MFU per job, an input of the audit: the useful layer
+    /// exists, and the job summaries are listed.
+    pub fn with_job_mfu(mut self, mfu: &std::collections::BTreeMap<String, f64>) -> Self {
+        for (job, m) in mfu {
+            let id = self.labels.intern(job);
+            self.mfu_by_label.insert(id, *m);
+        }
+        self.present.useful = true;
+        self.folds = Folds::new(self.present.basis(), self.cfg.by);
+        self.job_mfu = Some(mfu.clone());
+        self
+    }
+
+    /// Only measure each job's held time (for MFU): see [`Engine::finish_mfu`].
+    pub fn collecting_mfu(mut self) -> Self {
+        self.mfu_fold = Some(MfuFold::default());
+        self
     }
 
     fn in_window(&self, t: i64) -> bool {
@@ -418,12 +444,6 @@ impl<'a> Engine<'a> {
             g.step = median_of_histogram(&g.diffs);
             g.max_gap = self.cfg.max_gap_ms.or(g.step.map(|s| 3 * s));
             g.diffs = HashMap::default();
-        }
-        if let Some(mfu) = &self.cfg.job_mfu {
-            for (job, m) in mfu {
-                let id = self.labels.intern(job);
-                self.mfu_by_label.insert(id, *m);
-            }
         }
     }
 
@@ -549,16 +569,14 @@ impl<'a> Engine<'a> {
             team: p.team,
             gap_after,
         };
-        self.folds.add(&iv);
+        match &mut self.mfu_fold {
+            Some(mfu) => mfu.add(&iv),
+            None => self.folds.add(&iv),
+        }
     }
 
-    /// Weigh the last sample of every GPU and assemble the report.
-    pub fn finish(
-        mut self,
-        sources: Vec<String>,
-        rows_read: u64,
-        quality: &crate::samples::Quality,
-    ) -> Result<Report> {
+    /// Weigh the last sample of every GPU: the folds have seen every interval.
+    fn finalize_last(&mut self) {
         for g in 0..self.gpus.len() {
             if let Some(p) = self.gpus[g].pending.take() {
                 let s = &self.gpus[g];
@@ -568,6 +586,25 @@ impl<'a> Engine<'a> {
             }
             self.folds.end_gpu(g);
         }
+    }
+
+    /// The held time of each job, after a pass [`Engine::collecting_mfu`].
+    pub fn finish_mfu(mut self) -> std::collections::BTreeMap<String, JobHeld> {
+        self.finalize_last();
+        self.mfu_fold
+            .as_ref()
+            .map(|f| f.by_job(&self))
+            .unwrap_or_default()
+    }
+
+    /// Weigh the last sample of every GPU and assemble the report.
+    pub fn finish(
+        mut self,
+        sources: Vec<String>,
+        rows_read: u64,
+        quality: &crate::samples::Quality,
+    ) -> Result<Report> {
+        self.finalize_last();
         if self.rows_in_window == 0 {
             if self.rows_outside_window == 0 {
                 anyhow::bail!("no usable samples in {}", sources.join(", "));
@@ -628,7 +665,7 @@ impl<'a> Engine<'a> {
                 .collect(),
             gpu_count: gpus.len(),
             gpus,
-            jobs: cfg
+            jobs: self
                 .job_mfu
                 .as_ref()
                 .map(|mfu| folds.jobs.summaries(self, &self.present, mfu)),

@@ -10,6 +10,7 @@ pub mod episodes;
 pub mod gpus;
 pub mod groups;
 pub mod jobs;
+pub mod mfu;
 pub mod tally;
 
 /// The tally's view of an interval.
