@@ -5,11 +5,15 @@
 //! seen and folds it into the tallies. Memory grows with GPUs, jobs, groups and
 //! idle episodes, never with rows. Rows of one GPU must arrive in time order
 //! (any interleaving of GPUs is fine); [`OutOfOrder`] says when they do not.
+use super::assemble::{Parts, assemble};
+use super::folds::Folds;
+use super::folds::mfu::{JobHeld, MfuFold};
+use super::interval::{Fold, Interval, Names};
 use super::model::*;
-use super::tally::{Basis, Present, Row, Tally};
-use super::{AuditConfig, GroupBy, HeldRule, weights};
+use super::tally::Present;
+use super::{AuditConfig, HeldRule, weights};
 use crate::samples::col;
-use crate::timeparse::{MS_PER_HOUR, format_time};
+use crate::timeparse::MS_PER_HOUR;
 use anyhow::Result;
 use foldhash::HashMap;
 use polars::prelude::{
@@ -80,21 +84,9 @@ struct Pending {
     job: Option<u32>,
     user: Option<u32>,
     team: Option<u32>,
-}
-
-struct OpenEpisode {
-    job: Option<u32>,
-    user: Option<u32>,
-    team: Option<u32>,
-    start_ms: i64,
-    end_ms: i64,
-    weight_ms: i64,
-    usd: Option<f64>,
-}
-
-struct EpisodeRec {
-    gpu: usize,
-    ep: OpenEpisode,
+    mem_used: Option<u64>,
+    mem_total: Option<u64>,
+    power: Option<f64>,
 }
 
 /// Everything known about one GPU (or MIG instance).
@@ -113,16 +105,6 @@ struct GpuState {
     // pass 2
     last_t2: Option<i64>,
     pending: Option<Pending>,
-    open: Option<OpenEpisode>,
-    tally: Tally,
-    samples: u64,
-    jobs: Vec<u32>,
-    users: Vec<u32>,
-    model: Option<u32>,
-    last_mem_used: Option<u64>,
-    last_mem_total: Option<u64>,
-    last_power: Option<f64>,
-    last_held: bool,
 }
 
 impl GpuState {
@@ -138,26 +120,8 @@ impl GpuState {
             max_gap: None,
             last_t2: None,
             pending: None,
-            open: None,
-            tally: Tally::default(),
-            samples: 0,
-            jobs: Vec::new(),
-            users: Vec::new(),
-            model: None,
-            last_mem_used: None,
-            last_mem_total: None,
-            last_power: None,
-            last_held: false,
         }
     }
-}
-
-/// Group key for showback: a label id, or none (split held / not held).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum GroupKey {
-    Label(u32),
-    Unlabelled,
-    Unallocated,
 }
 
 /// Column accessors for one chunk; absent columns are None.
@@ -305,23 +269,10 @@ fn views_of(ca: &StringChunked) -> Result<impl Iterator<Item = (u128, &str)>> {
     }))
 }
 
-/// Sums that span GPUs.
-#[derive(Default)]
-struct Fleet {
-    total: Tally,
-    groups: HashMap<GroupKey, Tally>,
-    jobs: HashMap<u32, (Tally, BTreeSet<usize>)>,
-    episodes: Vec<EpisodeRec>,
-    window_start: Option<i64>,
-    window_end: Option<i64>,
-    unobserved_ms: i64,
-}
-
 pub struct Engine<'a> {
     cfg: &'a AuditConfig,
     rule: HeldRule,
     present: Present,
-    basis: Basis,
     snapshot_ms: i64,
     /// "host\0gpu" -> GPU index
     index: HashMap<String, usize>,
@@ -332,7 +283,13 @@ pub struct Engine<'a> {
     prices: Vec<Option<Option<f64>>>,
     unpriced_models: BTreeSet<String>,
     mfu_by_label: HashMap<u32, f64>,
-    fleet: Fleet,
+    /// the declared jobs' MFU by name (None: no jobs file)
+    job_mfu: Option<std::collections::BTreeMap<String, f64>>,
+    folds: Folds,
+    /// Some: a pass that only measures the jobs' held time for MFU
+    mfu_fold: Option<MfuFold>,
+    /// time in gaps beyond max gap, in ticks
+    unobserved_ms: i64,
     duplicates: u64,
     rows_in_window: u64,
     rows_outside_window: u64,
@@ -343,7 +300,6 @@ impl<'a> Engine<'a> {
         Engine {
             cfg,
             rule,
-            basis: present.basis(),
             present,
             snapshot_ms: cfg.interval_ms.unwrap_or(super::DEFAULT_SNAPSHOT_MS),
             index: HashMap::default(),
@@ -353,11 +309,33 @@ impl<'a> Engine<'a> {
             prices: Vec::new(),
             unpriced_models: BTreeSet::new(),
             mfu_by_label: HashMap::default(),
-            fleet: Fleet::default(),
+            job_mfu: None,
+            folds: Folds::new(present.basis(), cfg.by),
+            mfu_fold: None,
+            unobserved_ms: 0,
             duplicates: 0,
             rows_in_window: 0,
             rows_outside_window: 0,
         }
+    }
+
+    /// The jobs file's MFU per job, an input of the audit: the useful layer
+    /// exists, and the job summaries are listed.
+    pub fn with_job_mfu(mut self, mfu: &std::collections::BTreeMap<String, f64>) -> Self {
+        for (job, m) in mfu {
+            let id = self.labels.intern(job);
+            self.mfu_by_label.insert(id, *m);
+        }
+        self.present.useful = true;
+        self.folds = Folds::new(self.present.basis(), self.cfg.by);
+        self.job_mfu = Some(mfu.clone());
+        self
+    }
+
+    /// Only measure each job's held time (for MFU): see [`Engine::finish_mfu`].
+    pub fn collecting_mfu(mut self) -> Self {
+        self.mfu_fold = Some(MfuFold::default());
+        self
     }
 
     fn in_window(&self, t: i64) -> bool {
@@ -467,12 +445,6 @@ impl<'a> Engine<'a> {
             g.max_gap = self.cfg.max_gap_ms.or(g.step.map(|s| 3 * s));
             g.diffs = HashMap::default();
         }
-        if let Some(mfu) = &self.cfg.job_mfu {
-            for (job, m) in mfu {
-                let id = self.labels.intern(job);
-                self.mfu_by_label.insert(id, *m);
-            }
-        }
     }
 
     /// Pass 2: weigh and tally. Chunks must come in the same order as in pass 1.
@@ -552,17 +524,17 @@ impl<'a> Engine<'a> {
                 job,
                 user,
                 team,
+                mem_used: mem_used.get(i),
+                mem_total: mem_total.get(i),
+                power: power.get(i),
             };
             let s = &mut self.gpus[g];
             s.last_t2 = Some(t);
-            s.last_mem_used = mem_used.get(i);
-            s.last_mem_total = mem_total.get(i);
-            s.last_power = power.get(i);
             if let Some(prev) = s.pending.replace(p) {
                 let gap = t - prev.t;
                 let max_gap = s.max_gap.unwrap_or(gap);
                 let (w, unobserved) = weights::weigh_gap(gap, max_gap);
-                self.fleet.unobserved_ms += unobserved;
+                self.unobserved_ms += unobserved;
                 let w = weights::cap_until(prev.t, w, self.cfg.until);
                 self.finalize(g, prev, w, gap > max_gap);
             }
@@ -570,13 +542,14 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// Fold one weighed sample into every tally and the idle-episode state.
+    /// The weighed interval of one sample, handed to every fold.
     fn finalize(&mut self, g: usize, p: Pending, w_ms: i64, gap_after: bool) {
-        let w = w_ms as f64 / MS_PER_HOUR;
         let mfu = p.job.and_then(|j| self.mfu_by_label.get(&j).copied());
-        let row = Row {
-            w,
-            w_ms,
+        let iv = Interval {
+            gpu: g,
+            host: self.gpus[g].host_id,
+            start: p.t,
+            weight: w_ms,
             held: p.held,
             held_unknown: p.held_unknown,
             idle: p.idle,
@@ -584,86 +557,44 @@ impl<'a> Engine<'a> {
             sm_active: p.sm_active,
             sm_occupancy: p.sm_occupancy,
             tensor_active: p.tensor_active,
-            mfu: if self.present.useful { mfu } else { None },
+            dram_active: None,
+            mem_used: p.mem_used,
+            mem_total: p.mem_total,
+            power: p.power,
             price: p.price,
+            mfu: if self.present.useful { mfu } else { None },
+            model: p.model,
+            job: p.job,
+            user: p.user,
+            team: p.team,
+            gap_after,
         };
-        let basis = self.basis;
-        let fleet = &mut self.fleet;
-        fleet.total.add(&row, basis);
-        fleet.window_start = Some(fleet.window_start.map_or(p.t, |s| s.min(p.t)));
-        fleet.window_end = Some(fleet.window_end.map_or(p.t + w_ms, |e| e.max(p.t + w_ms)));
-        let s = &mut self.gpus[g];
-        s.tally.add(&row, basis);
-        s.samples += 1;
-        if p.model.is_some() {
-            s.model = p.model;
+        match &mut self.mfu_fold {
+            Some(mfu) => mfu.add(&iv),
+            None => self.folds.add(&iv),
         }
-        if let Some(by) = self.cfg.by {
-            let label = match by {
-                GroupBy::Host => Some(s.host_id),
-                GroupBy::Model => p.model,
-                GroupBy::Job => p.job,
-                GroupBy::User => p.user,
-                GroupBy::Team => p.team,
-            };
-            let key = match label {
-                Some(id) => GroupKey::Label(id),
-                None if p.held => GroupKey::Unlabelled,
-                None => GroupKey::Unallocated,
-            };
-            fleet.groups.entry(key).or_default().add(&row, basis);
-        }
-        if p.held {
-            if let Some(j) = p.job {
-                let e = fleet.jobs.entry(j).or_default();
-                e.0.add(&row, basis);
-                // the GPU's last job is j only after it was inserted here
-                if s.jobs.last() != Some(&j) {
-                    e.1.insert(g);
-                    s.jobs.retain(|x| *x != j);
-                    s.jobs.push(j);
-                }
-            }
-            if let Some(u) = p.user
-                && s.users.last() != Some(&u)
-            {
-                s.users.retain(|x| *x != u);
-                s.users.push(u);
-            }
-        }
-        s.last_held = p.held;
+    }
 
-        // Idle episodes (§5): consecutive idle held samples of one GPU, same job, no gap.
-        if p.idle {
-            let continues = s.open.as_ref().is_some_and(|e| e.job == p.job);
-            if !continues {
-                if let Some(ep) = s.open.take() {
-                    fleet.episodes.push(EpisodeRec { gpu: g, ep });
-                }
-                s.open = Some(OpenEpisode {
-                    job: p.job,
-                    user: p.user,
-                    team: p.team,
-                    start_ms: p.t,
-                    end_ms: p.t,
-                    weight_ms: 0,
-                    usd: Some(0.0),
-                });
+    /// Weigh the last sample of every GPU: the folds have seen every interval.
+    fn finalize_last(&mut self) {
+        for g in 0..self.gpus.len() {
+            if let Some(p) = self.gpus[g].pending.take() {
+                let s = &self.gpus[g];
+                let w = weights::weigh_last(s.step, s.max_gap, self.snapshot_ms);
+                let w = weights::cap_until(p.t, w, self.cfg.until);
+                self.finalize(g, p, w, false);
             }
-            if let Some(e) = s.open.as_mut() {
-                e.end_ms = p.t + w_ms;
-                e.weight_ms += w_ms;
-                e.usd = match (e.usd, p.price) {
-                    (Some(a), Some(price)) => Some(a + w * price),
-                    _ => None,
-                };
-            }
-            if gap_after && let Some(ep) = s.open.take() {
-                fleet.episodes.push(EpisodeRec { gpu: g, ep });
-            }
-        } else if let Some(ep) = s.open.take() {
-            fleet.episodes.push(EpisodeRec { gpu: g, ep });
+            self.folds.end_gpu(g);
         }
+    }
+
+    /// The held time of each job, after a pass [`Engine::collecting_mfu`].
+    pub fn finish_mfu(mut self) -> std::collections::BTreeMap<String, JobHeld> {
+        self.finalize_last();
+        self.mfu_fold
+            .as_ref()
+            .map(|f| f.by_job(&self))
+            .unwrap_or_default()
     }
 
     /// Weigh the last sample of every GPU and assemble the report.
@@ -673,18 +604,7 @@ impl<'a> Engine<'a> {
         rows_read: u64,
         quality: &crate::samples::Quality,
     ) -> Result<Report> {
-        for g in 0..self.gpus.len() {
-            let Some(p) = self.gpus[g].pending.take() else {
-                continue;
-            };
-            let s = &self.gpus[g];
-            let w = weights::weigh_last(s.step, s.max_gap, self.snapshot_ms);
-            let w = weights::cap_until(p.t, w, self.cfg.until);
-            self.finalize(g, p, w, false);
-            if let Some(ep) = self.gpus[g].open.take() {
-                self.fleet.episodes.push(EpisodeRec { gpu: g, ep });
-            }
-        }
+        self.finalize_last();
         if self.rows_in_window == 0 {
             if self.rows_outside_window == 0 {
                 anyhow::bail!("no usable samples in {}", sources.join(", "));
@@ -694,13 +614,20 @@ impl<'a> Engine<'a> {
                 self.rows_outside_window
             );
         }
-        let cfg = self.cfg;
-        let present = self.present;
-        let labels = &self.labels;
-        let name = |id: Option<u32>| id.map(|i| labels.name(i).to_string());
+        let parts = self.parts(sources, rows_read, quality);
+        Ok(assemble(parts, self.cfg))
+    }
 
-        let mut window_start = self.fleet.window_start.unwrap_or(0);
-        let mut window_end = self.fleet.window_end.unwrap_or(0);
+    /// The folds' results as the parts of a report.
+    fn parts(
+        &self,
+        sources: Vec<String>,
+        rows_read: u64,
+        quality: &crate::samples::Quality,
+    ) -> Parts {
+        let cfg = self.cfg;
+        let folds = &self.folds;
+        let (mut window_start, mut window_end) = folds.tally.span.unwrap_or((0, 0));
         if let Some(s) = cfg.since {
             window_start = s;
         }
@@ -708,225 +635,64 @@ impl<'a> Engine<'a> {
         if let Some(u) = cfg.until {
             window_end = u.min(window_end);
         }
-        let window_hours = (window_end - window_start).max(0) as f64 / MS_PER_HOUR;
-        let all_single = self.gpus.iter().all(|g| g.samples <= 1);
-        let total = &self.fleet.total;
-        let layers = total.layers(&present);
-        let ratios = total.ratios(&present);
-        let mut cost = total.cost(
-            cfg.prices.source.describe(),
-            self.basis,
-            self.unpriced_models.iter().cloned().collect(),
-            window_hours,
-        );
-        total.fill_layer_idle_usd(&mut cost, &present, window_hours);
-        if !present.device_util {
-            // idle is not measured without device activity: no "$0 spent on idle"
-            cost.idle_held_usd = None;
-            cost.monthly_run_rate.idle_held_usd = None;
-        }
-        let waterfall = super::tally::waterfall(&layers);
-
-        let mut episodes: Vec<IdleEpisode> = self
-            .fleet
-            .episodes
-            .iter()
-            .filter(|r| r.ep.end_ms > r.ep.start_ms && r.ep.weight_ms >= cfg.min_idle_ms)
-            .map(|r| IdleEpisode {
-                host: self.gpus[r.gpu].host.clone(),
-                gpu: self.gpus[r.gpu].gpu.clone(),
-                job: name(r.ep.job),
-                user: name(r.ep.user),
-                team: name(r.ep.team),
-                start: format_time(r.ep.start_ms),
-                end: format_time(r.ep.end_ms),
-                hours: r.ep.weight_ms as f64 / MS_PER_HOUR,
-                usd: r.ep.usd,
-            })
-            .collect();
-        episodes.sort_by(|a, b| {
-            b.hours
-                .total_cmp(&a.hours)
-                .then_with(|| a.start.cmp(&b.start))
-                .then_with(|| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)))
-        });
-        let idle_episodes_total = episodes.len();
-        let mut episode_groups = super::listing::group_episodes(&episodes);
-        let idle_episode_groups_total = episode_groups.len();
-        if let Some(top) = cfg.top {
-            episodes.truncate(top);
-            episode_groups.truncate(top);
-        }
-
-        let groups = cfg.by.map(|by| {
-            let mut rows: Vec<Group> = self
-                .fleet
-                .groups
-                .iter()
-                .map(|(key, t)| Group {
-                    by: by.column().to_string(),
-                    key: match key {
-                        GroupKey::Label(id) => labels.name(*id).to_string(),
-                        GroupKey::Unlabelled => "(unlabelled)".to_string(),
-                        GroupKey::Unallocated => "(unallocated)".to_string(),
-                    },
-                    layers: t.layers(&present),
-                    ratios: t.ratios(&present),
-                    cost: {
-                        let mut c = t.group_cost();
-                        if !present.device_util {
-                            c.idle_held_usd = None;
-                        }
-                        c
-                    },
-                })
-                .collect();
-            super::listing::sort_groups(&mut rows);
-            rows
-        });
-
-        let jobs = cfg.job_mfu.as_ref().map(|mfu| {
-            let mut rows: Vec<JobSummary> = self
-                .fleet
-                .jobs
-                .iter()
-                .map(|(job, (t, gpu_set))| {
-                    let job = labels.name(*job).to_string();
-                    let r = t.ratios(&present);
-                    let m = mfu.get(&job).copied();
-                    JobSummary {
-                        gpus: gpu_set.len(),
-                        held_gpu_hours: t.held_h,
-                        device_util: r.active,
-                        sm_active: r.sm_active,
-                        tensor_active: r.tensor_active,
-                        mfu: m,
-                        useful_gpu_hours: m.map(|m| m * t.held_h),
-                        not_useful_usd: t.not_useful_usd(),
-                        job,
-                    }
-                })
-                .collect();
-            rows.sort_by(|a, b| {
-                b.held_gpu_hours
-                    .total_cmp(&a.held_gpu_hours)
-                    .then_with(|| a.job.cmp(&b.job))
-            });
-            rows
-        });
-
-        let mut gpus: Vec<GpuSummary> = self
-            .gpus
-            .iter()
-            .filter(|g| g.samples > 0)
-            .map(|g| {
-                let r = g.tally.ratios(&present);
-                let model = name(g.model);
-                GpuSummary {
-                    host: g.host.clone(),
-                    gpu: g.gpu.clone(),
-                    usd_per_hour: cfg.prices.price_of(model.as_deref()),
-                    model,
-                    samples: g.samples,
-                    jobs: g.jobs.iter().map(|j| labels.name(*j).to_string()).collect(),
-                    users: g
-                        .users
-                        .iter()
-                        .map(|u| labels.name(*u).to_string())
-                        .collect(),
-                    observed_gpu_hours: g.tally.observed_h,
-                    held_gpu_hours: g.tally.held_h,
-                    idle_held_gpu_hours: present.device_util.then_some(g.tally.idle_held_h),
-                    device_util: r.active,
-                    sm_active: r.sm_active,
-                    tensor_active: r.tensor_active,
-                    last_mem_used_bytes: g.last_mem_used,
-                    last_mem_total_bytes: g.last_mem_total,
-                    last_power_w: g.last_power,
-                    last_held: g.last_held,
-                }
-            })
-            .collect();
-        gpus.sort_by(|a, b| (&a.host, &a.gpu).cmp(&(&b.host, &b.gpu)));
-        let ambiguous = crate::catalog::report::flag_ambiguous(
-            &mut cost,
-            gpus.iter()
-                .map(|g| (g.model.as_deref(), g.observed_gpu_hours)),
-        );
-
+        let snapshot = folds.gpus.all_single();
+        let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
-        if all_single {
+        if snapshot {
             notes.push(format!(
                 "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
                 crate::timeparse::format_duration_ms(self.snapshot_ms)
             ));
         }
-        if cost.not_useful_usd.is_some() && total.held_h > 0.0 {
-            let basis_known = match self.basis {
-                Basis::Useful => None,
-                Basis::TensorActive => Some(total.tensor_known_h.get()),
-                Basis::SmActive => Some(total.sm_known_h.get()),
-                Basis::Active => Some(total.active_known_h.get()),
-            };
-            if let Some(known) = basis_known
-                && total.held_h - known > 1e-9 * total.held_h
-            {
-                notes.push(format!(
-                    "not-useful dollars count {:.2} held GPU-hours without {} as not useful",
-                    total.held_h - known,
-                    self.basis.name()
-                ));
-            }
-        }
-        let data_quality = DataQuality {
-            duplicates: self.duplicates,
-            invalid: quality.invalid.clone(),
-            unobserved_gpu_hours: self.fleet.unobserved_ms as f64 / MS_PER_HOUR,
-            held_unknown_activity_gpu_hours: total.held_unknown_activity_h,
-            held_unknown_gpu_hours: total.held_unknown_ms as f64 / MS_PER_HOUR,
-            rows_outside_window: self.rows_outside_window,
-            rows_dropped: quality.rows_dropped,
-            notes,
-            warnings: {
-                let mut w = quality.warnings.clone();
-                if total.held_unknown_ms > 0 {
-                    w.push(format!(
-                        "held: {:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated",
-                        total.held_unknown_ms as f64 / MS_PER_HOUR
-                    ));
-                }
-                w.extend(ambiguous);
-                w
-            },
-        };
-        Ok(Report {
-            schema: SCHEMA.to_string(),
-            window: Window {
-                start: format_time(window_start),
-                end: format_time(window_end),
-                hours: window_hours,
-                snapshot: all_single,
-            },
+        Parts {
+            window_start,
+            window_end,
+            snapshot,
             sources: Sources {
                 files: sources,
                 rows_read,
                 rows_used: self.rows_in_window,
             },
-            data_quality,
             held_rule: self.rule.describe(),
-            layers,
-            ratios,
-            cost,
-            waterfall,
-            idle_episodes_total,
-            idle_episodes: episodes,
-            groups,
+            present: self.present,
+            total: folds.tally.total.clone(),
+            unpriced_models: self.unpriced_models.iter().cloned().collect(),
+            groups: folds.groups.named(self),
+            episodes: folds.episodes.episodes(self, cfg.min_idle_ms),
+            model_hours: gpus
+                .iter()
+                .map(|g| (g.model.clone(), g.observed_gpu_hours))
+                .collect(),
             gpu_count: gpus.len(),
             gpus,
-            jobs,
-            idle_episode_groups: episode_groups,
-            idle_episode_groups_total,
-        })
+            jobs: self
+                .job_mfu
+                .as_ref()
+                .map(|mfu| folds.jobs.summaries(self, &self.present, mfu)),
+            quality: DataQuality {
+                duplicates: self.duplicates,
+                invalid: quality.invalid.clone(),
+                unobserved_gpu_hours: self.unobserved_ms as f64 / MS_PER_HOUR,
+                rows_outside_window: self.rows_outside_window,
+                rows_dropped: quality.rows_dropped,
+                notes,
+                warnings: quality.warnings.clone(),
+                ..DataQuality::default()
+            },
+            note_unmeasured_basis: true,
+        }
+    }
+}
+
+impl Names for Engine<'_> {
+    fn label(&self, id: u32) -> &str {
+        self.labels.name(id)
+    }
+    fn host_of(&self, gpu: usize) -> &str {
+        self.gpus.get(gpu).map_or("", |g| g.host.as_str())
+    }
+    fn gpu_of(&self, gpu: usize) -> &str {
+        self.gpus.get(gpu).map_or("", |g| g.gpu.as_str())
     }
 }
 
@@ -934,9 +700,6 @@ impl<'a> Engine<'a> {
 /// middle two for an even count, as `weights::median_step`.
 pub fn median_of_histogram(diffs: &HashMap<i64, u64>) -> Option<i64> {
     let n: u64 = diffs.values().sum();
-    if n == 0 {
-        return None;
-    }
     let mut sorted: Vec<(i64, u64)> = diffs.iter().map(|(d, c)| (*d, *c)).collect();
     sorted.sort_unstable();
     let nth = |k: u64| -> i64 {
@@ -949,11 +712,7 @@ pub fn median_of_histogram(diffs: &HashMap<i64, u64>) -> Option<i64> {
         }
         sorted.last().map(|x| x.0).unwrap_or(0)
     };
-    Some(if n % 2 == 1 {
-        nth(n / 2)
-    } else {
-        (nth(n / 2 - 1) + nth(n / 2)) / 2
-    })
+    weights::median_by_rank(n, nth)
 }
 
 #[cfg(test)]

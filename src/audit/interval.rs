@@ -39,12 +39,16 @@ pub struct Interval {
     /// bytes
     pub mem_used: Option<u64>,
     pub mem_total: Option<u64>,
+    /// watts
+    pub power: Option<f64>,
     /// USD per GPU-hour; None when the model has no price
     pub price: Option<f64>,
     pub model: Option<u32>,
     pub job: Option<u32>,
     pub user: Option<u32>,
     pub team: Option<u32>,
+    /// the declared MFU of the interval's job (None: no jobs file, or not declared)
+    pub mfu: Option<f64>,
     /// the gap after this sample exceeded max gap (an idle episode breaks here)
     pub gap_after: bool,
 }

@@ -1,11 +1,12 @@
 //! MFU of declared jobs, from the canonical samples (report-semantics.md §4,
 //! "useful"): a job's achieved model FLOP/s over the summed dense peaks of the
 //! GPUs it held, over its held time. Pure: nothing here reads files or prints.
-use super::{AuditConfig, DEFAULT_SNAPSHOT_MS, HeldRule, held_rule, weights};
+use super::engine::Engine;
+use super::folds::mfu::JobHeld;
+use super::{AuditConfig, ChunkSource, HeldRule, TableChunks, held_rule_from};
 use crate::hardware::{self, Dtype};
 use crate::samples::{SampleTable, col};
-use anyhow::{Context, Result, bail};
-use polars::prelude::{DataType, IntoLazy, SortMultipleOptions, lit};
+use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a job declares it did.
@@ -27,6 +28,14 @@ pub struct JobDeclaration {
     pub peak_tflops: Option<f64>,
 }
 
+/// A jobs file's declarations, an input of the audit; `label` names the file
+/// in errors ("--jobs jobs.csv").
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeclaredJobs {
+    pub label: String,
+    pub decls: Vec<JobDeclaration>,
+}
+
 /// The MFU of each job whose MFU could be computed, plus what the report should say.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobMfu {
@@ -35,128 +44,19 @@ pub struct JobMfu {
     pub notes: Vec<String>,
 }
 
-/// What the samples say about one job's held time.
-#[derive(Debug, Default)]
-struct Held {
-    /// [start, end) of every held sample, ms
-    intervals: Vec<(i64, i64)>,
-    /// held seconds per GPU model (None: the sample had no model)
-    seconds_by_model: BTreeMap<Option<String>, f64>,
-    samples_by_model: BTreeMap<Option<String>, u64>,
-}
-
-/// Wall-clock ms covered by at least one interval.
-fn union_ms(mut v: Vec<(i64, i64)>) -> i64 {
-    v.sort_unstable();
-    let mut total = 0;
-    let mut cur: Option<(i64, i64)> = None;
-    for (s, e) in v {
-        cur = match cur {
-            Some((cs, ce)) if s <= ce => Some((cs, ce.max(e))),
-            Some((cs, ce)) => {
-                total += ce - cs;
-                Some((s, e))
-            }
-            None => Some((s, e)),
-        };
-    }
-    if let Some((cs, ce)) = cur {
-        total += ce - cs;
-    }
-    total
-}
-
-/// Held time per job, weighed exactly as the audit weighs samples (§2, §3).
+/// Held time per job, weighed exactly as the audit weighs samples (§2, §3):
+/// the engine's two passes with only the MFU fold listening.
 fn held_by_job(
-    table: &SampleTable,
+    source: &dyn ChunkSource,
     cfg: &AuditConfig,
     rule: HeldRule,
-    since: Option<i64>,
-    until: Option<i64>,
-) -> Result<BTreeMap<String, Held>> {
-    let mut lf = table.df.clone().lazy();
-    let t = polars::prelude::col(col::TIME).cast(DataType::Int64);
-    if let Some(s) = since {
-        lf = lf.filter(t.clone().gt_eq(lit(s)));
-    }
-    if let Some(u) = until {
-        lf = lf.filter(t.clone().lt(lit(u)));
-    }
-    let df = lf
-        .sort(
-            [col::HOST, col::GPU, col::TIME],
-            SortMultipleOptions::default().with_maintain_order(true),
-        )
-        .collect()
-        .map_err(anyhow::Error::from)
-        .context("sorting samples for MFU")?;
-    let (time, host, gpu) = super::engine::sample_keys(&df)?;
-    let job = df
-        .column(col::JOB)?
-        .cast(&DataType::String)?
-        .str()?
-        .rechunk()
-        .into_owned();
-    let model = match df.column(col::MODEL) {
-        Ok(c) => Some(c.cast(&DataType::String)?.str()?.rechunk().into_owned()),
-        Err(_) => None,
-    };
-    let held_col = match df.column(col::HELD) {
-        Ok(c) => Some(c.bool()?.rechunk().into_owned()),
-        Err(_) => None,
-    };
-    let mem = match df.column(col::MEM_USED_BYTES) {
-        Ok(c) => Some(c.cast(&DataType::UInt64)?.u64()?.rechunk().into_owned()),
-        Err(_) => None,
-    };
-    let snapshot_ms = cfg.interval_ms.unwrap_or(DEFAULT_SNAPSHOT_MS);
-    let mut out: BTreeMap<String, Held> = BTreeMap::new();
-    let n = df.height();
-    let mut start = 0;
-    while start < n {
-        let (h, g) = (host.get(start), gpu.get(start));
-        let mut end = start + 1;
-        while end < n && host.get(end) == h && gpu.get(end) == g {
-            end += 1;
-        }
-        // exact duplicates of (host, gpu, time): the first is kept, as in the audit
-        let mut idx = Vec::with_capacity(end - start);
-        let mut times: Vec<i64> = Vec::with_capacity(end - start);
-        for i in start..end {
-            let ti = time.get(i).unwrap_or(0);
-            if times.last() != Some(&ti) {
-                idx.push(i);
-                times.push(ti);
-            }
-        }
-        let w = weights::weights(&times, cfg.max_gap_ms, until, snapshot_ms);
-        for (k, &i) in idx.iter().enumerate() {
-            let Some(j) = job.get(i).filter(|s| !s.is_empty()) else {
-                continue;
-            };
-            // the job is set here, so the job rule holds
-            let held = rule.holds(
-                held_col.as_ref().and_then(|c| c.get(i)),
-                true,
-                mem.as_ref().and_then(|m| m.get(i)),
-            );
-            let w_ms = w.weight_ms[k];
-            if !held || w_ms <= 0 {
-                continue;
-            }
-            let m = model
-                .as_ref()
-                .and_then(|c| c.get(i))
-                .filter(|s| !s.is_empty())
-                .map(str::to_string);
-            let e = out.entry(j.to_string()).or_default();
-            e.intervals.push((times[k], times[k] + w_ms));
-            *e.seconds_by_model.entry(m.clone()).or_default() += w_ms as f64 / 1000.0;
-            *e.samples_by_model.entry(m).or_default() += 1;
-        }
-        start = end;
-    }
-    Ok(out)
+) -> Result<BTreeMap<String, JobHeld>> {
+    let has = |c: &str| source.has(c);
+    let mut engine = Engine::new(cfg, rule, super::present_from(&has)).collecting_mfu();
+    source.for_each_chunk(true, &mut |df| engine.observe_steps(df))?;
+    engine.finish_steps();
+    source.for_each_chunk(false, &mut |df| engine.add(df))?;
+    Ok(engine.finish_mfu())
 }
 
 fn list(names: &[String]) -> String {
@@ -173,24 +73,43 @@ fn list(names: &[String]) -> String {
     s
 }
 
+/// MFU of every declared job within cfg's window, from an in-memory table.
+pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration]) -> Result<JobMfu> {
+    declared_mfu(&TableChunks::new(table)?, cfg, decls)
+}
+
 /// MFU of every declared job within cfg's window (`model_flops` totals over the
 /// job's whole recorded run, since a total cannot be cut by a window).
-pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration]) -> Result<JobMfu> {
-    if !table.has(col::JOB) {
+pub fn declared_mfu(
+    source: &dyn ChunkSource,
+    cfg: &AuditConfig,
+    decls: &[JobDeclaration],
+) -> Result<JobMfu> {
+    if !source.has(col::JOB) {
         bail!(
             "the samples have no job column (job, job_id, pod, exported_pod, hpc_job; or --map YOURS=job) to find each declared job's GPUs"
         );
     }
-    let rule = held_rule(table, cfg)?;
-    let windowed = held_by_job(table, cfg, rule, cfg.since, cfg.until)?;
+    let rule = held_rule_from(&|c| source.has(c), &source.sources(), cfg)?;
+    let windowed = held_by_job(source, cfg, rule)?;
     let any_total = decls.iter().any(|d| matches!(d.work, Work::Total(_)));
     let has_window = cfg.since.is_some() || cfg.until.is_some();
     let whole = if any_total && has_window {
-        Some(held_by_job(table, cfg, rule, None, None)?)
+        let mut unwindowed = cfg.clone();
+        (unwindowed.since, unwindowed.until) = (None, None);
+        Some(held_by_job(source, &unwindowed, rule)?)
     } else {
         None
     };
+    Ok(mfu_of(&windowed, whole.as_ref(), decls))
+}
 
+/// The MFU of each declaration from the held time of its job.
+fn mfu_of(
+    windowed: &BTreeMap<String, JobHeld>,
+    whole: Option<&BTreeMap<String, JobHeld>>,
+    decls: &[JobDeclaration],
+) -> JobMfu {
     let mut out = JobMfu::default();
     let mut absent: Vec<String> = Vec::new();
     let mut over_one: Vec<String> = Vec::new();
@@ -201,14 +120,15 @@ pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration])
             absent.push(d.job.clone());
             continue;
         };
-        let held = match (d.work, &whole) {
+        let held = match (d.work, whole) {
             (Work::Total(_), Some(w)) => w.get(&d.job).unwrap_or(in_window),
             _ => in_window,
         };
         // peak FLOPs the job's GPUs could have done over its held GPU-time
         let mut capacity = 0.0;
         let mut complete = true;
-        for (m, secs) in &held.seconds_by_model {
+        for (m, ticks) in &held.ticks_by_model {
+            let secs = *ticks as f64 / 1000.0;
             let peak = d.peak_tflops.or_else(|| {
                 m.as_deref()
                     .and_then(|m| hardware::lookup(m))
@@ -233,7 +153,7 @@ pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration])
         }
         let mfu = match d.work {
             Work::Rate(flops_per_sec) => {
-                flops_per_sec * (union_ms(held.intervals.clone()) as f64 / 1000.0) / capacity
+                flops_per_sec * (held.wall.covered() as f64 / 1000.0) / capacity
             }
             Work::Total(flops) => flops / capacity,
         };
@@ -280,7 +200,7 @@ pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration])
     if whole.is_some() {
         out.notes.push("useful: MFU of jobs declared by model_flops is taken over all their samples, not only the window".to_string());
     }
-    Ok(out)
+    out
 }
 
 /// Live MFU of one node (for `scan`): declared model FLOP/s over the summed dense
@@ -402,12 +322,6 @@ mod tests {
         // 100 TFLOP/s over 2 × 500 TFLOP/s
         assert!((r.mfu["a"] - 0.1).abs() < 1e-12);
         Ok(())
-    }
-
-    #[test]
-    fn union_of_intervals() {
-        assert_eq!(union_ms(vec![(0, 10), (5, 15), (20, 30)]), 25);
-        assert_eq!(union_ms(vec![]), 0);
     }
 
     #[test]

@@ -2,52 +2,24 @@
 //! idle episodes, dollars, showback. Nothing here prints.
 use crate::prices::PriceBook;
 use crate::samples::{SampleTable, col};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use engine::Engine;
+pub use held::{HeldRule, held_rule, held_rule_from};
 use model::Report;
 use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
-use std::collections::BTreeMap;
 use tally::Present;
 
+pub mod assemble;
 pub mod check;
 pub mod engine;
+pub mod folds;
+pub mod held;
 pub mod interval;
 pub mod listing;
 pub mod mfu;
 pub mod model;
 pub mod tally;
 pub mod weights;
-
-/// How a row is decided held (report-semantics.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeldRule {
-    HeldColumn,
-    JobColumn,
-    Memory(u64),
-    Assumed,
-}
-
-impl HeldRule {
-    /// Whether one sample is held, from the values the rules read: the held
-    /// column, whether a job is set, the memory used.
-    pub fn holds(self, held: Option<bool>, has_job: bool, mem_used: Option<u64>) -> bool {
-        match self {
-            HeldRule::HeldColumn => held.unwrap_or(false),
-            HeldRule::JobColumn => has_job,
-            HeldRule::Memory(limit) => mem_used.is_some_and(|m| m > limit),
-            HeldRule::Assumed => true,
-        }
-    }
-
-    pub fn describe(self) -> String {
-        match self {
-            HeldRule::HeldColumn => "held column".to_string(),
-            HeldRule::JobColumn => "job column: held when a job is set".to_string(),
-            HeldRule::Memory(b) => format!("memory used > {} MiB", b / (1024 * 1024)),
-            HeldRule::Assumed => "--assume-held: every sample held".to_string(),
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {
@@ -84,8 +56,6 @@ pub struct AuditConfig {
     pub prices: PriceBook,
     pub by: Option<GroupBy>,
     pub top: Option<usize>,
-    /// MFU (fraction) of each declared job, computed by `audit::mfu` when a jobs file is given
-    pub job_mfu: Option<BTreeMap<String, f64>>,
 }
 
 impl AuditConfig {
@@ -102,39 +72,11 @@ impl AuditConfig {
             prices,
             by: None,
             top: None,
-            job_mfu: None,
         }
     }
 }
 
 pub const DEFAULT_SNAPSHOT_MS: i64 = 3_600_000;
-
-/// Decide the held rule from the columns the input has.
-pub fn held_rule(table: &SampleTable, cfg: &AuditConfig) -> Result<HeldRule> {
-    held_rule_from(&|c| table.has(c), &table.sources, cfg)
-}
-
-/// The held rule for any source that can say which canonical columns it has.
-pub fn held_rule_from(
-    has: &dyn Fn(&str) -> bool,
-    sources: &[String],
-    cfg: &AuditConfig,
-) -> Result<HeldRule> {
-    if has(col::HELD) {
-        Ok(HeldRule::HeldColumn)
-    } else if has(col::JOB) {
-        Ok(HeldRule::JobColumn)
-    } else if has(col::MEM_USED_BYTES) {
-        Ok(HeldRule::Memory(cfg.held_mem_bytes))
-    } else if cfg.assume_held {
-        Ok(HeldRule::Assumed)
-    } else {
-        bail!(
-            "{}: cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held",
-            sources.join(", ")
-        )
-    }
-}
 
 /// Earliest and latest sample time (ms), for relative --since/--until.
 pub fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
@@ -151,17 +93,18 @@ pub fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
 }
 
 /// Which layers the input can show (an absent column gives a null layer, not 0).
-pub fn present_of(table: &SampleTable, cfg: &AuditConfig) -> Present {
-    present_from(&|c| table.has(c), cfg)
+/// (`useful` needs a jobs file: see [`engine::Engine::with_job_mfu`].)
+pub fn present_of(table: &SampleTable) -> Present {
+    present_from(&|c| table.has(c))
 }
 
-fn present_from(has: &dyn Fn(&str) -> bool, cfg: &AuditConfig) -> Present {
+fn present_from(has: &dyn Fn(&str) -> bool) -> Present {
     Present {
         device_util: has(col::DEVICE_UTIL),
         sm_active: has(col::SM_ACTIVE),
         sm_occupancy: has(col::SM_OCCUPANCY),
         tensor_active: has(col::TENSOR_ACTIVE),
-        useful: cfg.job_mfu.is_some(),
+        useful: false,
     }
 }
 
@@ -181,45 +124,96 @@ pub trait ChunkSource {
 }
 
 /// The streaming audit: memory grows with GPUs, jobs and episodes, not rows.
+/// A jobs file adds passes over the chunks (each job's held time, for MFU)
+/// before the audit's own, so it streams too.
 pub fn audit_chunks(source: &dyn ChunkSource, cfg: &AuditConfig) -> Result<Report> {
+    audit_chunks_with_jobs(source, cfg, None)
+}
+
+/// The streaming audit with a jobs file's declarations.
+pub fn audit_chunks_with_jobs(
+    source: &dyn ChunkSource,
+    cfg: &AuditConfig,
+    jobs: Option<&mfu::DeclaredJobs>,
+) -> Result<Report> {
+    let job_mfu = jobs
+        .map(|j| mfu::declared_mfu(source, cfg, &j.decls).with_context(|| j.label.clone()))
+        .transpose()?;
     let has = |c: &str| source.has(c);
     let rule = held_rule_from(&has, &source.sources(), cfg)?;
-    let mut engine = Engine::new(cfg, rule, present_from(&has, cfg));
+    let mut engine = Engine::new(cfg, rule, present_from(&has));
+    if let Some(m) = &job_mfu {
+        engine = engine.with_job_mfu(&m.mfu);
+    }
     source.for_each_chunk(true, &mut |df| engine.observe_steps(df))?;
     engine.finish_steps();
     let quality = source.for_each_chunk(false, &mut |df| engine.add(df))?;
-    engine.finish(source.sources(), source.rows_read(), &quality)
+    let mut report = engine.finish(source.sources(), source.rows_read(), &quality)?;
+    if let Some(m) = job_mfu {
+        report.data_quality.warnings.extend(m.warnings);
+        report.data_quality.notes.extend(m.notes);
+    }
+    Ok(report)
 }
 
 const IN_MEMORY_SLICE_ROWS: usize = 1 << 20;
 
-/// Run the audit on an in-memory table: sort by GPU and time (stable, so of
-/// exact duplicates the first in input order is kept), then the two passes.
+/// An in-memory table as a chunk source: sorted by GPU and time once (stable,
+/// so of exact duplicates the first in input order is kept), then read in
+/// zero-copy slices that keep the engine's per-slice row vectors small.
+pub(crate) struct TableChunks<'t> {
+    table: &'t SampleTable,
+    sorted: DataFrame,
+}
+
+impl<'t> TableChunks<'t> {
+    pub(crate) fn new(table: &'t SampleTable) -> Result<Self> {
+        let sorted = table
+            .df
+            .sort(
+                [col::HOST, col::GPU, col::TIME],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )
+            .map_err(anyhow::Error::from)
+            .context("sorting samples")?;
+        Ok(TableChunks { table, sorted })
+    }
+}
+
+impl ChunkSource for TableChunks<'_> {
+    fn has(&self, column: &str) -> bool {
+        self.table.has(column)
+    }
+    fn sources(&self) -> Vec<String> {
+        self.table.sources.clone()
+    }
+    fn rows_read(&self) -> u64 {
+        self.table.rows_read
+    }
+    fn for_each_chunk(
+        &self,
+        _keys_only: bool,
+        f: &mut dyn FnMut(&DataFrame) -> Result<()>,
+    ) -> Result<crate::samples::Quality> {
+        for offset in (0..self.sorted.height()).step_by(IN_MEMORY_SLICE_ROWS) {
+            f(&self.sorted.slice(offset as i64, IN_MEMORY_SLICE_ROWS))?;
+        }
+        Ok(self.table.quality.clone())
+    }
+}
+
+/// Run the audit on an in-memory table.
 pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
-    let rule = held_rule(table, cfg)?;
-    let sorted = table
-        .df
-        .sort(
-            [col::HOST, col::GPU, col::TIME],
-            SortMultipleOptions::default().with_maintain_order(true),
-        )
-        .map_err(anyhow::Error::from)
-        .context("sorting samples")?;
-    let mut engine = Engine::new(cfg, rule, present_of(table, cfg));
-    // zero-copy slices keep the engine's per-slice row vectors small
-    let slices = || {
-        (0..sorted.height())
-            .step_by(IN_MEMORY_SLICE_ROWS)
-            .map(|offset| sorted.slice(offset as i64, IN_MEMORY_SLICE_ROWS))
-    };
-    for slice in slices() {
-        engine.observe_steps(&slice)?;
-    }
-    engine.finish_steps();
-    for slice in slices() {
-        engine.add(&slice)?;
-    }
-    engine.finish(table.sources.clone(), table.rows_read, &table.quality)
+    audit_with_jobs(table, cfg, None)
+}
+
+/// The audit of an in-memory table, with a jobs file's declarations.
+pub fn audit_with_jobs(
+    table: &SampleTable,
+    cfg: &AuditConfig,
+    jobs: Option<&mfu::DeclaredJobs>,
+) -> Result<Report> {
+    audit_chunks_with_jobs(&TableChunks::new(table)?, cfg, jobs)
 }
 
 #[cfg(test)]

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 pub const SCHEMA: &str = "gpuaudit.report/1";
 
-/// Required: schema, window, layers and their core fields (a document without
-/// them is not a report). Every section and field added after
-/// `gpuaudit.report/1` was first released carries `#[serde(default)]`, so
-/// baselines committed in users' repositories keep parsing
-/// (testdata/compat/ pins that).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// Every struct of the model carries `#[serde(default)]`: a field added after
+/// `gpuaudit.report/1` was first released never breaks the baselines committed
+/// in users' repositories (testdata/compat/ pins that). What makes a document
+/// a report is its `schema` string, which `gpuaudit check` tests first.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct Report {
     pub schema: String,
     pub window: Window,
@@ -42,7 +42,8 @@ pub struct Report {
     pub idle_episode_groups_total: usize,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct Window {
     pub start: String,
     pub end: String,
@@ -76,6 +77,7 @@ pub struct DataQuality {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct Layers {
     pub observed_gpu_hours: f64,
     pub held_gpu_hours: f64,
@@ -130,6 +132,7 @@ pub struct Cost {
 
 /// A reported GPU name that is neither priced nor peaked as any one card.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
 pub struct AmbiguousModel {
     pub name: String,
     /// the catalog cards it could be, by NVML name
@@ -252,4 +255,40 @@ pub struct JobSummary {
     pub mfu: Option<f64>,
     pub useful_gpu_hours: Option<f64>,
     pub not_useful_usd: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frozen_report_documents_parse() -> anyhow::Result<()> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/compat");
+        let mut parsed = 0;
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let r: Report = serde_json::from_slice(&std::fs::read(&path)?)?;
+                assert_eq!(r.schema, SCHEMA, "{}", path.display());
+                assert!(r.layers.observed_gpu_hours > 0.0, "{}", path.display());
+                parsed += 1;
+            }
+        }
+        assert!(parsed >= 2, "testdata/compat holds {parsed} documents");
+        Ok(())
+    }
+
+    #[test]
+    fn a_document_missing_sections_parses_with_defaults() -> anyhow::Result<()> {
+        let r: Report = serde_json::from_str(
+            r#"{"schema":"gpuaudit.report/1","window":{"hours":2.5},"layers":{"held_gpu_hours":4.0}}"#,
+        )?;
+        assert_eq!(r.window.hours, 2.5);
+        assert_eq!(r.window.start, "");
+        assert_eq!(r.layers.held_gpu_hours, 4.0);
+        assert_eq!(r.layers.active_gpu_hours, None);
+        assert_eq!(r.gpus, Vec::new());
+        assert_eq!(r.groups, None);
+        Ok(())
+    }
 }

@@ -14,23 +14,37 @@ pub struct GpuWeights {
     pub max_gap_ms: Option<i64>,
 }
 
-/// Median of the positive consecutive differences (mean of the middle two for an even count).
+/// The one median rule (report-semantics §2, docs/semantics.md): the middle
+/// value for an odd count, the mean of the two middle values (rounded toward
+/// zero) for an even count; None for no values. `nth(k)` is the k-th smallest
+/// of the `count` values, so a sorted slice and a histogram share the rule.
+pub fn median_by_rank(count: u64, nth: impl Fn(u64) -> i64) -> Option<i64> {
+    if count == 0 {
+        return None;
+    }
+    Some(if count % 2 == 1 {
+        nth(count / 2)
+    } else {
+        (nth(count / 2 - 1) + nth(count / 2)) / 2
+    })
+}
+
+/// Median of values already sorted ascending.
+pub fn median_of_sorted(sorted: &[i64]) -> Option<i64> {
+    median_by_rank(sorted.len() as u64, |k| {
+        sorted.get(k as usize).copied().unwrap_or_default()
+    })
+}
+
+/// Median of the positive consecutive differences of sorted times.
 pub fn median_step(times: &[i64]) -> Option<i64> {
     let mut diffs: Vec<i64> = times
         .windows(2)
         .map(|w| w[1] - w[0])
         .filter(|d| *d > 0)
         .collect();
-    if diffs.is_empty() {
-        return None;
-    }
     diffs.sort_unstable();
-    let n = diffs.len();
-    Some(if n % 2 == 1 {
-        diffs[n / 2]
-    } else {
-        (diffs[n / 2 - 1] + diffs[n / 2]) / 2
-    })
+    median_of_sorted(&diffs)
 }
 
 /// The one weight rule (§2), shared by the streaming engine and `weights`.
@@ -150,5 +164,10 @@ mod tests {
     #[test]
     fn even_count_median_takes_the_middle_two() {
         assert_eq!(median_step(&[0, 10, 30, 60, 100]), Some(25)); // diffs 10,20,30,40
+        // diffs 10,10,15,40: (10 + 15) / 2 = 12.5, truncated to 12
+        assert_eq!(median_step(&[0, 10, 20, 35, 75]), Some(12));
+        assert_eq!(median_of_sorted(&[7]), Some(7));
+        assert_eq!(median_of_sorted(&[]), None);
+        assert_eq!(median_step(&[5, 5]), None); // no positive step
     }
 }

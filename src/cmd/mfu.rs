@@ -1,8 +1,6 @@
 //! `gpuaudit mfu`: the MFU calculator; and the jobs-file step of every
 //! command that reports (`--jobs`), plus the declared work of a live scan.
-use crate::audit::AuditConfig;
-use crate::audit::mfu::{JobMfu, job_mfu};
-use crate::audit::model::Report;
+use crate::audit::mfu::DeclaredJobs;
 use crate::catalog::peaks as hardware;
 use crate::cli::mfu::{DeclaredWorkArgs, MfuArgs, TableOrJson};
 use crate::flops::{
@@ -10,8 +8,7 @@ use crate::flops::{
 };
 use crate::output::write_stdout;
 use crate::render;
-use crate::samples::SampleTable;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::Path;
 
 /// Turn the flags into the calculator's input (clap has already refused the
@@ -89,26 +86,14 @@ pub fn run(args: MfuArgs) -> Result<u8> {
     Ok(0)
 }
 
-/// `--jobs FILE`: read the declarations and put each job's MFU into the audit options.
-/// Returns what the report should say about them (see [`annotate`]).
-pub fn declare_jobs(
-    file: Option<&Path>,
-    table: &SampleTable,
-    cfg: &mut AuditConfig,
-) -> Result<Option<JobMfu>> {
+/// `--jobs FILE`: the declarations, an input of the audit (which computes
+/// each job's MFU and says in the report what it could not).
+pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
     let Some(path) = file else { return Ok(None) };
-    let decls = crate::jobs::read_jobs_file(path)?;
-    let r = job_mfu(table, cfg, &decls).with_context(|| format!("--jobs {}", path.display()))?;
-    cfg.job_mfu = Some(r.mfu.clone());
-    Ok(Some(r))
-}
-
-/// Add the jobs file's warnings and notes to the report's data-quality section.
-pub fn annotate(report: &mut Report, mfu: Option<JobMfu>) {
-    if let Some(m) = mfu {
-        report.data_quality.warnings.extend(m.warnings);
-        report.data_quality.notes.extend(m.notes);
-    }
+    Ok(Some(DeclaredJobs {
+        label: format!("--jobs {}", path.display()),
+        decls: crate::jobs::read_jobs_file(path)?,
+    }))
 }
 
 /// The declared model FLOP/s of a live job (`scan`), or None when nothing was declared.

@@ -1,7 +1,7 @@
 //! `gpuaudit report --prometheus URL`: the live-Prometheus arguments turned
 //! into a client and a window, then the pulled audit or the PromQL pushdown.
 use super::common::{audit_config, read_options};
-use crate::audit::{audit, model::Report};
+use crate::audit::model::Report;
 use crate::cli::ReportArgs;
 use crate::cli::prometheus::PrometheusArgs;
 use crate::samples::SampleTable;
@@ -85,8 +85,6 @@ pub fn build(args: &ReportArgs, url: &str) -> Result<Report> {
     let mut cfg = audit_config(&audit_args, &table)?;
     cfg.since = Some(q.since_ms);
     cfg.until = Some(q.until_ms);
-    let mfu = super::mfu::declare_jobs(args.audit.jobs.as_deref(), &table, &mut cfg)?;
-    let mut report = audit(&table, &cfg)?;
-    super::mfu::annotate(&mut report, mfu);
-    Ok(report)
+    let jobs = super::mfu::declared_jobs(args.audit.jobs.as_deref())?;
+    crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
 }

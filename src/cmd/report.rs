@@ -1,6 +1,6 @@
 //! `gpuaudit report`: metric dumps in, held-vs-used report out.
 use super::common::{audit_config, read_options};
-use crate::audit::{audit, model::Report};
+use crate::audit::{audit_with_jobs, model::Report};
 use crate::cli::{CsvTable, ReportArgs, ReportCommand, ReportFormat};
 use crate::output::write_stdout;
 use crate::render;
@@ -12,24 +12,23 @@ pub fn build(args: &ReportArgs) -> Result<Report> {
         return super::prometheus::build(args, url);
     }
     let opts = read_options(&args.input, args.quiet)?;
-    // Parquet datasets stream through the audit in bounded memory, unless a
-    // jobs file needs the whole table (MFU looks at each job's GPUs first).
-    if args.audit.jobs.is_none()
-        && let Some(report) = streamed(args, &opts)?
-    {
+    let jobs = super::mfu::declared_jobs(args.audit.jobs.as_deref())?;
+    // Parquet datasets stream through the audit in bounded memory (a jobs file too).
+    if let Some(report) = streamed(args, &opts, jobs.as_ref())? {
         return Ok(report);
     }
     let table = crate::source::load(&args.input.inputs, &opts)?;
-    let mut cfg = audit_config(&args.audit, &table)?;
-    let mfu = super::mfu::declare_jobs(args.audit.jobs.as_deref(), &table, &mut cfg)?;
-    let mut report = audit(&table, &cfg)?;
-    super::mfu::annotate(&mut report, mfu);
-    Ok(report)
+    let cfg = audit_config(&args.audit, &table)?;
+    audit_with_jobs(&table, &cfg, jobs.as_ref())
 }
 
 /// The streaming audit of a parquet dataset; None when the inputs are not all
 /// parquet, or their samples are not in time order (then the in-memory path sorts them).
-fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Option<Report>> {
+fn streamed(
+    args: &ReportArgs,
+    opts: &crate::source::ReadOptions,
+    jobs: Option<&crate::audit::mfu::DeclaredJobs>,
+) -> Result<Option<Report>> {
     let inputs = crate::source::resolve_inputs(&args.input.inputs)?;
     let forced_other = opts
         .format
@@ -48,7 +47,7 @@ fn streamed(args: &ReportArgs, opts: &crate::source::ReadOptions) -> Result<Opti
         })
         .sum();
     let progressed = super::progress::Progressed::new(&stream, args.quiet, bytes);
-    let result = crate::audit::audit_chunks(&progressed, &cfg);
+    let result = crate::audit::audit_chunks_with_jobs(&progressed, &cfg, jobs);
     progressed.finish();
     match result {
         Ok(r) => Ok(Some(r)),

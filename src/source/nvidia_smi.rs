@@ -157,15 +157,10 @@ fn read_apps(name: &str, log: &CsvLog) -> Result<Vec<App>> {
     Ok(out)
 }
 
+/// The GPU's median step, by the audit's one median rule.
 fn median_step(times: &mut [EpochMs]) -> Option<i64> {
     times.sort_unstable();
-    let mut d: Vec<i64> = times
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|x| *x > 0)
-        .collect();
-    d.sort_unstable();
-    d.get(d.len() / 2).copied()
+    crate::audit::weights::median_step(times)
 }
 
 /// Read query-gpu logs (joined with any compute-apps logs given alongside).
@@ -347,7 +342,7 @@ fn join_apps(
             })
             .map(|a| a.process.as_str())
             .collect();
-        held.push(!procs.is_empty());
+        held.push(held_by_processes(&procs));
         jobs.push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
     }
     Ok((held, jobs))
@@ -502,6 +497,12 @@ pub fn looks_like_query_csv(first_line: &str) -> bool {
         || fields.first().is_some_and(|f| {
             f.len() >= 19 && f.as_bytes().get(4) == Some(&b'/') && parse_timestamp_str(f).is_some()
         })
+}
+
+/// Held when a compute process runs on the GPU (the audit's held rule; these
+/// logs read no memory against the limit here).
+fn held_by_processes<T>(procs: &BTreeSet<T>) -> bool {
+    crate::audit::held::held_by_device(Some(!procs.is_empty()), None, u64::MAX).unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -183,7 +183,7 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
             rows.gpu.push(id);
             rows.model
                 .push(text(*g, &["product_name"]).map(str::to_string));
-            rows.held.push(!procs.is_empty());
+            rows.held.push(held_by_processes(&procs));
             rows.job
                 .push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
             rows.util.push(util);
@@ -239,6 +239,12 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
 /// Whether the head of a file is an nvidia-smi XML log.
 pub fn looks_like_xml(head: &str) -> bool {
     head.contains("<nvidia_smi_log")
+}
+
+/// Held when a compute process runs on the GPU (the audit's held rule; these
+/// logs read no memory against the limit here).
+fn held_by_processes<T>(procs: &BTreeSet<T>) -> bool {
+    crate::audit::held::held_by_device(Some(!procs.is_empty()), None, u64::MAX).unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -195,17 +195,10 @@ fn smallest_step(samples: &[PromSample]) -> Option<i64> {
     let mut best: Option<i64> = None;
     for times in by_series.values_mut() {
         times.sort_unstable();
-        let mut diffs: Vec<i64> = times
-            .windows(2)
-            .map(|w| w[1] - w[0])
-            .filter(|d| *d > 0)
-            .collect();
-        if diffs.is_empty() {
-            continue;
+        // the series' median step, by the audit's one median rule
+        if let Some(median) = crate::audit::weights::median_step(times) {
+            best = Some(best.map_or(median, |b| b.min(median)));
         }
-        diffs.sort_unstable();
-        let median = diffs[diffs.len() / 2];
-        best = Some(best.map_or(median, |b| b.min(median)));
     }
     best
 }

@@ -21,7 +21,8 @@
 use super::prometheus::{GPU_LABELS, HOST_LABELS};
 use super::prometheus_http::Client;
 use super::prometheus_live::{LiveQuery, METRICS};
-use crate::audit::model::*;
+use crate::audit::assemble::{Parts, assemble};
+use crate::audit::model::{DataQuality, Report, Sources};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::timeparse::{MS_PER_HOUR, format_time};
@@ -335,7 +336,7 @@ pub fn report(
     let held_rule = match &held {
         Held::Label(l) => format!("owner label '{l}' set (PromQL, --pushdown)"),
         Held::Memory(mib) => format!("{FB} > {mib} MiB (PromQL, --pushdown)"),
-        Held::Assumed => "--assume-held: every sample held".to_string(),
+        Held::Assumed => crate::audit::HeldRule::Assumed.describe(),
     };
     let mut notes = vec![
         CAVEAT.to_string(),
@@ -353,17 +354,35 @@ pub fn report(
         .iter()
         .map(|w| format!("Prometheus warned (the answer may be partial): {w}"))
         .collect();
-    Ok(assemble(
-        &aggs,
-        &present,
-        cfg,
-        q,
-        gpus.len(),
+    let sums = sums_of(&aggs, cfg, q.step_ms, present.basis());
+    let parts = Parts {
+        window_start: q.since_ms,
+        window_end: q.until_ms,
+        snapshot: false,
+        sources: Sources {
+            files: vec![client.base().to_string()],
+            rows_read: 0,
+            rows_used: 0,
+        },
         held_rule,
-        notes,
-        warnings,
-        client.base(),
-    ))
+        present,
+        total: sums.total,
+        unpriced_models: sums.unpriced_models.into_iter().collect(),
+        groups: cfg.by.map(|by| (by, sums.groups.into_iter().collect())),
+        // no idle episodes or per-GPU rows from sums (CAVEAT)
+        episodes: Vec::new(),
+        gpus: Vec::new(),
+        gpu_count: gpus.len(),
+        jobs: None,
+        model_hours: sums.model_hours,
+        quality: DataQuality {
+            notes,
+            warnings,
+            ..DataQuality::default()
+        },
+        note_unmeasured_basis: false,
+    };
+    Ok(assemble(parts, cfg))
 }
 
 /// The tally of one (group, model) sum: each point weighs one step.
@@ -407,121 +426,62 @@ fn tally_of(a: &Agg, step_ms: i64, price: Option<f64>, basis: Basis) -> Tally {
     }
 }
 
-/// The report model from the sums: the same layers, ratios and dollars as
-/// the audit computes from rows (report-semantics.md §4, §6).
-#[allow(clippy::too_many_arguments)]
-fn assemble(
+/// The Prometheus sums in the audit's tallies: the fleet, the --by groups
+/// (an empty owner label splits into unlabelled and unallocated, as the
+/// engine's groups do), the unpriced models and the hours per model.
+struct Sums {
+    total: Tally,
+    groups: BTreeMap<String, Tally>,
+    unpriced_models: BTreeSet<String>,
+    model_hours: Vec<(Option<String>, f64)>,
+}
+
+fn sums_of(
     aggs: &BTreeMap<(String, String), Agg>,
-    present: &Present,
     cfg: &AuditConfig,
-    q: &LiveQuery,
-    gpu_count: usize,
-    held_rule: String,
-    notes: Vec<String>,
-    warnings: Vec<String>,
-    source: &str,
-) -> Report {
-    let basis = present.basis();
-    let mut total = Tally::default();
-    let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut unpriced_models = BTreeSet::new();
-    let mut hours_by_model: Vec<(Option<&str>, f64)> = Vec::new();
+    step_ms: i64,
+    basis: Basis,
+) -> Sums {
+    let mut sums = Sums {
+        total: Tally::default(),
+        groups: BTreeMap::new(),
+        unpriced_models: BTreeSet::new(),
+        model_hours: Vec::new(),
+    };
     for ((key, model), a) in aggs {
         let m = (!model.is_empty()).then_some(model.as_str());
         let price = cfg.prices.price_of(m);
         if price.is_none() {
-            unpriced_models.insert(m.unwrap_or("(no model)").to_string());
+            sums.unpriced_models
+                .insert(m.unwrap_or("(no model)").to_string());
         }
-        let t = tally_of(a, q.step_ms, price, basis);
-        hours_by_model.push((m, t.observed_h));
-        total.merge(&t);
-        if cfg.by.is_some() {
-            if key.is_empty() {
-                // No owner label: the held part is unlabelled, the rest unallocated.
-                let held = Agg {
-                    observed: a.held,
-                    ..a.clone()
-                };
-                let rest = Agg {
-                    observed: a.observed - a.held,
-                    ..Agg::default()
-                };
-                groups
-                    .entry("(unlabelled)".into())
+        let t = tally_of(a, step_ms, price, basis);
+        sums.model_hours.push((m.map(str::to_string), t.observed_h));
+        sums.total.merge(&t);
+        if cfg.by.is_none() {
+            continue;
+        }
+        if key.is_empty() {
+            let held = Agg {
+                observed: a.held,
+                ..a.clone()
+            };
+            let rest = Agg {
+                observed: a.observed - a.held,
+                ..Agg::default()
+            };
+            for (name, part) in [("(unlabelled)", held), ("(unallocated)", rest)] {
+                sums.groups
+                    .entry(name.into())
                     .or_default()
-                    .merge(&tally_of(&held, q.step_ms, price, basis));
-                groups
-                    .entry("(unallocated)".into())
-                    .or_default()
-                    .merge(&tally_of(&rest, q.step_ms, price, basis));
-            } else {
-                groups.entry(key.clone()).or_default().merge(&t);
+                    .merge(&tally_of(&part, step_ms, price, basis));
             }
+        } else {
+            sums.groups.entry(key.clone()).or_default().merge(&t);
         }
     }
-    groups.retain(|_, t| t.observed_ms > 0);
-    let window_hours = (q.until_ms - q.since_ms) as f64 / MS_PER_HOUR;
-    let layers = total.layers(present);
-    let ratios = total.ratios(present);
-    let mut cost = total.cost(
-        cfg.prices.source.describe(),
-        basis,
-        unpriced_models.into_iter().collect(),
-        window_hours,
-    );
-    total.fill_layer_idle_usd(&mut cost, present, window_hours);
-    let mut warnings = warnings;
-    warnings.extend(crate::catalog::report::flag_ambiguous(
-        &mut cost,
-        hours_by_model,
-    ));
-    let waterfall = crate::audit::tally::waterfall(&layers);
-    let groups = cfg.by.map(|by| {
-        let mut rows: Vec<Group> = groups
-            .iter()
-            .map(|(key, t)| Group {
-                by: by.column().to_string(),
-                key: key.clone(),
-                layers: t.layers(present),
-                ratios: t.ratios(present),
-                cost: t.group_cost(),
-            })
-            .collect();
-        crate::audit::listing::sort_groups(&mut rows);
-        rows
-    });
-    Report {
-        schema: SCHEMA.to_string(),
-        window: Window {
-            start: format_time(q.since_ms),
-            end: format_time(q.until_ms),
-            hours: window_hours,
-            snapshot: false,
-        },
-        sources: Sources {
-            files: vec![source.to_string()],
-            rows_read: 0,
-            rows_used: 0,
-        },
-        data_quality: DataQuality {
-            notes,
-            warnings,
-            ..DataQuality::default()
-        },
-        held_rule,
-        layers,
-        ratios,
-        cost,
-        waterfall,
-        idle_episodes: Vec::new(),
-        idle_episodes_total: 0,
-        groups,
-        gpus: Vec::new(),
-        jobs: None,
-        gpu_count,
-        idle_episode_groups: Vec::new(),
-        idle_episode_groups_total: 0,
-    }
+    sums.groups.retain(|_, t| t.observed_ms > 0);
+    sums
 }
 
 #[cfg(test)]

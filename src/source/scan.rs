@@ -251,13 +251,8 @@ pub fn run(
 /// Held, decided at the scan: a process on the unit, or memory used above the limit.
 /// Unknown (None) only when neither the processes nor the memory could be read.
 pub fn is_held(r: &Reading, held_mem_bytes: u64) -> Option<bool> {
-    let by_procs = r.processes.as_ref().map(|p| !p.is_empty());
-    let by_mem = r.mem_used_bytes.map(|m| m > held_mem_bytes);
-    match (by_procs, by_mem) {
-        (Some(true), _) | (_, Some(true)) => Some(true),
-        (None, None) => None,
-        _ => Some(false),
-    }
+    let has_process = r.processes.as_ref().map(|p| !p.is_empty());
+    crate::audit::held::held_by_device(has_process, r.mem_used_bytes, held_mem_bytes)
 }
 
 /// Distinct non-empty labels of the owners, in first-seen order, joined by ",".

@@ -1,0 +1,77 @@
+//! The audit as folds over weighed intervals (docs/semantics.md, "Folds"):
+//! the engine weighs each sample once and hands its [`Interval`] to
+//! [`Folds::add`]; each fold owns one part of the report, in its own file, and
+//! `audit::assemble` turns their results into the one `Report`.
+use super::GroupBy;
+use super::interval::{Fold, Interval};
+use super::tally::{Basis, Row};
+
+pub mod episodes;
+pub mod gpus;
+pub mod groups;
+pub mod jobs;
+pub mod mfu;
+pub mod tally;
+
+/// The tally's view of an interval.
+pub fn row_of(iv: &Interval) -> Row {
+    Row {
+        w: iv.hours(),
+        w_ms: iv.weight,
+        held: iv.held,
+        held_unknown: iv.held_unknown,
+        idle: iv.idle,
+        device_util: iv.device_util,
+        sm_active: iv.sm_active,
+        sm_occupancy: iv.sm_occupancy,
+        tensor_active: iv.tensor_active,
+        mfu: iv.mfu,
+        price: iv.price,
+    }
+}
+
+/// Every fold of the audit.
+pub struct Folds {
+    pub tally: tally::TallyFold,
+    pub groups: groups::GroupsFold,
+    pub gpus: gpus::GpusFold,
+    pub jobs: jobs::JobsFold,
+    pub episodes: episodes::EpisodesFold,
+}
+
+impl Folds {
+    pub fn new(basis: Basis, by: Option<GroupBy>) -> Self {
+        Folds {
+            tally: tally::TallyFold::new(basis),
+            groups: groups::GroupsFold::new(basis, by),
+            gpus: gpus::GpusFold::new(basis),
+            jobs: jobs::JobsFold::new(basis),
+            episodes: episodes::EpisodesFold::default(),
+        }
+    }
+
+    /// The GPU has no more samples: close what is open on it.
+    pub fn end_gpu(&mut self, gpu: usize) {
+        self.episodes.end_gpu(gpu);
+    }
+}
+
+impl Fold for Folds {
+    fn add(&mut self, iv: &Interval) {
+        // one Row for the four tallies, not one each
+        let row = row_of(iv);
+        self.tally.add_row(iv, &row);
+        self.groups.add_row(iv, &row);
+        self.gpus.add_row(iv, &row);
+        self.jobs.add_row(iv, &row);
+        self.episodes.add(iv);
+    }
+
+    fn merge(&mut self, other: Self) {
+        self.tally.merge(other.tally);
+        self.groups.merge(other.groups);
+        self.gpus.merge(other.gpus);
+        self.jobs.merge(other.jobs);
+        self.episodes.merge(other.episodes);
+    }
+}

@@ -1,0 +1,68 @@
+//! Layers and cost: the fleet's tally and the span the intervals cover.
+use super::row_of;
+use crate::audit::interval::{Fold, Interval};
+use crate::audit::tally::{Basis, Row, Tally};
+
+pub struct TallyFold {
+    basis: Basis,
+    pub total: Tally,
+    /// [first start, last end) over all intervals, in ticks
+    pub span: Option<(i64, i64)>,
+}
+
+impl TallyFold {
+    pub fn new(basis: Basis) -> Self {
+        TallyFold {
+            basis,
+            total: Tally::default(),
+            span: None,
+        }
+    }
+
+    pub fn add_row(&mut self, iv: &Interval, row: &Row) {
+        self.total.add(row, self.basis);
+        let (start, end) = (iv.start, iv.end());
+        self.span = Some(
+            self.span
+                .map_or((start, end), |(s, e)| (s.min(start), e.max(end))),
+        );
+    }
+}
+
+impl Fold for TallyFold {
+    fn add(&mut self, iv: &Interval) {
+        self.add_row(iv, &row_of(iv));
+    }
+
+    fn merge(&mut self, other: Self) {
+        self.total.merge(&other.total);
+        self.span = match (self.span, other.span) {
+            (Some((s, e)), Some((s2, e2))) => Some((s.min(s2), e.max(e2))),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_span_covers_every_interval_and_merges() {
+        let iv = |start, weight, held| Interval {
+            start,
+            weight,
+            held,
+            ..Interval::default()
+        };
+        let mut a = TallyFold::new(Basis::Active);
+        a.add(&iv(1_000, 3_600_000, true));
+        let mut b = TallyFold::new(Basis::Active);
+        b.add(&iv(0, 1_800_000, false));
+        a.merge(b);
+        assert_eq!(a.span, Some((0, 3_601_000)));
+        assert_eq!(a.total.observed_ms, 5_400_000);
+        assert_eq!(a.total.held_ms, 3_600_000);
+        assert!((a.total.held_h - 1.0).abs() < 1e-12);
+    }
+}
