@@ -3,7 +3,7 @@
 //! are not held are stranded, those of a host nobody holds are free.
 use super::Sum;
 use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
 /// One host in one bucket. Weight whose held state could not be read is in
@@ -19,7 +19,6 @@ struct HostBucket {
 struct HostState {
     /// bucket index k → sums; sparse, so a host seen for a day of a year costs a day
     buckets: HashMap<i64, HostBucket>,
-    gpus: HashSet<usize>,
 }
 
 /// State of the node view: per host, per bucket, held and unallocated ticks.
@@ -29,6 +28,9 @@ pub struct NodesFold {
     window_start: i64,
     window_end: i64,
     hosts: HashMap<u32, HostState>,
+    /// the host of each GPU slot seen (a slot is one GPU of one host), so
+    /// GPUs per host are counted once at the end, not hashed per interval
+    gpu_host: Vec<Option<u32>>,
     priced: bool,
 }
 
@@ -40,6 +42,7 @@ impl NodesFold {
             window_start,
             window_end,
             hosts: HashMap::default(),
+            gpu_host: Vec::new(),
             priced: false,
         }
     }
@@ -48,6 +51,10 @@ impl NodesFold {
     /// first, then by name.
     pub fn finish(&self, names: &dyn Names, top: Option<usize>) -> Nodes {
         let mut totals = NodeTotals::default();
+        let mut gpus: HashMap<u32, usize> = HashMap::default();
+        for host in self.gpu_host.iter().flatten() {
+            *gpus.entry(*host).or_default() += 1;
+        }
         let mut hosts: Vec<NodeHost> = self
             .hosts
             .iter()
@@ -56,7 +63,7 @@ impl NodesFold {
                 totals.add(&t);
                 NodeHost {
                     host: names.label(*id).to_string(),
-                    gpus: state.gpus.len(),
+                    gpus: gpus.get(id).copied().unwrap_or(0),
                     node_held_gpu_hours: hours(t.node_held),
                     held_gpu_hours: hours(t.held),
                     stranded_gpu_hours: hours(t.stranded),
@@ -135,8 +142,13 @@ impl Fold for NodesFold {
         if end <= start {
             return;
         }
+        if self.gpu_host.len() <= iv.gpu {
+            self.gpu_host.resize(iv.gpu + 1, None);
+        }
+        if let Some(slot) = self.gpu_host.get_mut(iv.gpu) {
+            *slot = Some(iv.host);
+        }
         let host = self.hosts.entry(iv.host).or_default();
-        host.gpus.insert(iv.gpu);
         if iv.held_unknown {
             return;
         }
@@ -156,9 +168,16 @@ impl Fold for NodesFold {
 
     fn merge(&mut self, other: Self) {
         self.priced |= other.priced;
+        if self.gpu_host.len() < other.gpu_host.len() {
+            self.gpu_host.resize(other.gpu_host.len(), None);
+        }
+        for (mine, theirs) in self.gpu_host.iter_mut().zip(other.gpu_host) {
+            if theirs.is_some() {
+                *mine = theirs;
+            }
+        }
         for (id, theirs) in other.hosts {
             let mine = self.hosts.entry(id).or_default();
-            mine.gpus.extend(theirs.gpus);
             for (k, b) in theirs.buckets {
                 let m = mine.buckets.entry(k).or_default();
                 m.held += b.held;
@@ -273,5 +292,6 @@ mod tests {
         assert_eq!(n.node_held_gpu_hours, 2.0);
         assert_eq!(n.stranded_gpu_hours, 1.0);
         assert_eq!(n.free_node_gpu_hours, 0.0);
+        assert_eq!(n.hosts[0].gpus, 2, "GPUs of both shards");
     }
 }
