@@ -520,10 +520,10 @@ mod tests {
         assert_eq!(t.starved_below, 0.4);
         assert_eq!(t.idle_below, 0.01);
         let typo = LeakThresholds::from_toml("starved = 0.4\n", "t.toml");
-        let msg = format!("{:#}", typo.err().expect("unknown key refused"));
+        let msg = format!("{:#}", typo.expect_err("unknown key refused"));
         assert!(msg.contains("t.toml") && msg.contains("starved"), "{msg}");
         let out = LeakThresholds::from_toml("no_tensor_below = 15\n", "t.toml");
-        let msg = format!("{:#}", out.err().expect("percent refused"));
+        let msg = format!("{:#}", out.expect_err("percent refused"));
         assert!(msg.contains("no_tensor_below = 15"), "{msg}");
         let crossed = LeakThresholds::from_toml("idle_below = 0.6\n", "t.toml");
         assert!(crossed.is_err());

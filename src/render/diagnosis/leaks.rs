@@ -1,8 +1,8 @@
 //! The leak map: one row per class with GPU-hours, shares and dollars, and
 //! the thresholds the cascade used.
 use super::md_row;
-use crate::audit::diagnosis::leaks::LeakRow;
-use crate::audit::diagnosis::{LeakThresholds, Leaks};
+use crate::audit::diagnosis::leaks::{LeakGroup, LeakRow};
+use crate::audit::diagnosis::{LeakClass, LeakThresholds, Leaks};
 use crate::render::fmt::{hours, pct, usd};
 use crate::render::grid::{Column, Grid};
 
@@ -52,6 +52,51 @@ pub fn table(l: &Leaks, width: Option<u16>) -> String {
     out
 }
 
+/// The held classes a group's leak mix shows, as shares of its held hours.
+const MIX: [LeakClass; 8] = [
+    LeakClass::Unmeasured,
+    LeakClass::Idle,
+    LeakClass::Starved,
+    LeakClass::Underfilled,
+    LeakClass::MemoryBound,
+    LeakClass::NoTensor,
+    LeakClass::Effective,
+    LeakClass::BusyUnprofiled,
+];
+
+/// One row of the leak mix: the group, then each held class's share of held.
+pub fn mix_cells(g: &LeakGroup) -> Vec<String> {
+    let mut cells = vec![g.name.clone()];
+    cells.extend(MIX.iter().map(|class| {
+        pct(g
+            .classes
+            .iter()
+            .find(|r| r.class == *class)
+            .and_then(|r| r.share_of_held))
+    }));
+    cells
+}
+
+/// The leak mix of the first `top` `--by` groups (they come sorted by held
+/// hours); None without `--by`.
+pub fn groups_table(l: &Leaks, top: usize, width: Option<u16>) -> Option<String> {
+    let by = l.by.as_deref()?;
+    let mut cols = vec![Column::new(by).label()];
+    cols.extend(MIX.iter().enumerate().map(|(i, c)| {
+        Column::new(c.name().replace('_', " "))
+            .right()
+            .drop_rank(i as u8 % 3)
+    }));
+    let mut g = Grid::new(cols);
+    for group in l.groups.iter().take(top) {
+        g.row(mix_cells(group));
+    }
+    Some(format!(
+        "Leak mix by {by} (share of each group's held GPU-hours)\n{}",
+        g.render_with_note(width)
+    ))
+}
+
 pub fn markdown(l: &Leaks) -> String {
     let mut out = String::from("\n### Where the GPU-hours went\n\n");
     out.push_str(&md_row(
@@ -68,7 +113,6 @@ pub fn markdown(l: &Leaks) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::diagnosis::LeakClass;
 
     fn leaks() -> Leaks {
         let row = |class, gpu_hours, share_of_held, usd| LeakRow {
@@ -109,6 +153,29 @@ mod tests {
         assert!(
             md.contains("| unallocated | 1.00 | n/a | 25.0% | $2.00 |"),
             "{md}"
+        );
+    }
+
+    #[test]
+    fn the_leak_mix_lists_held_shares_per_group() {
+        let mut l = leaks();
+        assert_eq!(groups_table(&l, 10, None), None);
+        l.by = Some("team".to_string());
+        l.groups = vec![LeakGroup {
+            name: "research".to_string(),
+            classes: l.classes.clone(),
+        }];
+        let cells = mix_cells(&l.groups[0]);
+        // unmeasured (absent: n/a), idle 66.7%, starved 0.0%, underfilled n/a, memory bound 33.3%
+        assert_eq!(
+            cells[..6],
+            ["research", "n/a", "66.7%", "0.0%", "n/a", "33.3%"]
+        );
+        let text = groups_table(&l, 10, None).expect("a --by table");
+        assert!(text.starts_with("Leak mix by team"), "{text}");
+        assert!(
+            text.contains("research") && text.contains("memory bound"),
+            "{text}"
         );
     }
 }
