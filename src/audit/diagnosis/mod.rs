@@ -6,6 +6,7 @@
 //! Every fold has the same shape, so the engine can own one of each:
 //! `new(..)`, `impl Fold` (`add`, `merge`), then `finish(&self, names, ..)`
 //! builds its report section.
+use super::interval::{Fold, Interval, Names};
 use serde::{Deserialize, Serialize};
 
 pub mod findings;
@@ -96,8 +97,84 @@ pub struct Sections {
 /// A Neumaier sum (the report's own), so dollar sums agree with SQL to 1e-9.
 pub(crate) use super::tally::Sum;
 
+/// The diagnosis folds the engine runs side by side: one value per GPU shard,
+/// merged at the end, finished into [`Sections`] (the purchase answer is a
+/// function of the finished timeline).
+#[derive(Debug, Clone)]
+pub struct DiagnosisFolds {
+    pub timeline: TimelineFold,
+    pub leaks: LeakFold,
+    pub nodes: NodesFold,
+}
+
+/// What the sections need beyond the intervals.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DiagnosisInputs<'a> {
+    /// (basis, GPU-hours) of the deepest measured layer (useful > tensor_active
+    /// > sm_active > active), None when no layer is measured
+    pub deepest_layer: Option<(&'a str, f64)>,
+    pub window_hours: f64,
+    /// `--want N`
+    pub want: Option<u32>,
+    /// hosts listed in the node view (`--top`); None lists all
+    pub top_hosts: Option<usize>,
+}
+
+impl DiagnosisFolds {
+    /// `bucket_ticks` from `--bucket` or [`auto_bucket`]; the window is the
+    /// report's [start, end), known before the weighing pass.
+    pub fn new(
+        bucket_ticks: i64,
+        window_start: i64,
+        window_end: i64,
+        thresholds: LeakThresholds,
+        by: Option<crate::audit::GroupBy>,
+    ) -> Self {
+        DiagnosisFolds {
+            timeline: TimelineFold::new(bucket_ticks, window_start, window_end),
+            leaks: LeakFold::new(thresholds, by),
+            nodes: NodesFold::new(bucket_ticks, window_start, window_end),
+        }
+    }
+
+    pub fn finish(&self, names: &dyn Names, inputs: DiagnosisInputs) -> Sections {
+        let timeline = self.timeline.finish(names);
+        let purchase = purchase(
+            &timeline,
+            self.timeline.gpus_observed(),
+            inputs.deepest_layer,
+            inputs.window_hours,
+            inputs.want,
+        );
+        Sections {
+            leaks: Some(self.leaks.finish(names)),
+            nodes: Some(self.nodes.finish(names, inputs.top_hosts)),
+            purchase: Some(purchase),
+            timeline: Some(timeline),
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl Fold for DiagnosisFolds {
+    fn add(&mut self, iv: &Interval) {
+        self.timeline.add(iv);
+        self.leaks.add(iv);
+        self.nodes.add(iv);
+    }
+
+    fn merge(&mut self, other: Self) {
+        self.timeline.merge(other.timeline);
+        self.leaks.merge(other.leaks);
+        self.nodes.merge(other.nodes);
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testkit;
+
+#[cfg(test)]
+mod invariants;
 
 #[cfg(test)]
 mod tests {
