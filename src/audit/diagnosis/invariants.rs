@@ -21,7 +21,7 @@ impl Lcg {
         (self.next() % 1000) as f64 / 1000.0
     }
     fn maybe(&mut self) -> Option<f64> {
-        (self.next() % 4 != 0).then(|| self.unit())
+        (!self.next().is_multiple_of(4)).then(|| self.unit())
     }
 }
 
