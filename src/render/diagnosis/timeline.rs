@@ -106,6 +106,31 @@ pub fn markdown(t: &Timeline) -> String {
     out
 }
 
+/// CSV for `--table timeline`: a header row, one row per bucket, plain
+/// unrounded numbers, empty cells where a figure is unknown.
+pub fn csv(t: &Timeline) -> String {
+    let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let mut out = String::from(
+        "start,observed,held,active,sm_active,tensor_active,idle_held,unallocated,spare\n",
+    );
+    for b in &t.buckets {
+        let cells = [
+            b.start.clone(),
+            b.observed.to_string(),
+            b.held.to_string(),
+            num(b.active),
+            num(b.sm_active),
+            num(b.tensor_active),
+            num(b.idle_held),
+            b.unallocated.to_string(),
+            num(b.spare),
+        ];
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +175,8 @@ mod tests {
         assert!(!text.contains("tensor active"), "{text}");
         let md = markdown(&t);
         assert!(md.contains(&format!("```\n{:<15}█▁\n", "observed")), "{md}");
+        let rows = csv(&t);
+        assert_eq!(csv.lines().nth(1), Some("2026-07-06T00:00:00Z,8,8,2,,,,0,"));
+        assert_eq!(rows.lines().count(), 3);
     }
 }
