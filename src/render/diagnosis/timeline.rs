@@ -176,7 +176,10 @@ mod tests {
         let md = markdown(&t);
         assert!(md.contains(&format!("```\n{:<15}█▁\n", "observed")), "{md}");
         let rows = csv(&t);
-        assert_eq!(csv.lines().nth(1), Some("2026-07-06T00:00:00Z,8,8,2,,,,0,"));
+        assert_eq!(
+            rows.lines().nth(1),
+            Some("2026-07-06T00:00:00Z,8,8,2,,,,0,")
+        );
         assert_eq!(rows.lines().count(), 3);
     }
 }
