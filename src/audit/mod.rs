@@ -11,6 +11,7 @@ use tally::Present;
 
 pub mod assemble;
 pub mod check;
+pub mod diagnosis;
 pub mod engine;
 pub mod folds;
 pub mod held;

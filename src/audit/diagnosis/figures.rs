@@ -1,0 +1,141 @@
+//! The diagnosis figures `check` rules can name: `leaks.<class>` (GPU-hours;
+//! `.share_of_held`, `.usd`), `nodes.<field>`, `purchase.<field>`,
+//! `timeline.unobserved_buckets`.
+use super::{LeakClass, Sections};
+
+/// Every figure name [`Sections::figure`] answers, for help and errors.
+pub fn figure_names() -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for class in LeakClass::ALL {
+        names.push(format!("leaks.{}", class.name()));
+        names.push(format!("leaks.{}.share_of_held", class.name()));
+        names.push(format!("leaks.{}.usd", class.name()));
+    }
+    names.extend(NODES.iter().map(|f| format!("nodes.{f}")));
+    names.extend(PURCHASE.iter().map(|f| format!("purchase.{f}")));
+    names.push("timeline.unobserved_buckets".to_string());
+    names
+}
+
+const NODES: [&str; 5] = [
+    "node_held_gpu_hours",
+    "stranded_gpu_hours",
+    "free_node_gpu_hours",
+    "stranded_usd",
+    "free_node_usd",
+];
+
+const PURCHASE: [&str; 6] = [
+    "owned",
+    "held_p50",
+    "held_p95",
+    "held_max",
+    "spare_p5",
+    "output_equivalent_gpus",
+];
+
+impl Sections {
+    /// The value of a named figure: None for a name that is not a figure,
+    /// Some(None) for a figure that is null in this report (its section could
+    /// not be computed, or the value was not measured).
+    pub fn figure(&self, name: &str) -> Option<Option<f64>> {
+        let (section, field) = name.split_once('.')?;
+        match section {
+            "leaks" => self.leak_figure(field),
+            "nodes" => {
+                let n = self.nodes.as_ref();
+                let v = match field {
+                    "node_held_gpu_hours" => n.map(|n| n.node_held_gpu_hours),
+                    "stranded_gpu_hours" => n.map(|n| n.stranded_gpu_hours),
+                    "free_node_gpu_hours" => n.map(|n| n.free_node_gpu_hours),
+                    "stranded_usd" => n.and_then(|n| n.stranded_usd),
+                    "free_node_usd" => n.and_then(|n| n.free_node_usd),
+                    _ => return None,
+                };
+                Some(v)
+            }
+            "purchase" => {
+                let p = self.purchase.as_ref();
+                let v = match field {
+                    "owned" => p.map(|p| p.owned as f64),
+                    "held_p50" => p.and_then(|p| p.held_p50),
+                    "held_p95" => p.and_then(|p| p.held_p95),
+                    "held_max" => p.and_then(|p| p.held_max),
+                    "spare_p5" => p.and_then(|p| p.spare_p5),
+                    "output_equivalent_gpus" => p.and_then(|p| p.output_equivalent_gpus),
+                    _ => return None,
+                };
+                Some(v)
+            }
+            "timeline" if field == "unobserved_buckets" => {
+                Some(self.timeline.as_ref().map(|t| t.unobserved_buckets as f64))
+            }
+            _ => None,
+        }
+    }
+
+    fn leak_figure(&self, field: &str) -> Option<Option<f64>> {
+        let (class_name, part) = match field.split_once('.') {
+            Some((c, p)) => (c, Some(p)),
+            None => (field, None),
+        };
+        let class = LeakClass::ALL
+            .into_iter()
+            .find(|c| c.name() == class_name)?;
+        let row = self
+            .leaks
+            .as_ref()
+            .and_then(|l| l.classes.iter().find(|r| r.class == class));
+        match part {
+            None => Some(row.map(|r| r.gpu_hours)),
+            Some("share_of_held") => Some(row.and_then(|r| r.share_of_held)),
+            Some("usd") => Some(row.and_then(|r| r.usd)),
+            Some(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::diagnosis::leaks::LeakRow;
+    use crate::audit::diagnosis::{Leaks, Nodes, Purchase};
+
+    #[test]
+    fn figures_are_read_by_name_and_null_sections_are_null() {
+        let mut s = Sections::default();
+        assert_eq!(s.figure("leaks.idle"), Some(None));
+        assert_eq!(s.figure("purchase.spare_p5"), Some(None));
+        assert_eq!(s.figure("leaks.sleepy"), None);
+        assert_eq!(s.figure("nodes.stranded"), None);
+        assert_eq!(s.figure("jobs"), None);
+        s.leaks = Some(Leaks {
+            classes: vec![LeakRow {
+                class: LeakClass::Idle,
+                gpu_hours: 2.0,
+                share_of_held: Some(0.5),
+                share_of_observed: Some(0.25),
+                usd: None,
+            }],
+            ..Leaks::default()
+        });
+        s.nodes = Some(Nodes {
+            stranded_gpu_hours: 3.5,
+            ..Nodes::default()
+        });
+        s.purchase = Some(Purchase {
+            owned: 8,
+            spare_p5: Some(1.5),
+            ..Purchase::default()
+        });
+        assert_eq!(s.figure("leaks.idle"), Some(Some(2.0)));
+        assert_eq!(s.figure("leaks.idle.share_of_held"), Some(Some(0.5)));
+        assert_eq!(s.figure("leaks.idle.usd"), Some(None));
+        assert_eq!(s.figure("nodes.stranded_gpu_hours"), Some(Some(3.5)));
+        assert_eq!(s.figure("purchase.spare_p5"), Some(Some(1.5)));
+        assert_eq!(s.figure("purchase.owned"), Some(Some(8.0)));
+        // every advertised name answers
+        assert!(figure_names().iter().all(|n| s.figure(n).is_some()));
+        assert_eq!(figure_names().len(), 30 + 5 + 6 + 1);
+    }
+}

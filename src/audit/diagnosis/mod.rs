@@ -1,0 +1,234 @@
+//! Why it leaks and what to do (diagnosis-semantics.md §8-§12): the fleet
+//! timeline, the leak map, the node view and the purchase answer, each a
+//! [`Fold`](super::interval::Fold) over the engine's intervals (or, for the
+//! purchase, a pure function of the timeline). Nothing here prints.
+//!
+//! Every fold has the same shape, so the engine can own one of each:
+//! `new(..)`, `impl Fold` (`add`, `merge`), then `finish(&self, names, ..)`
+//! builds its report section.
+use super::interval::{Fold, Interval, Names};
+use serde::{Deserialize, Serialize};
+
+pub mod figures;
+pub mod findings;
+pub mod jobs;
+pub mod leaks;
+pub mod nodes;
+pub mod purchase;
+pub mod timeline;
+
+pub use leaks::{LeakClass, LeakFold, LeakThresholds, Leaks};
+pub use nodes::{Nodes, NodesFold};
+pub use purchase::{Purchase, Verdict, purchase};
+pub use timeline::{Timeline, TimelineBucket, TimelineFold};
+
+const MINUTE_TICKS: i64 = 60_000;
+const DAY_TICKS: i64 = 24 * 60 * MINUTE_TICKS;
+
+/// The bucket lengths the automatic rule picks from (§8): 1m, 5m, 15m, 1h, 6h, 1d.
+pub const AUTO_BUCKETS: [i64; 6] = [
+    MINUTE_TICKS,
+    5 * MINUTE_TICKS,
+    15 * MINUTE_TICKS,
+    60 * MINUTE_TICKS,
+    6 * 60 * MINUTE_TICKS,
+    DAY_TICKS,
+];
+
+/// The most buckets the automatic rule lets a window span (§8).
+pub const MAX_AUTO_BUCKETS: i64 = 720;
+
+/// Nearest-rank percentile (§8): of `sorted` (ascending), the value at rank
+/// ceil(pct/100 · n), 1-based. None for an empty slice.
+pub fn nearest_rank(sorted: &[f64], pct: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    // pct·n first, so 95·20/100 is exactly 19 (0.95·20 is not); the tiny slack
+    // keeps a product that lands a rounding above an integer on that integer
+    let exact = pct * n as f64 / 100.0;
+    let rank = (exact - 1e-9).ceil().clamp(1.0, n as f64) as usize;
+    sorted.get(rank - 1).copied()
+}
+
+/// Nearest-rank percentiles of unsorted values (NaN-free): sorts a copy.
+pub fn percentile_of(values: &[f64], pct: f64) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    nearest_rank(&sorted, pct)
+}
+
+/// The automatic bucket (§8): the smallest of 1m, 5m, 15m, 1h, 6h, 1d that is
+/// at least 4 × the fleet step and lets the window span at most 720 buckets.
+/// Where none does (a window over 720 days, or a step over 6 h), whole days:
+/// the fewest that satisfy both. A window that "spans" n buckets is read as
+/// ceil(window / B) ≤ 720, whatever its alignment to the epoch.
+pub fn auto_bucket(fleet_step_ticks: i64, window_ticks: i64) -> i64 {
+    let step = fleet_step_ticks.max(0);
+    let window = window_ticks.max(0);
+    let fits = |b: i64| b >= 4 * step && div_ceil(window, b) <= MAX_AUTO_BUCKETS;
+    if let Some(b) = AUTO_BUCKETS.iter().copied().find(|b| fits(*b)) {
+        return b;
+    }
+    let days_for_step = div_ceil(4 * step, DAY_TICKS);
+    let days_for_window = div_ceil(window, MAX_AUTO_BUCKETS * DAY_TICKS);
+    days_for_step.max(days_for_window).max(1) * DAY_TICKS
+}
+
+fn div_ceil(a: i64, b: i64) -> i64 {
+    (a + b - 1).div_euclid(b)
+}
+
+/// The diagnosis sections of a report. Each is null where it could not be
+/// computed (a source the folds cannot see, e.g. a Prometheus pushdown that
+/// has no per-sample state), with the reason in `notes`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Sections {
+    pub timeline: Option<Timeline>,
+    pub leaks: Option<Leaks>,
+    pub nodes: Option<Nodes>,
+    pub purchase: Option<Purchase>,
+    /// why a section is null, one line each
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A Neumaier sum (the report's own), so dollar sums agree with SQL to 1e-9.
+pub(crate) use super::tally::Sum;
+
+/// The diagnosis folds the engine runs side by side: one value per GPU shard,
+/// merged at the end, finished into [`Sections`] (the purchase answer is a
+/// function of the finished timeline).
+#[derive(Debug, Clone)]
+pub struct DiagnosisFolds {
+    pub timeline: TimelineFold,
+    pub leaks: LeakFold,
+    pub nodes: NodesFold,
+}
+
+/// What the sections need beyond the intervals.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DiagnosisInputs<'a> {
+    /// (basis, GPU-hours) of the deepest measured layer (useful > tensor_active
+    /// > sm_active > active), None when no layer is measured
+    pub deepest_layer: Option<(&'a str, f64)>,
+    pub window_hours: f64,
+    /// `--want N`
+    pub want: Option<u32>,
+    /// hosts listed in the node view (`--top`); None lists all
+    pub top_hosts: Option<usize>,
+}
+
+impl DiagnosisFolds {
+    /// `bucket_ticks` from `--bucket` or [`auto_bucket`]; the window is the
+    /// report's [start, end), known before the weighing pass.
+    pub fn new(
+        bucket_ticks: i64,
+        window_start: i64,
+        window_end: i64,
+        thresholds: LeakThresholds,
+        by: Option<crate::audit::GroupBy>,
+    ) -> Self {
+        DiagnosisFolds {
+            timeline: TimelineFold::new(bucket_ticks, window_start, window_end),
+            leaks: LeakFold::new(thresholds, by),
+            nodes: NodesFold::new(bucket_ticks, window_start, window_end),
+        }
+    }
+
+    pub fn finish(&self, names: &dyn Names, inputs: DiagnosisInputs) -> Sections {
+        let timeline = self.timeline.finish(names);
+        let purchase = purchase(
+            &timeline,
+            self.timeline.gpus_observed(),
+            inputs.deepest_layer,
+            inputs.window_hours,
+            inputs.want,
+        );
+        Sections {
+            leaks: Some(self.leaks.finish(names)),
+            nodes: Some(self.nodes.finish(names, inputs.top_hosts)),
+            purchase: Some(purchase),
+            timeline: Some(timeline),
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl Fold for DiagnosisFolds {
+    fn add(&mut self, iv: &Interval) {
+        self.timeline.add(iv);
+        self.leaks.add(iv);
+        self.nodes.add(iv);
+    }
+
+    fn merge(&mut self, other: Self) {
+        self.timeline.merge(other.timeline);
+        self.leaks.merge(other.leaks);
+        self.nodes.merge(other.nodes);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testkit;
+
+#[cfg(test)]
+mod invariants;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_takes_the_ceil_rank_one_based() {
+        let v: Vec<f64> = (1..=20).map(f64::from).collect();
+        // p95 of 20: rank ceil(19) = 19 -> 19; p5: rank ceil(1) = 1 -> 1
+        assert_eq!(nearest_rank(&v, 95.0), Some(19.0));
+        assert_eq!(nearest_rank(&v, 5.0), Some(1.0));
+        assert_eq!(nearest_rank(&v, 50.0), Some(10.0));
+        assert_eq!(nearest_rank(&v, 100.0), Some(20.0));
+        // p5 of 30: rank ceil(1.5) = 2
+        let w: Vec<f64> = (1..=30).map(f64::from).collect();
+        assert_eq!(nearest_rank(&w, 5.0), Some(2.0));
+        // p0 still takes the first value; one value is every percentile
+        assert_eq!(nearest_rank(&w, 0.0), Some(1.0));
+        assert_eq!(nearest_rank(&[7.0], 95.0), Some(7.0));
+        assert_eq!(nearest_rank(&[], 50.0), None);
+        assert_eq!(percentile_of(&[3.0, 1.0, 2.0], 50.0), Some(2.0));
+    }
+
+    #[test]
+    fn auto_bucket_is_the_smallest_that_fits_step_and_window() {
+        let min = MINUTE_TICKS;
+        // 10 s step, 1 h window: 1m >= 40 s and 60 buckets
+        assert_eq!(auto_bucket(10_000, 60 * min), min);
+        // 30 s step: 4 x 30 s = 2 min -> 5m
+        assert_eq!(auto_bucket(30_000, 60 * min), 5 * min);
+        // 15 s step over 14 days: 1m gives 20,160 buckets, 15m 1,344, 1h 336
+        assert_eq!(auto_bucket(15_000, 14 * DAY_TICKS), 60 * min);
+        // exactly 720 buckets fit; 721 do not
+        assert_eq!(auto_bucket(1, 720 * min), min);
+        assert_eq!(auto_bucket(1, 720 * min + 1), 5 * min);
+        // a step of 4 h needs 16 h: 1d
+        assert_eq!(auto_bucket(4 * 60 * min, DAY_TICKS), DAY_TICKS);
+        // two years of daily buckets are 730 > 720: two-day buckets
+        assert_eq!(auto_bucket(60_000, 730 * DAY_TICKS), 2 * DAY_TICKS);
+        // a step of 2 days needs 8 days
+        assert_eq!(auto_bucket(2 * DAY_TICKS, 10 * DAY_TICKS), 8 * DAY_TICKS);
+        // an empty window still gets a bucket
+        assert_eq!(auto_bucket(0, 0), min);
+    }
+
+    #[test]
+    fn sections_parse_from_an_empty_object() {
+        let s: Sections = serde_json::from_str("{}").unwrap_or_default();
+        assert_eq!(s, Sections::default());
+        let text = serde_json::to_string(&Sections::default()).unwrap_or_default();
+        assert_eq!(
+            text,
+            r#"{"timeline":null,"leaks":null,"nodes":null,"purchase":null}"#
+        );
+    }
+}

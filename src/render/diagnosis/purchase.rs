@@ -1,0 +1,161 @@
+//! The purchase answer: the paragraph the report prints first, the rule it
+//! applied and the no-queue-data caveat.
+use super::{bucket_noun, gpus};
+use crate::audit::diagnosis::{Purchase, Verdict};
+
+/// How the deepest layer reads in the sentence.
+fn basis_words(basis: &str) -> String {
+    match basis {
+        "tensor_active" => "tensor-active".to_string(),
+        "sm_active" => "SM-active".to_string(),
+        "active" => "device-active".to_string(),
+        other => other.replace('_', " "),
+    }
+}
+
+fn verdict_sentence(p: &Purchase, unit: &str) -> String {
+    let spare = gpus(p.spare_p5);
+    match (p.verdict, p.want) {
+        (Verdict::InsufficientData, _) => {
+            format!("Verdict: insufficient data — {}.", p.rule)
+        }
+        (Verdict::ReclaimFirst, Some(n)) => format!(
+            "Verdict: reclaim first — the {n} GPUs asked for sat unallocated or idle in 95% of {unit}."
+        ),
+        (Verdict::ReclaimFirst, None) => format!(
+            "Verdict: reclaim first — {spare} GPUs, at least 10% of those observed, sat unallocated or idle in 95% of {unit}."
+        ),
+        (Verdict::Saturated, Some(n)) => format!(
+            "Verdict: saturated — at most {spare} GPUs were spare in 95% of {unit}; {} of the {n} asked for are not covered by idle capacity.",
+            gpus(p.uncovered_gpus)
+        ),
+        (Verdict::Saturated, None) => format!(
+            "Verdict: saturated — at most {spare} GPUs were spare in 95% of {unit}, under 10% of those observed."
+        ),
+    }
+}
+
+/// "You observed 1,000 GPUs. At the busiest hours 940 were held; ..." with
+/// `bucket_seconds` naming the unit ("hours" for 1 h buckets).
+pub fn paragraph(p: &Purchase, bucket_seconds: f64) -> String {
+    let unit = bucket_noun(bucket_seconds);
+    let mut s = format!("You observed {} GPUs. ", gpus(Some(p.owned as f64)));
+    if p.observed_buckets == 0 {
+        s.push_str("No bucket had data. ");
+    } else {
+        s.push_str(&format!(
+            "At the busiest {unit} {} were held; ",
+            gpus(p.held_max)
+        ));
+        match p.spare_p5 {
+            Some(_) => s.push_str(&format!(
+                "in 95% of {unit} at least {} did nothing; ",
+                gpus(p.spare_p5)
+            )),
+            None => s.push_str("idle was not measured (no device activity); "),
+        }
+        match (&p.output_basis, p.output_equivalent_gpus) {
+            (Some(basis), Some(_)) => s.push_str(&format!(
+                "their {} work equals {} GPUs fully busy. ",
+                basis_words(basis),
+                gpus(p.output_equivalent_gpus)
+            )),
+            _ => s.push_str("their output is not measured. "),
+        }
+    }
+    s.push_str(&verdict_sentence(p, &unit));
+    s
+}
+
+/// The paragraph, then the rule and the caveat, one line each.
+pub fn table(p: &Purchase, bucket_seconds: f64) -> String {
+    format!(
+        "{}\nrule: {}\nnote: {}\n",
+        paragraph(p, bucket_seconds),
+        p.rule,
+        p.caveat
+    )
+}
+
+pub fn markdown(p: &Purchase, bucket_seconds: f64) -> String {
+    format!(
+        "\n### Do we need more GPUs?\n\n{}\n\n*Rule:* {}  \n*Note:* {}\n",
+        paragraph(p, bucket_seconds),
+        p.rule,
+        p.caveat
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::diagnosis::purchase::NO_QUEUE_CAVEAT;
+
+    fn meeting() -> Purchase {
+        Purchase {
+            owned: 1000,
+            held_p50: Some(700.0),
+            held_p95: Some(900.0),
+            held_max: Some(940.0),
+            spare_p5: Some(212.0),
+            output_equivalent_gpus: Some(96.0),
+            output_basis: Some("tensor_active".to_string()),
+            want: Some(64),
+            verdict: Verdict::ReclaimFirst,
+            rule: "spare_p5 (212) >= want (64)".to_string(),
+            uncovered_gpus: None,
+            observed_buckets: 336,
+            caveat: NO_QUEUE_CAVEAT.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_paragraph_reads_as_the_issue_says() {
+        assert_eq!(
+            paragraph(&meeting(), 3600.0),
+            "You observed 1,000 GPUs. At the busiest hours 940 were held; in 95% of hours at least 212 did nothing; their tensor-active work equals 96 GPUs fully busy. Verdict: reclaim first — the 64 GPUs asked for sat unallocated or idle in 95% of hours."
+        );
+        let text = table(&meeting(), 3600.0);
+        assert!(
+            text.contains("\nrule: spare_p5 (212) >= want (64)\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(&format!("note: {NO_QUEUE_CAVEAT}\n")),
+            "{text}"
+        );
+        assert!(markdown(&meeting(), 3600.0).contains("*Note:* no scheduler queue data"));
+    }
+
+    #[test]
+    fn saturated_and_insufficient_read_their_numbers() {
+        let p = Purchase {
+            verdict: Verdict::Saturated,
+            spare_p5: Some(20.0),
+            uncovered_gpus: Some(44.0),
+            ..meeting()
+        };
+        let text = paragraph(&p, 900.0);
+        assert!(
+            text.contains("in 95% of 15 min buckets at least 20 did nothing"),
+            "{text}"
+        );
+        assert!(text.ends_with("Verdict: saturated — at most 20 GPUs were spare in 95% of 15 min buckets; 44 of the 64 asked for are not covered by idle capacity."), "{text}");
+        let short = Purchase {
+            verdict: Verdict::InsufficientData,
+            rule: "too short to decide: 3 observed buckets".to_string(),
+            want: None,
+            ..meeting()
+        };
+        assert!(
+            paragraph(&short, 3600.0)
+                .ends_with("Verdict: insufficient data — too short to decide: 3 observed buckets.")
+        );
+        let none = Purchase {
+            verdict: Verdict::ReclaimFirst,
+            want: None,
+            ..meeting()
+        };
+        assert!(paragraph(&none, 86_400.0).contains("reclaim first — 212 GPUs, at least 10% of those observed, sat unallocated or idle in 95% of days."));
+    }
+}
