@@ -32,6 +32,8 @@ pub struct Parts {
     pub quality: DataQuality,
     /// note held hours without the not-useful basis metric (rows were read)
     pub note_unmeasured_basis: bool,
+    /// timeline, leaks, nodes, purchase (null sections carry their reason in notes)
+    pub diagnosis: super::diagnosis::Sections,
 }
 
 pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
@@ -75,6 +77,8 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
         ));
     }
     quality.warnings.extend(ambiguous);
+    let mut diagnosis = parts.diagnosis;
+    quality.notes.append(&mut diagnosis.notes);
     Report {
         schema: SCHEMA.to_string(),
         window: Window {
@@ -98,6 +102,7 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
         jobs: parts.jobs,
         idle_episode_groups: episode_groups,
         idle_episode_groups_total,
+        diagnosis,
     }
 }
 

@@ -79,6 +79,7 @@ struct Pending {
     sm_active: Option<f64>,
     sm_occupancy: Option<f64>,
     tensor_active: Option<f64>,
+    dram_active: Option<f64>,
     price: Option<f64>,
     model: Option<u32>,
     job: Option<u32>,
@@ -95,6 +96,7 @@ struct GpuState {
     gpu: String,
     host_id: u32,
     // pass 1
+    first_t1: Option<i64>,
     last_t1: Option<i64>,
     diffs: HashMap<i64, u64>,
     /// the current run of equal differences, folded into `diffs` when it ends:
@@ -113,6 +115,7 @@ impl GpuState {
             host: host.to_string(),
             gpu: gpu.to_string(),
             host_id,
+            first_t1: None,
             last_t1: None,
             diffs: HashMap::default(),
             diff_run: None,
@@ -138,6 +141,7 @@ struct Cols {
     sm_active: Option<Float64Chunked>,
     sm_occupancy: Option<Float64Chunked>,
     tensor_active: Option<Float64Chunked>,
+    dram_active: Option<Float64Chunked>,
     mem_used: Option<UInt64Chunked>,
     mem_total: Option<UInt64Chunked>,
     power: Option<Float64Chunked>,
@@ -215,6 +219,7 @@ impl Cols {
             sm_active: opt_f64(df, col::SM_ACTIVE)?,
             sm_occupancy: opt_f64(df, col::SM_OCCUPANCY)?,
             tensor_active: opt_f64(df, col::TENSOR_ACTIVE)?,
+            dram_active: opt_f64(df, col::DRAM_ACTIVE)?,
             mem_used: opt_u64(df, col::MEM_USED_BYTES)?,
             mem_total: opt_u64(df, col::MEM_TOTAL_BYTES)?,
             power: opt_f64(df, col::POWER_W)?,
@@ -430,6 +435,7 @@ impl<'a> Engine<'a> {
                     }
                 }
             }
+            g.first_t1.get_or_insert(t);
             g.last_t1 = Some(t);
         }
         Ok(())
@@ -445,6 +451,45 @@ impl<'a> Engine<'a> {
             g.max_gap = self.cfg.max_gap_ms.or(g.step.map(|s| 3 * s));
             g.diffs = HashMap::default();
         }
+        self.start_diagnosis();
+    }
+
+    /// The report's window, known once pass 1 has seen every time: from the
+    /// first sample (or --since) to the end of the last one's weight (capped by
+    /// --until), as the tally's span will be.
+    fn window_of_pass1(&self) -> Option<(i64, i64)> {
+        let first = self.gpus.iter().filter_map(|g| g.first_t1).min()?;
+        let end = self
+            .gpus
+            .iter()
+            .filter_map(|g| {
+                let t = g.last_t1?;
+                let w = weights::weigh_last(g.step, g.max_gap, self.snapshot_ms);
+                Some(t + weights::cap_until(t, w, self.cfg.until))
+            })
+            .max()?;
+        let start = self.cfg.since.unwrap_or(first);
+        let end = self.cfg.until.map_or(end, |u| u.min(end));
+        Some((start, end))
+    }
+
+    /// Timeline, leak and node folds over the window, bucketed by --bucket or
+    /// the automatic rule on the fleet step (the median of the GPUs' steps).
+    fn start_diagnosis(&mut self) {
+        let Some((start, end)) = self.window_of_pass1() else {
+            return;
+        };
+        let mut steps: Vec<i64> = self.gpus.iter().filter_map(|g| g.step).collect();
+        steps.sort_unstable();
+        let fleet_step = weights::median_by_rank(steps.len() as u64, |i| steps[i as usize]);
+        let bucket = self.cfg.bucket_ms.unwrap_or_else(|| {
+            super::diagnosis::auto_bucket(fleet_step.unwrap_or(self.snapshot_ms), end - start)
+        });
+        let mut thresholds = self.cfg.leak_thresholds;
+        thresholds.idle_below = self.cfg.idle_below;
+        self.folds.diagnosis = Some(super::diagnosis::DiagnosisFolds::new(
+            bucket, start, end, thresholds, self.cfg.by,
+        ));
     }
 
     /// Pass 2: weigh and tally. Chunks must come in the same order as in pass 1.
@@ -463,6 +508,7 @@ impl<'a> Engine<'a> {
             Num::of(c.tensor_active.as_ref()),
             Num::of(c.power.as_ref()),
         );
+        let dram_active = Num::of(c.dram_active.as_ref());
         let (mem_used, mem_total) = (Num::of(c.mem_used.as_ref()), Num::of(c.mem_total.as_ref()));
         for (i, &g) in slots.iter().enumerate() {
             let Some(t) = time.get(i) else { continue };
@@ -519,6 +565,7 @@ impl<'a> Engine<'a> {
                 sm_active: sm_active.get(i),
                 sm_occupancy: sm_occupancy.get(i),
                 tensor_active: tensor_active.get(i),
+                dram_active: dram_active.get(i),
                 price,
                 model,
                 job,
@@ -557,7 +604,7 @@ impl<'a> Engine<'a> {
             sm_active: p.sm_active,
             sm_occupancy: p.sm_occupancy,
             tensor_active: p.tensor_active,
-            dram_active: None,
+            dram_active: p.dram_active,
             mem_used: p.mem_used,
             mem_total: p.mem_total,
             power: p.power,
@@ -635,6 +682,18 @@ impl<'a> Engine<'a> {
         if let Some(u) = cfg.until {
             window_end = u.min(window_end);
         }
+        let diagnosis = folds.diagnosis.as_ref().map_or_else(Default::default, |d| {
+            let layers = folds.tally.total.layers(&self.present);
+            d.finish(
+                self,
+                super::diagnosis::DiagnosisInputs {
+                    deepest_layer: super::diagnosis::purchase::deepest_layer(&layers),
+                    window_hours: (window_end - window_start).max(0) as f64 / MS_PER_HOUR,
+                    want: cfg.want,
+                    top_hosts: cfg.top,
+                },
+            )
+        });
         let snapshot = folds.gpus.all_single();
         let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
@@ -680,6 +739,7 @@ impl<'a> Engine<'a> {
                 ..DataQuality::default()
             },
             note_unmeasured_basis: true,
+            diagnosis,
         }
     }
 }

@@ -57,6 +57,12 @@ pub struct AuditConfig {
     pub prices: PriceBook,
     pub by: Option<GroupBy>,
     pub top: Option<usize>,
+    /// timeline bucket (`--bucket`); None: the automatic rule
+    pub bucket_ms: Option<i64>,
+    /// leak cascade thresholds (`--leak-thresholds`); its idle row is --idle-below
+    pub leak_thresholds: diagnosis::LeakThresholds,
+    /// GPUs asked for (`--want`), for the purchase verdict
+    pub want: Option<u32>,
 }
 
 impl AuditConfig {
@@ -73,6 +79,9 @@ impl AuditConfig {
             prices,
             by: None,
             top: None,
+            bucket_ms: None,
+            leak_thresholds: diagnosis::LeakThresholds::default(),
+            want: None,
         }
     }
 }

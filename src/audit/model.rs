@@ -40,6 +40,9 @@ pub struct Report {
     /// grouped episodes found (before --top)
     #[serde(default)]
     pub idle_episode_groups_total: usize,
+    /// timeline, leaks, nodes, purchase (docs/semantics.md §10): top-level keys
+    #[serde(flatten)]
+    pub diagnosis: super::diagnosis::Sections,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

@@ -381,6 +381,13 @@ pub fn report(
             ..DataQuality::default()
         },
         note_unmeasured_basis: false,
+        // the diagnosis folds need each sample's interval, which PromQL sums do not give
+        diagnosis: crate::audit::diagnosis::Sections {
+            notes: vec![
+                "timeline, leaks, nodes, purchase: not computed with --pushdown (they need every sample; run without --pushdown)".to_string(),
+            ],
+            ..Default::default()
+        },
     };
     Ok(assemble(parts, cfg))
 }

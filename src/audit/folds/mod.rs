@@ -37,6 +37,9 @@ pub struct Folds {
     pub gpus: gpus::GpusFold,
     pub jobs: jobs::JobsFold,
     pub episodes: episodes::EpisodesFold,
+    /// timeline, leaks, nodes (and jobs' shapes): started once the window is
+    /// known, between the engine's passes
+    pub diagnosis: Option<crate::audit::diagnosis::DiagnosisFolds>,
 }
 
 impl Folds {
@@ -47,6 +50,7 @@ impl Folds {
             gpus: gpus::GpusFold::new(basis),
             jobs: jobs::JobsFold::new(basis),
             episodes: episodes::EpisodesFold::default(),
+            diagnosis: None,
         }
     }
 
@@ -65,6 +69,9 @@ impl Fold for Folds {
         self.gpus.add_row(iv, &row);
         self.jobs.add_row(iv, &row);
         self.episodes.add(iv);
+        if let Some(d) = &mut self.diagnosis {
+            d.add(iv);
+        }
     }
 
     fn merge(&mut self, other: Self) {
@@ -73,5 +80,10 @@ impl Fold for Folds {
         self.gpus.merge(other.gpus);
         self.jobs.merge(other.jobs);
         self.episodes.merge(other.episodes);
+        match (&mut self.diagnosis, other.diagnosis) {
+            (Some(d), Some(o)) => d.merge(o),
+            (d @ None, o) => *d = o,
+            (Some(_), None) => {}
+        }
     }
 }
