@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use tally::Present;
 
 pub mod check;
+pub mod diagnosis;
 pub mod engine;
 pub mod interval;
 pub mod listing;

@@ -1,6 +1,7 @@
 //! The only code that formats: table, json, csv, markdown, html.
 pub mod check;
 pub mod csv;
+pub mod diagnosis;
 pub mod fmt;
 pub mod grid;
 pub mod html;
