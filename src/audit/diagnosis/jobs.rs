@@ -626,3 +626,376 @@ fn gang_members(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::diagnosis::findings::FindingKind;
+
+    const H: i64 = TICKS_PER_HOUR as i64;
+    const PRICE: f64 = 2.0;
+
+    /// Label ids are indexes into `labels`; GPU n is "g<n>".
+    struct TestNames {
+        labels: Vec<String>,
+        gpus: Vec<String>,
+    }
+
+    impl TestNames {
+        fn new(labels: &[&str]) -> Self {
+            TestNames {
+                labels: labels.iter().map(|s| s.to_string()).collect(),
+                gpus: (0..64).map(|g| format!("g{g}")).collect(),
+            }
+        }
+    }
+
+    impl Names for TestNames {
+        fn label(&self, id: u32) -> &str {
+            self.labels.get(id as usize).map_or("?", String::as_str)
+        }
+        fn host_of(&self, _gpu: usize) -> &str {
+            "host"
+        }
+        fn gpu_of(&self, gpu: usize) -> &str {
+            self.gpus.get(gpu).map_or("?", String::as_str)
+        }
+    }
+
+    /// One held hour-long (or `hours`-long) sample of `job` on `gpu` at `util`.
+    fn held(job: u32, gpu: usize, start_h: f64, hours: f64, util: f64) -> Interval {
+        Interval {
+            gpu,
+            host: 100,
+            start: (start_h * H as f64) as i64,
+            weight: (hours * H as f64) as i64,
+            held: true,
+            idle: util < 0.01,
+            device_util: Some(util),
+            price: Some(PRICE),
+            job: Some(job),
+            ..Interval::default()
+        }
+    }
+
+    /// A fold with one-hour buckets over [0, window_h) and no declarations.
+    fn fold(window_h: i64) -> JobsFold {
+        JobsFold::new(H, 0, window_h * H, BTreeMap::new())
+    }
+
+    fn run(f: &mut JobsFold, ivs: &[Interval]) -> JobsSection {
+        for iv in ivs {
+            f.add(iv);
+        }
+        f.finish(&TestNames::new(&[
+            "job0",
+            "job1",
+            "job2",
+            "NVIDIA H100 80GB HBM3",
+        ]))
+    }
+
+    fn only(section: &JobsSection) -> &JobRow {
+        assert_eq!(section.jobs.len(), 1, "{section:#?}");
+        &section.jobs[0]
+    }
+
+    fn close(a: Option<f64>, b: f64) -> bool {
+        a.is_some_and(|a| (a - b).abs() < 1e-9)
+    }
+
+    #[test]
+    fn idle_shape_and_parked() {
+        // 3 GPUs × 10 h, all idle: 30 GPU-h ≥ 24, parked at 30 × $2
+        let ivs: Vec<_> = (0..3)
+            .flat_map(|g| (0..10).map(move |h| held(0, g, h as f64, 1.0, 0.0)))
+            .collect();
+        let s = run(&mut fold(10), &ivs);
+        let r = only(&s);
+        assert_eq!((r.shape, r.gpus, r.hosts, r.gang), (Shape::Idle, 3, 1, 3));
+        assert_eq!(r.idle_share, Some(1.0));
+        assert_eq!(r.held_gpu_hours, 30.0);
+        assert!(r.ett.is_none() && r.interruptions.is_none());
+        assert_eq!(s.findings.len(), 1);
+        let f = &s.findings[0];
+        assert_eq!((f.kind, f.gpu_hours), (FindingKind::Parked, 30.0));
+        assert!(close(f.usd, 60.0));
+        // one GPU idle 9 h of 10 (idle share 0.9): idle, but 10 GPU-h is not parked
+        let mut ivs: Vec<_> = (0..9).map(|h| held(0, 0, h as f64, 1.0, 0.0)).collect();
+        ivs.push(held(0, 0, 9.0, 1.0, 0.5));
+        let s = run(&mut fold(10), &ivs);
+        assert_eq!(only(&s).shape, Shape::Idle);
+        assert!(close(only(&s).idle_share, 0.9));
+        assert!(s.findings.is_empty());
+    }
+
+    #[test]
+    fn training_shape_of_a_busy_synchronous_gang() {
+        let ivs: Vec<_> = (0..4)
+            .flat_map(|g| (0..10).map(move |h| held(0, g, h as f64, 1.0, 0.9)))
+            .collect();
+        let s = run(&mut fold(20), &ivs);
+        let r = only(&s);
+        assert_eq!(
+            (r.shape, r.gang, r.synchrony),
+            (Shape::Training, 4, Some(1.0))
+        );
+        assert!(close(r.active_share, 0.9));
+        assert!(close(r.presence, 0.5));
+        assert_eq!(r.ett, Some(1.0));
+        assert_eq!(r.interruptions, Some(0));
+        assert_eq!(r.mtbi_hours, Some(10.0));
+        assert_eq!(r.mean_recovery_hours, None);
+    }
+
+    #[test]
+    fn inference_interactive_batch_and_unknown_shapes() {
+        // always there, busy 0.9 and 0.1 in turn: per-bucket activity mean 0.5,
+        // population std 0.4, cv 0.8 ≥ 0.3
+        let ivs: Vec<_> = (0..10)
+            .map(|h| held(0, 0, h as f64, 1.0, if h % 2 == 0 { 0.9 } else { 0.1 }))
+            .collect();
+        let s = run(&mut fold(10), &ivs);
+        assert_eq!(only(&s).shape, Shape::Inference);
+        assert!(close(only(&s).activity_cv, 0.8));
+        // 4 h of a 10 h window, idle half of it: interactive
+        let ivs = [held(0, 0, 0.0, 2.0, 0.0), held(0, 0, 2.0, 2.0, 0.5)];
+        let s = run(&mut fold(10), &ivs);
+        assert_eq!(only(&s).shape, Shape::Interactive);
+        assert!(close(only(&s).idle_share, 0.5));
+        // 4 h busy of 10: batch (span 4 < 0.8 × 10)
+        let s = run(&mut fold(10), &[held(0, 0, 0.0, 4.0, 0.9)]);
+        assert_eq!(only(&s).shape, Shape::Batch);
+        // the whole window at a steady 0.9 on one GPU: no rule holds
+        let s = run(&mut fold(10), &[held(0, 0, 0.0, 10.0, 0.9)]);
+        assert_eq!(only(&s).shape, Shape::Unknown);
+        assert!(close(only(&s).activity_cv, 0.0));
+    }
+
+    #[test]
+    fn a_declared_kind_wins_and_a_disagreement_is_listed() {
+        let declared = BTreeMap::from([
+            (
+                "job0".to_string(),
+                Declared {
+                    kind: Some(Shape::Inference),
+                    mfu: Some(0.4),
+                },
+            ),
+            (
+                "job1".to_string(),
+                Declared {
+                    kind: Some(Shape::Batch),
+                    mfu: None,
+                },
+            ),
+        ]);
+        let mut f = JobsFold::new(H, 0, 10 * H, declared);
+        let s = run(
+            &mut f,
+            &[held(0, 0, 0.0, 4.0, 0.9), held(1, 1, 0.0, 4.0, 0.9)],
+        );
+        let job0 = s.jobs.iter().find(|r| r.job == "job0").expect("job0");
+        assert_eq!(job0.shape, Shape::Inference);
+        assert_eq!(job0.inferred_shape, Shape::Batch);
+        assert_eq!(job0.declared_kind, Some(Shape::Inference));
+        assert_eq!(job0.mfu, Some(0.4));
+        // job1 declares what it looks like: no disagreement
+        assert_eq!(
+            s.disagreements,
+            vec![Disagreement {
+                job: "job0".to_string(),
+                declared_kind: Shape::Inference,
+                inferred_shape: Shape::Batch,
+            }]
+        );
+    }
+
+    /// A gang of 10 GPUs over 10 one-hour buckets: g9 idle throughout, the
+    /// other nine at 0.9 except two hangs (bucket 2; buckets 6 and 7) where all are idle.
+    fn hanging_gang() -> Vec<Interval> {
+        let hang = |h: i64| h == 2 || h == 6 || h == 7;
+        (0..10)
+            .flat_map(|g| {
+                (0..10).map(move |h| {
+                    let util = if g == 9 || hang(h) { 0.0 } else { 0.9 };
+                    held(0, g, h as f64, 1.0, util)
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ett_with_two_hangs_and_a_permanently_idle_member() {
+        let s = run(&mut fold(10), &hanging_gang());
+        let r = only(&s);
+        // idle: g9's 10 h + 3 hang buckets × 9 GPUs = 37 of 100
+        assert!(close(r.idle_share, 0.37));
+        // 9 of 10 agree in a working bucket, 10 of 10 in a hang: synchrony 1
+        assert_eq!(
+            (r.shape, r.gang, r.synchrony),
+            (Shape::Training, 10, Some(1.0))
+        );
+        // active GPUs: 9 in 7 buckets, 0 in 3; p90 (rank 9 of 10) = 9; 7 progress
+        assert!(close(r.ett, 0.7));
+        assert_eq!(r.interruptions, Some(2));
+        assert!(close(r.mtbi_hours, 3.5));
+        // runs of 1 h and 2 h
+        assert!(close(r.mean_recovery_hours, 1.5));
+        // g9 idle in 7 of 7 progressing buckets: 7 idle GPU-h at $2
+        assert_eq!(s.findings.len(), 1, "{:#?}", s.findings);
+        let f = &s.findings[0];
+        assert_eq!(f.kind, FindingKind::GangMemberIdle);
+        assert!((f.gpu_hours - 7.0).abs() < 1e-9);
+        assert!(close(f.usd, 14.0));
+        assert!(f.detail.starts_with("g9 idle in 7 of 7"), "{}", f.detail);
+    }
+
+    #[test]
+    fn a_gang_that_lost_its_gpus_makes_no_progress() {
+        // buckets 0 and 2 busy on 2 GPUs, bucket 1 without the job: ett 2/3, one interruption
+        let ivs: Vec<_> = (0..2)
+            .flat_map(|g| [held(0, g, 0.0, 1.0, 0.9), held(0, g, 2.0, 1.0, 0.9)])
+            .collect();
+        let s = run(&mut fold(3), &ivs);
+        let r = only(&s);
+        assert_eq!(r.shape, Shape::Training);
+        assert!(close(r.ett, 2.0 / 3.0));
+        assert_eq!(r.interruptions, Some(1));
+        assert!(close(r.mtbi_hours, 2.0));
+        assert!(close(r.mean_recovery_hours, 1.0));
+    }
+
+    #[test]
+    fn a_job_declared_training_gets_ett_and_partial_buckets_weigh_by_their_span() {
+        // one GPU from 0.5 h to 2.5 h at 0.9, declared training (inferred batch):
+        // buckets 0 and 2 hold half an hour of the span each, still one GPU busy
+        let declared = BTreeMap::from([(
+            "job0".to_string(),
+            Declared {
+                kind: Some(Shape::Training),
+                mfu: None,
+            },
+        )]);
+        let mut f = JobsFold::new(H, 0, 10 * H, declared);
+        let s = run(&mut f, &[held(0, 0, 0.5, 2.0, 0.9)]);
+        let r = only(&s);
+        assert_eq!((r.shape, r.inferred_shape), (Shape::Training, Shape::Batch));
+        assert_eq!(r.span_hours, 2.0);
+        assert_eq!(r.ett, Some(1.0));
+        assert_eq!(r.interruptions, Some(0));
+    }
+
+    #[test]
+    fn oversized_from_the_fold_names_a_profile() {
+        // 20 half-hour samples at 30% with 8 GiB used on an H100: 1g.10gb; saves 6/7 of 10 GPU-h
+        let ivs: Vec<_> = (0..20)
+            .map(|i| Interval {
+                model: Some(3),
+                mem_used: Some(8 << 30),
+                ..held(0, 0, i as f64 * 0.5, 0.5, 0.3)
+            })
+            .collect();
+        let s = run(&mut fold(10), &ivs);
+        assert_eq!(only(&s).model.as_deref(), Some("NVIDIA H100 80GB HBM3"));
+        let f = s
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::Oversized)
+            .expect("oversized");
+        assert!(f.detail.contains("1g.10gb"), "{}", f.detail);
+        assert!((f.gpu_hours - 10.0 * 6.0 / 7.0).abs() < 1e-9);
+        assert!(close(f.usd, 20.0 * 6.0 / 7.0));
+    }
+
+    #[test]
+    fn unheld_and_jobless_samples_are_not_jobs_and_unpriced_jobs_have_no_dollars() {
+        let mut unheld = held(0, 0, 0.0, 1.0, 0.9);
+        unheld.held = false;
+        let jobless = Interval {
+            job: None,
+            ..held(0, 1, 0.0, 1.0, 0.9)
+        };
+        let unpriced = Interval {
+            price: None,
+            ..held(1, 2, 0.0, 1.0, 0.9)
+        };
+        let s = run(&mut fold(10), &[unheld, jobless, unpriced]);
+        let r = only(&s);
+        assert_eq!((r.job.as_str(), r.usd), ("job1", None));
+    }
+
+    #[test]
+    fn merged_shards_give_the_same_section_as_one_fold() {
+        let ivs = hanging_gang();
+        let whole = run(&mut fold(10), &ivs);
+        let (mut a, mut b) = (fold(10), fold(10));
+        for iv in &ivs {
+            if iv.gpu < 5 { a.add(iv) } else { b.add(iv) }
+        }
+        a.merge(b);
+        assert_eq!(a.finish(&TestNames::new(&["job0"])), whole);
+    }
+
+    #[test]
+    fn state_grows_with_buckets_and_gpus_not_samples() {
+        // 3,600 one-second samples in one hour on one GPU: one cell
+        let mut f = fold(1);
+        for s in 0..3600 {
+            f.add(&held(0, 0, s as f64 / 3600.0, 1.0 / 3600.0, 0.9));
+        }
+        assert_eq!(f.jobs.len(), 1);
+        assert_eq!(f.jobs[0].1.cells.len(), 1);
+        // a sample across a boundary is split: 0.5 h in bucket 0 and in bucket 1
+        let mut f = fold(2);
+        f.add(&held(0, 0, 0.5, 1.0, 0.9));
+        let mut cells: Vec<_> = f.jobs[0]
+            .1
+            .cells
+            .iter()
+            .map(|(k, c)| (k.0, c.held))
+            .collect();
+        cells.sort();
+        assert_eq!(cells, vec![(0, H / 2), (1, H / 2)]);
+    }
+
+    /// cargo test --release --lib jobs_fold_speed -- --ignored --nocapture
+    #[test]
+    #[ignore]
+    fn jobs_fold_speed() {
+        // 1,000 GPUs × 1,000 one-minute samples (1M intervals), one job per GPU
+        // pair (1,000 jobs... 500 gangs of 2 and the rest alone), 15-minute buckets
+        let (gpus, samples) = (1000usize, 1000i64);
+        let mut f = JobsFold::new(15 * 60_000, 0, samples * 60_000, BTreeMap::new());
+        let t = std::time::Instant::now();
+        for g in 0..gpus {
+            for s in 0..samples {
+                let util = ((g as i64 * 7 + s) % 100) as f64 / 100.0;
+                f.add(&Interval {
+                    gpu: g,
+                    start: s * 60_000,
+                    weight: 60_000,
+                    held: true,
+                    idle: util < 0.01,
+                    device_util: Some(util),
+                    sm_active: Some(util * 0.8),
+                    mem_used: Some(1 << 30),
+                    price: Some(PRICE),
+                    job: Some((g % 1000) as u32),
+                    ..Interval::default()
+                });
+            }
+        }
+        let added = t.elapsed();
+        let t = std::time::Instant::now();
+        let section = f.finish(&TestNames::new(&[]));
+        let finished = t.elapsed();
+        let n = (gpus as i64 * samples) as f64;
+        println!(
+            "jobs fold: {:.0} ns per interval added ({n} intervals, {} jobs); finish {:.1} ms",
+            added.as_nanos() as f64 / n,
+            section.jobs.len(),
+            finished.as_secs_f64() * 1e3
+        );
+    }
+}

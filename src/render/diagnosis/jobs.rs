@@ -262,7 +262,7 @@ mod tests {
         assert!(t.starts_with("Jobs (1 of 2, by USD)"), "{t}");
         assert!(t.contains("train-a") && !t.contains("nb (looks"), "{t}");
         assert!(
-            t.contains("70.0%") && t.contains("1 (MTBI 7.0 h, recovery 3.0 h)"),
+            t.contains("70.0%") && t.contains("1 (MTBI 7.00 h, recovery 3.00 h)"),
             "{t}"
         );
         assert!(
@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn markdown_has_the_same_figures() {
         let m = markdown(&section(), 10);
-        assert!(m.contains("| train-a | training | 8 on 2 hosts | 8 | 10.0 h | 80.0 | 10.0% | 90.0% | 70.0% | 1 (MTBI 7.0 h, recovery 3.0 h) | n/a | $240 |"), "{m}");
+        assert!(m.contains("| train-a | training | 8 on 2 hosts | 8 | 10.0 h | 80.0 | 10.0% | 90.0% | 70.0% | 1 (MTBI 7.00 h, recovery 3.00 h) | n/a | $240 |"), "{m}");
         assert!(m.contains("| nb | interactive (looks idle) |"), "{m}");
         assert!(
             m.contains("| parked | nb | 80.0 | n/a | held 80.0 GPU-h and was idle 90.0% of it |"),
