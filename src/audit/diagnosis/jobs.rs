@@ -9,6 +9,35 @@ use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_HOUR, split_at_buc
 use crate::audit::tally::Sum;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hash (FxHash's) for the (bucket, GPU) keys: the cell
+/// index is hit for every bucket a job enters, and SipHash's DoS resistance
+/// buys nothing for keys the engine makes.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_i64(&mut self, x: i64) {
+        self.write_u64(x as u64);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type KeyMap<V> = HashMap<(i64, usize), V, BuildHasherDefault<KeyHasher>>;
 
 /// What the report says next to ETT.
 pub const ETT_NOTE: &str = "ETT is a telemetry proxy for Meta's effective training time: the share of a training job's span in which its GPUs were as busy as usual (≥ 95% of its p90), not a measurement of training steps";
@@ -150,10 +179,45 @@ impl Cell {
     }
 }
 
+/// A job's cells by (bucket, GPU). The engine hands a GPU's samples over in
+/// time order, so the cell of the previous sample is remembered and most adds
+/// skip the hash lookup.
+#[derive(Debug, Clone, Default)]
+struct Cells {
+    cells: Vec<((i64, usize), Cell)>,
+    index: KeyMap<usize>,
+    last: Option<((i64, usize), usize)>,
+}
+
+impl Cells {
+    fn get_mut(&mut self, key: (i64, usize)) -> &mut Cell {
+        let at = match self.last {
+            Some((k, at)) if k == key => at,
+            _ => {
+                let at = *self.index.entry(key).or_insert_with(|| {
+                    self.cells.push((key, Cell::default()));
+                    self.cells.len() - 1
+                });
+                self.last = Some((key, at));
+                at
+            }
+        };
+        &mut self.cells[at].1
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &((i64, usize), Cell)> {
+        self.cells.iter()
+    }
+
+    fn len(&self) -> usize {
+        self.cells.len()
+    }
+}
+
 /// Everything kept for one job.
 #[derive(Debug, Clone)]
 struct JobState {
-    cells: HashMap<(i64, usize), Cell>,
+    cells: Cells,
     first_held: i64,
     last_end: i64,
     hosts: Vec<u32>,
@@ -175,7 +239,7 @@ struct JobState {
 impl Default for JobState {
     fn default() -> Self {
         JobState {
-            cells: HashMap::new(),
+            cells: Cells::default(),
             first_held: i64::MAX,
             last_end: i64::MIN,
             hosts: Vec::new(),
@@ -235,7 +299,7 @@ impl JobState {
         }
         self.sizing.add(iv.device_util, iv.sm_active, iv.mem_used);
         for (k, part) in split_at_buckets(iv.start, w, bucket) {
-            let c = self.cells.entry((k, iv.gpu)).or_default();
+            let c = self.cells.get_mut((k, iv.gpu));
             c.held += part;
             if iv.idle {
                 c.idle += part;
@@ -248,8 +312,8 @@ impl JobState {
     }
 
     fn merge(&mut self, o: JobState) {
-        for (key, c) in o.cells {
-            self.cells.entry(key).or_default().merge(&c);
+        for (key, c) in o.cells.iter() {
+            self.cells.get_mut(*key).merge(c);
         }
         self.first_held = self.first_held.min(o.first_held);
         self.last_end = self.last_end.max(o.last_end);
@@ -286,8 +350,11 @@ pub struct JobsFold {
     window_start: i64,
     window_end: i64,
     declared: BTreeMap<String, Declared>,
-    index: HashMap<u32, usize>,
+    /// by job label id: 1 + the job's place in `jobs`, 0 for none (ids are dense)
+    index: Vec<u32>,
     jobs: Vec<(u32, JobState)>,
+    /// the previous sample's job and its place in `jobs` (consecutive samples share a job)
+    last: Option<(u32, usize)>,
 }
 
 impl JobsFold {
@@ -304,16 +371,30 @@ impl JobsFold {
             window_start,
             window_end,
             declared,
-            index: HashMap::new(),
+            index: Vec::new(),
             jobs: Vec::new(),
+            last: None,
         }
     }
 
     fn state(&mut self, job: u32) -> &mut JobState {
-        let at = *self.index.entry(job).or_insert_with(|| {
-            self.jobs.push((job, JobState::default()));
-            self.jobs.len() - 1
-        });
+        let at = match self.last {
+            Some((j, at)) if j == job => at,
+            _ => {
+                let slot = job as usize;
+                if slot >= self.index.len() {
+                    self.index.resize(slot + 1, 0);
+                }
+                if self.index[slot] == 0 {
+                    self.jobs.push((job, JobState::default()));
+                    // at most u32::MAX jobs: there are no more label ids
+                    self.index[slot] = self.jobs.len() as u32;
+                }
+                let at = self.index[slot] as usize - 1;
+                self.last = Some((job, at));
+                at
+            }
+        };
         &mut self.jobs[at].1
     }
 }
@@ -526,8 +607,8 @@ impl JobsFold {
     /// One job's row and findings.
     fn job_row(&self, name: &str, s: &JobState, names: &dyn Names) -> (JobRow, Vec<Finding>) {
         let mut buckets: Buckets = BTreeMap::new();
-        for (&(k, gpu), c) in &s.cells {
-            buckets.entry(k).or_default().push((gpu, *c));
+        for &((k, gpu), c) in s.cells.iter() {
+            buckets.entry(k).or_default().push((gpu, c));
         }
         for cells in buckets.values_mut() {
             cells.sort_by_key(|(g, _)| *g);
