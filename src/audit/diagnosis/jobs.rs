@@ -209,6 +209,7 @@ impl Cells {
         self.cells.iter()
     }
 
+    #[cfg(test)]
     fn len(&self) -> usize {
         self.cells.len()
     }
@@ -401,7 +402,8 @@ impl JobsFold {
 
 impl Fold for JobsFold {
     fn add(&mut self, iv: &Interval) {
-        if !iv.held {
+        // a zero-weight sample stands for no time: it neither extends a span nor counts in p95
+        if !iv.held || iv.weight <= 0 {
             return;
         }
         let Some(job) = iv.job else { return };
