@@ -992,6 +992,74 @@ mod tests {
     }
 
     #[test]
+    fn a_gang_of_four_with_an_idle_member_is_not_synchronous() {
+        // 3 of 4 GPUs agree (75% < 90%) in every bucket: synchrony 0, so not training;
+        // idle share 0.25 < 0.30 and the span is the window: unknown
+        let ivs: Vec<_> = (0..4)
+            .flat_map(|g| {
+                (0..10).map(move |h| held(0, g, h as f64, 1.0, if g == 3 { 0.0 } else { 0.9 }))
+            })
+            .collect();
+        let s = run(&mut fold(10), &ivs);
+        let r = only(&s);
+        assert_eq!((r.synchrony, r.shape), (Some(0.0), Shape::Unknown));
+        assert!(r.ett.is_none() && s.findings.is_empty());
+    }
+
+    #[test]
+    fn a_gpu_idle_exactly_half_a_bucket_is_not_idle_there() {
+        // g1 idle 30 of 60 minutes: not idle (needs more than half), so both GPUs agree
+        let ivs = [
+            held(0, 0, 0.0, 1.0, 0.9),
+            held(0, 1, 0.0, 0.5, 0.0),
+            held(0, 1, 0.5, 0.5, 0.9),
+        ];
+        let s = run(&mut fold(1), &ivs);
+        assert_eq!(only(&s).synchrony, Some(1.0));
+        // 31 minutes idle: idle there, 1 of 2 agree, not synchronous
+        let ivs = [
+            held(0, 0, 0.0, 1.0, 0.9),
+            held(0, 1, 0.0, 31.0 / 60.0, 0.0),
+            held(0, 1, 31.0 / 60.0, 29.0 / 60.0, 0.9),
+        ];
+        let s = run(&mut fold(1), &ivs);
+        assert_eq!(only(&s).synchrony, Some(0.0));
+    }
+
+    #[test]
+    fn the_json_fields_are_the_issues_names() -> anyhow::Result<()> {
+        let s = run(&mut fold(10), &hanging_gang());
+        let v = serde_json::to_value(&s)?;
+        let row = &v["jobs"][0];
+        for key in [
+            "job",
+            "shape",
+            "declared_kind",
+            "gpus",
+            "hosts",
+            "gang",
+            "span_hours",
+            "held_gpu_hours",
+            "idle_share",
+            "ett",
+            "interruptions",
+            "mtbi_hours",
+            "mean_recovery_hours",
+            "mfu",
+            "usd",
+        ] {
+            assert!(row.get(key).is_some(), "jobs[0] lacks {key}: {row}");
+        }
+        assert_eq!(row["shape"], "training");
+        assert_eq!(row["declared_kind"], serde_json::Value::Null);
+        assert_eq!(row["interruptions"], 2);
+        let finding = &v["findings"][0];
+        assert_eq!(finding["kind"], "gang_member_idle");
+        assert_eq!(finding["job"], "job0");
+        Ok(())
+    }
+
+    #[test]
     fn unheld_and_jobless_samples_are_not_jobs_and_unpriced_jobs_have_no_dollars() {
         let mut unheld = held(0, 0, 0.0, 1.0, 0.9);
         unheld.held = false;
