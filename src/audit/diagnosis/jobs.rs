@@ -4,7 +4,7 @@
 //! buckets × the job's GPUs, never with samples; [`JobsFold::finish`] turns
 //! that into a row per job, the findings and the declared-kind disagreements.
 use super::findings::{self, Finding, GangMember, Sizing};
-use super::percentile;
+use super::percentile_of;
 use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
 use crate::audit::tally::Sum;
 use serde::Serialize;
@@ -55,7 +55,7 @@ const BATCH_SPAN_SHARE: f64 = 0.80;
 /// a bucket is synchronous when this share of the job's held GPUs agree
 const SYNCHRONOUS_GPUS: f64 = 0.90;
 /// ETT: the percentile of active GPUs taken as the job's usual
-const ETT_REF_PERCENT: u32 = 90;
+const ETT_REF_PERCENT: f64 = 90.0;
 /// ETT: a bucket progresses at this share of the usual
 const ETT_PROGRESS_SHARE: f64 = 0.95;
 
@@ -534,8 +534,8 @@ impl JobsFold {
             let non_idle: i64 = cells.iter().map(|(_, c)| c.held - c.idle).sum();
             non_idle as f64 / in_span(k).max(1) as f64
         };
-        let mut present: Vec<f64> = buckets.iter().map(|(k, c)| active_gpus(*k, c)).collect();
-        let reference = percentile(&mut present, ETT_REF_PERCENT).unwrap_or(0.0);
+        let present: Vec<f64> = buckets.iter().map(|(k, c)| active_gpus(*k, c)).collect();
+        let reference = percentile_of(&present, ETT_REF_PERCENT).unwrap_or(0.0);
         let mut out = Ett::default();
         let (mut progressing_ticks, mut recovery_ticks) = (0i64, 0i64);
         let (mut seen_progress, mut previous_progressing) = (false, false);

@@ -1,40 +1,29 @@
 //! Why it leaks and what to do (diagnosis-semantics.md §8-§12). Folds over
 //! the engine's intervals; nothing here prints.
+//!
+//! Glue for issue 16 part B's branch only: part A's mod.rs (timeline, leaks,
+//! nodes, purchase) replaces this file; the two percentile helpers below are
+//! copied from it verbatim so jobs.rs compiles against either.
 pub mod findings;
 pub mod jobs;
 
-/// The 1-based nearest rank of the `percent` percentile among `n` values
-/// sorted ascending: ceil(percent/100 · n), at least 1 (§8). Integer
-/// arithmetic, so p95 of 20 values is rank 19 exactly, not a float's guess.
-pub fn nearest_rank(n: usize, percent: u32) -> usize {
-    (n * percent as usize).div_ceil(100).max(1)
-}
-
-/// The `percent` percentile of `values` by nearest rank; None for no values.
-/// Sorts `values` in place.
-pub fn percentile(values: &mut [f64], percent: u32) -> Option<f64> {
-    if values.is_empty() {
+/// Nearest-rank percentile (§8): of `sorted` (ascending), the value at rank
+/// ceil(pct/100 · n), 1-based. None for an empty slice.
+pub fn nearest_rank(sorted: &[f64], pct: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
         return None;
     }
-    values.sort_by(f64::total_cmp);
-    values.get(nearest_rank(values.len(), percent) - 1).copied()
+    // pct·n first, so 95·20/100 is exactly 19 (0.95·20 is not); the tiny slack
+    // keeps a product that lands a rounding above an integer on that integer
+    let exact = pct * n as f64 / 100.0;
+    let rank = (exact - 1e-9).ceil().clamp(1.0, n as f64) as usize;
+    sorted.get(rank - 1).copied()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_rank_is_the_ceiling_of_the_share() {
-        assert_eq!(nearest_rank(20, 95), 19);
-        assert_eq!(nearest_rank(10, 90), 9);
-        assert_eq!(nearest_rank(3, 90), 3);
-        assert_eq!(nearest_rank(1, 5), 1);
-        assert_eq!(nearest_rank(100, 5), 5);
-        let mut v = vec![5.0, 1.0, 4.0, 2.0, 3.0];
-        // p90 of 5 values: rank ceil(4.5) = 5
-        assert_eq!(percentile(&mut v, 90), Some(5.0));
-        assert_eq!(percentile(&mut v, 50), Some(3.0));
-        assert_eq!(percentile(&mut [], 50), None);
-    }
+/// Nearest-rank percentiles of unsorted values (NaN-free): sorts a copy.
+pub fn percentile_of(values: &[f64], pct: f64) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    nearest_rank(&sorted, pct)
 }
