@@ -156,6 +156,16 @@ pub struct JobsSection {
     pub ett_note: &'static str,
 }
 
+impl JobsSection {
+    /// The lowest ETT of the training jobs (for a `check` rule on `jobs.ett.min`); None without any.
+    pub fn min_ett(&self) -> Option<f64> {
+        self.jobs
+            .iter()
+            .filter_map(|r| r.ett)
+            .min_by(f64::total_cmp)
+    }
+}
+
 /// One job on one GPU in one bucket. Weights in ticks; `active` is Σ ticks × device_util.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Cell {
@@ -852,6 +862,7 @@ mod tests {
         // the whole window at a steady 0.9 on one GPU: no rule holds
         let s = run(&mut fold(10), &[held(0, 0, 0.0, 10.0, 0.9)]);
         assert_eq!(only(&s).shape, Shape::Unknown);
+        assert_eq!(s.min_ett(), None);
         assert!(close(only(&s).activity_cv, 0.0));
     }
 
@@ -932,6 +943,7 @@ mod tests {
         assert!((f.gpu_hours - 7.0).abs() < 1e-9);
         assert!(close(f.usd, 14.0));
         assert!(f.detail.starts_with("g9 idle in 7 of 7"), "{}", f.detail);
+        assert!(close(s.min_ett(), 0.7));
     }
 
     #[test]
