@@ -1122,12 +1122,12 @@ mod tests {
         assert_eq!(cells, vec![(0, H / 2), (1, H / 2)]);
     }
 
-    /// cargo test --release --lib jobs_fold_speed -- --ignored --nocapture
+    /// cargo test --lib jobs_fold_speed -- --ignored --nocapture (a figure, not an
+    /// assertion; a debug build is ~20x slower than release, see docs/semantics-jobs.md)
     #[test]
     #[ignore]
     fn jobs_fold_speed() {
-        // 1,000 GPUs × 1,000 one-minute samples (1M intervals), one job per GPU
-        // pair (1,000 jobs... 500 gangs of 2 and the rest alone), 15-minute buckets
+        // 1,000 GPUs × 1,000 one-minute samples (1M intervals), one job per GPU, 15-minute buckets
         let (gpus, samples) = (1000usize, 1000i64);
         let mut f = JobsFold::new(15 * 60_000, 0, samples * 60_000, BTreeMap::new());
         let t = std::time::Instant::now();
