@@ -3,7 +3,10 @@
 //! columns `job` and either `flops_per_token` + `tokens_per_sec`, or
 //! `achieved_tflops` (the job's total), or `model_flops` (over its run);
 //! optional `dtype` (default bf16) and `peak_tflops` (per GPU, for GPUs the
-//! peak table lacks).
+//! peak table lacks). An optional `kind` (training, inference, interactive,
+//! batch) declares the job's shape of demand for the jobs section; a row may
+//! declare a kind and no work (no MFU then).
+use crate::audit::diagnosis::jobs::Shape;
 use crate::audit::mfu::{JobDeclaration, Work};
 use crate::flops::parse_count;
 use crate::hardware::Dtype;
@@ -20,7 +23,23 @@ const COLUMNS: &[&str] = &[
     "model_flops",
     "dtype",
     "peak_tflops",
+    "kind",
 ];
+/// The kinds a job may declare: what it is for (idle and unknown are what telemetry finds).
+const KINDS: [Shape; 4] = [
+    Shape::Training,
+    Shape::Inference,
+    Shape::Interactive,
+    Shape::Batch,
+];
+
+/// What a jobs file declares: the work of each job that declares work (MFU)
+/// and the kind of each job that declares one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobsFile {
+    pub declarations: Vec<JobDeclaration>,
+    pub kinds: BTreeMap<String, Shape>,
+}
 /// Free-text columns people keep beside the numbers; read and ignored.
 const IGNORED: &[&str] = &["note", "notes", "comment", "description"];
 
@@ -153,15 +172,38 @@ fn number(name: &str, r: &Record, key: &str) -> Result<Option<f64>> {
     }
 }
 
-fn declaration(name: &str, r: &Record) -> Result<JobDeclaration> {
-    let job = match r.fields.get("job") {
+fn job_name(name: &str, r: &Record) -> Result<String> {
+    Ok(match r.fields.get("job") {
         Some(Val::Text(t)) if !t.trim().is_empty() => t.trim().to_string(),
         Some(Val::Num(v)) => format!("{v}"),
         _ => bail!(
             "{name}: {}: no job (expected the job name as the samples' job column has it)",
             r.at
         ),
+    })
+}
+
+fn kind(name: &str, r: &Record, job: &str) -> Result<Option<Shape>> {
+    let text = match r.fields.get("kind") {
+        None | Some(Val::Null) => return Ok(None),
+        Some(Val::Text(t)) if t.trim().is_empty() => return Ok(None),
+        Some(Val::Text(t)) => t.clone(),
+        Some(Val::Num(v)) => format!("{v}"),
     };
+    match Shape::parse(&text).filter(|k| KINDS.contains(k)) {
+        Some(k) => Ok(Some(k)),
+        None => bail!(
+            "{name}: {} (job '{job}'): kind '{}' is not one of {}",
+            r.at,
+            text.trim(),
+            KINDS.map(Shape::name).join(", ")
+        ),
+    }
+}
+
+/// One record's work declaration; None when it declares only a kind.
+fn declaration(name: &str, r: &Record, declares_kind: bool) -> Result<Option<JobDeclaration>> {
+    let job = job_name(name, r)?;
     let fpt = number(name, r, "flops_per_token")?;
     let tps = number(name, r, "tokens_per_sec")?;
     let achieved = number(name, r, "achieved_tflops")?;
@@ -172,8 +214,9 @@ fn declaration(name: &str, r: &Record) -> Result<JobDeclaration> {
         (Some(f), Some(t), None, None) => Work::Rate(f * t),
         (None, None, Some(a), None) => Work::Rate(a * 1e12),
         (None, None, None, Some(m)) => Work::Total(m),
+        (None, None, None, None) if declares_kind => return Ok(None),
         (None, None, None, None) => bail!(
-            "{name}: {} (job '{job}'): declares no work; {expected}",
+            "{name}: {} (job '{job}'): declares no work; {expected} (or a kind)",
             r.at
         ),
         (Some(_), None, None, None) => bail!(
@@ -206,16 +249,21 @@ fn declaration(name: &str, r: &Record) -> Result<JobDeclaration> {
         ),
     };
     let peak_tflops = number(name, r, "peak_tflops")?;
-    Ok(JobDeclaration {
+    Ok(Some(JobDeclaration {
         job,
         work,
         dtype,
         peak_tflops,
-    })
+    }))
 }
 
-/// Read and check a jobs file: one declaration per job, every problem named with its place.
+/// Read and check a jobs file: the work declarations (MFU) only.
 pub fn read_jobs_file(path: &Path) -> Result<Vec<JobDeclaration>> {
+    read_jobs(path).map(|f| f.declarations)
+}
+
+/// Read and check a jobs file: one row per job, every problem named with its place.
+pub fn read_jobs(path: &Path) -> Result<JobsFile> {
     let name = path.display().to_string();
     let bytes =
         std::fs::read(path).with_context(|| format!("{name}: cannot read the jobs file"))?;
@@ -265,17 +313,21 @@ pub fn read_jobs_file(path: &Path) -> Result<Vec<JobDeclaration>> {
         );
     }
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    let mut out = Vec::with_capacity(records.len());
+    let mut out = JobsFile::default();
     for r in &records {
-        let d = declaration(&name, r)?;
-        if let Some(first) = seen.insert(d.job.clone(), r.at.clone()) {
+        let job = job_name(&name, r)?;
+        if let Some(first) = seen.insert(job.clone(), r.at.clone()) {
             bail!(
-                "{name}: {}: job '{}' is declared twice (first at {first})",
-                r.at,
-                d.job
+                "{name}: {}: job '{job}' is declared twice (first at {first})",
+                r.at
             );
         }
-        out.push(d);
+        let kind = kind(&name, r, &job)?;
+        out.declarations
+            .extend(declaration(&name, r, kind.is_some())?);
+        if let Some(k) = kind {
+            out.kinds.insert(job, k);
+        }
     }
     Ok(out)
 }
@@ -346,6 +398,30 @@ mod tests {
         assert!(msg("job,achieved_tflops,dtype\na,1,fp4\n")?.contains("dtype 'fp4'"));
         assert!(msg("job,achieved_tflop\na,1\n")?.contains("unknown column 'achieved_tflop'"));
         assert!(msg("job,achieved_tflops\na,-1\n")?.contains("positive"));
+        assert!(msg("job,kind\na,idle\n")?.contains(
+            "line 2 (job 'a'): kind 'idle' is not one of training, inference, interactive, batch"
+        ));
+        assert!(msg("job,kind\na,\n")?.contains("declares no work"));
+        Ok(())
+    }
+
+    #[test]
+    fn kinds_with_and_without_work() -> Result<()> {
+        let f = write(
+            ".csv",
+            "job,kind,achieved_tflops\ntrain,Training,300\nserve,inference,\nplain,,100\n",
+        )?;
+        let d = read_jobs(f.path())?;
+        let jobs: Vec<&str> = d.declarations.iter().map(|d| d.job.as_str()).collect();
+        assert_eq!(jobs, vec!["train", "plain"]);
+        assert_eq!(
+            d.kinds,
+            BTreeMap::from([
+                ("serve".to_string(), Shape::Inference),
+                ("train".to_string(), Shape::Training),
+            ])
+        );
+        assert_eq!(read_jobs_file(f.path())?.len(), 2);
         Ok(())
     }
 }

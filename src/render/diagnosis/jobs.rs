@@ -1,2 +1,288 @@
-//! Job and findings tables (§12): written by issue 16 part B.
-//! Placeholder so the diagnosis renderers compile on their own branch.
+//! The jobs section (diagnosis-semantics.md §12) as a table or markdown: the
+//! top jobs by dollars, then the findings, the declared kinds that disagree
+//! with the telemetry, and what ETT is.
+use crate::audit::diagnosis::findings::Finding;
+use crate::audit::diagnosis::jobs::{JobRow, JobsSection};
+use crate::render::fmt::{Units, hours, pct, usd};
+use crate::render::grid::{Column, Grid};
+
+/// "3 (2 hosts)" style cells and ETT text shared by table and markdown.
+fn gpus_cell(r: &JobRow) -> String {
+    if r.hosts > 1 {
+        format!("{} on {} hosts", r.gpus, r.hosts)
+    } else {
+        r.gpus.to_string()
+    }
+}
+
+fn shape_cell(r: &JobRow) -> String {
+    match r.declared_kind {
+        Some(d) if d != r.inferred_shape => {
+            format!("{} (looks {})", d.name(), r.inferred_shape.name())
+        }
+        Some(d) => format!("{} (declared)", d.name()),
+        None => r.shape.name().to_string(),
+    }
+}
+
+fn ett_cell(r: &JobRow) -> String {
+    r.ett
+        .map(|e| pct(Some(e)))
+        .unwrap_or_else(|| "-".to_string())
+}
+
+fn interruptions_cell(r: &JobRow) -> String {
+    match (r.interruptions, r.mtbi_hours) {
+        (Some(n), Some(mtbi)) => {
+            let recovery = r
+                .mean_recovery_hours
+                .map(|h| format!(", recovery {}", Units::span(h)))
+                .unwrap_or_default();
+            format!("{n} (MTBI {}{recovery})", Units::span(mtbi))
+        }
+        _ => "-".to_string(),
+    }
+}
+
+fn job_cells(r: &JobRow) -> Vec<String> {
+    vec![
+        r.job.clone(),
+        shape_cell(r),
+        gpus_cell(r),
+        r.gang.to_string(),
+        Units::span(r.span_hours),
+        hours(r.held_gpu_hours),
+        pct(r.idle_share),
+        pct(r.active_share),
+        ett_cell(r),
+        interruptions_cell(r),
+        pct(r.mfu),
+        usd(r.usd),
+    ]
+}
+
+const JOB_HEADERS: [&str; 12] = [
+    "job",
+    "shape",
+    "GPUs",
+    "gang",
+    "span",
+    "held GPU-h",
+    "idle",
+    "active",
+    "ETT",
+    "interruptions",
+    "MFU",
+    "USD",
+];
+
+fn finding_cells(f: &Finding) -> Vec<String> {
+    vec![
+        f.kind.name().to_string(),
+        f.job.clone(),
+        hours(f.gpu_hours),
+        usd(f.usd),
+        f.detail.clone(),
+    ]
+}
+
+const FINDING_HEADERS: [&str; 5] = ["finding", "job", "GPU-h", "USD", "detail"];
+
+fn disagreements_line(s: &JobsSection) -> Option<String> {
+    if s.disagreements.is_empty() {
+        return None;
+    }
+    let each: Vec<String> = s
+        .disagreements
+        .iter()
+        .map(|d| {
+            format!(
+                "{} declared {}, looks {}",
+                d.job,
+                d.declared_kind.name(),
+                d.inferred_shape.name()
+            )
+        })
+        .collect();
+    Some(format!(
+        "Declared kinds that differ from the telemetry: {}",
+        each.join("; ")
+    ))
+}
+
+/// The jobs table (the `top` jobs by dollars), then the findings.
+pub fn table(s: &JobsSection, top: usize, width: Option<u16>) -> String {
+    let mut out = format!(
+        "Jobs ({} of {}, by USD)\n",
+        s.jobs.len().min(top),
+        s.jobs.len()
+    );
+    let columns = JOB_HEADERS
+        .iter()
+        .enumerate()
+        .map(|(i, h)| match i {
+            0 => Column::new(*h).label(),
+            1 => Column::new(*h),
+            // the least read columns go first when narrow
+            3 | 4 | 10 => Column::new(*h).right().drop_rank(2),
+            9 => Column::new(*h).right().drop_rank(1),
+            _ => Column::new(*h).right(),
+        })
+        .collect();
+    let mut grid = Grid::new(columns);
+    for r in s.jobs.iter().take(top) {
+        grid.row(job_cells(r));
+    }
+    out.push_str(&grid.render_with_note(width));
+    out.push_str(&format!("{}\n", s.ett_note));
+    if !s.findings.is_empty() {
+        out.push_str("\nFindings\n");
+        let columns = FINDING_HEADERS
+            .iter()
+            .enumerate()
+            .map(|(i, h)| match i {
+                1 => Column::new(*h).label(),
+                2 | 3 => Column::new(*h).right(),
+                _ => Column::new(*h),
+            })
+            .collect();
+        let mut grid = Grid::new(columns);
+        for f in &s.findings {
+            grid.row(finding_cells(f));
+        }
+        out.push_str(&grid.render_with_note(width));
+    }
+    if let Some(line) = disagreements_line(s) {
+        out.push_str(&format!("{line}\n"));
+    }
+    out
+}
+
+fn md_row(cells: &[String]) -> String {
+    let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+    format!("| {} |\n", cells.join(" | "))
+}
+
+fn md_table(headers: &[&str], rows: impl Iterator<Item = Vec<String>>, out: &mut String) {
+    let headers: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    out.push_str(&md_row(&headers));
+    out.push_str(&md_row(&vec!["---".to_string(); headers.len()]));
+    for r in rows {
+        out.push_str(&md_row(&r));
+    }
+}
+
+/// The same figures as markdown, labels whole.
+pub fn markdown(s: &JobsSection, top: usize) -> String {
+    let mut out = format!(
+        "\n### Jobs\n\n{} of {} jobs, by USD.\n\n",
+        s.jobs.len().min(top),
+        s.jobs.len()
+    );
+    md_table(
+        &JOB_HEADERS,
+        s.jobs.iter().take(top).map(job_cells),
+        &mut out,
+    );
+    out.push_str(&format!("\n{}.\n", s.ett_note));
+    if !s.findings.is_empty() {
+        out.push_str("\n### Findings\n\n");
+        md_table(
+            &FINDING_HEADERS,
+            s.findings.iter().map(finding_cells),
+            &mut out,
+        );
+    }
+    if let Some(line) = disagreements_line(s) {
+        out.push_str(&format!("\n{line}.\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::diagnosis::findings::FindingKind;
+    use crate::audit::diagnosis::jobs::{Disagreement, ETT_NOTE, Shape};
+
+    fn row(job: &str, shape: Shape, declared: Option<Shape>, usd_: Option<f64>) -> JobRow {
+        JobRow {
+            job: job.to_string(),
+            shape: declared.unwrap_or(shape),
+            inferred_shape: shape,
+            declared_kind: declared,
+            gpus: 8,
+            hosts: 2,
+            gang: 8,
+            span_hours: 10.0,
+            presence: Some(0.5),
+            held_gpu_hours: 80.0,
+            idle_held_gpu_hours: 8.0,
+            idle_share: Some(0.1),
+            active_share: Some(0.9),
+            sm_active_share: None,
+            tensor_active_share: None,
+            activity_cv: Some(0.0),
+            synchrony: Some(1.0),
+            ett: (shape == Shape::Training).then_some(0.7),
+            interruptions: (shape == Shape::Training).then_some(1),
+            mtbi_hours: (shape == Shape::Training).then_some(7.0),
+            mean_recovery_hours: (shape == Shape::Training).then_some(3.0),
+            mfu: None,
+            model: None,
+            usd: usd_,
+        }
+    }
+
+    fn section() -> JobsSection {
+        JobsSection {
+            jobs: vec![
+                row("train-a", Shape::Training, None, Some(240.0)),
+                row("nb", Shape::Idle, Some(Shape::Interactive), None),
+            ],
+            findings: vec![Finding {
+                kind: FindingKind::Parked,
+                job: "nb".to_string(),
+                gpu_hours: 80.0,
+                usd: None,
+                detail: "held 80.0 GPU-h and was idle 90.0% of it".to_string(),
+            }],
+            disagreements: vec![Disagreement {
+                job: "nb".to_string(),
+                declared_kind: Shape::Interactive,
+                inferred_shape: Shape::Idle,
+            }],
+            ett_note: ETT_NOTE,
+        }
+    }
+
+    #[test]
+    fn the_table_lists_jobs_then_findings_and_says_what_ett_is() {
+        let t = table(&section(), 1, None);
+        assert!(t.starts_with("Jobs (1 of 2, by USD)"), "{t}");
+        assert!(t.contains("train-a") && !t.contains("nb (looks"), "{t}");
+        assert!(
+            t.contains("70.0%") && t.contains("1 (MTBI 7.00 h, recovery 3.00 h)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("telemetry proxy for Meta's effective training time"),
+            "{t}"
+        );
+        let findings_at = t.find("Findings").unwrap_or(0);
+        assert!(findings_at > t.find("train-a").unwrap_or(usize::MAX), "{t}");
+        assert!(t.contains("parked"), "{t}");
+        assert!(t.contains("nb declared interactive, looks idle"), "{t}");
+    }
+
+    #[test]
+    fn markdown_has_the_same_figures() {
+        let m = markdown(&section(), 10);
+        assert!(m.contains("| train-a | training | 8 on 2 hosts | 8 | 10.0 h | 80.0 | 10.0% | 90.0% | 70.0% | 1 (MTBI 7.00 h, recovery 3.00 h) | n/a | $240 |"), "{m}");
+        assert!(m.contains("| nb | interactive (looks idle) |"), "{m}");
+        assert!(
+            m.contains("| parked | nb | 80.0 | n/a | held 80.0 GPU-h and was idle 90.0% of it |"),
+            "{m}"
+        );
+    }
+}
