@@ -24,7 +24,6 @@ pub struct Parts {
     pub episodes: Vec<IdleEpisode>,
     pub gpus: Vec<GpuSummary>,
     pub gpu_count: usize,
-    pub jobs: Option<Vec<JobSummary>>,
     /// observed GPU-hours per reported model name, to flag ambiguous names
     pub model_hours: Vec<(Option<String>, f64)>,
     /// the caller's data quality: counts, notes and warnings; the held-unknown
@@ -99,7 +98,6 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
         groups,
         gpu_count: parts.gpu_count,
         gpus: parts.gpus,
-        jobs: parts.jobs,
         idle_episode_groups: episode_groups,
         idle_episode_groups_total,
         diagnosis,

@@ -291,6 +291,8 @@ pub struct Engine<'a> {
     /// the declared jobs' MFU by name (None: no jobs file)
     job_mfu: Option<std::collections::BTreeMap<String, f64>>,
     folds: Folds,
+    /// the kinds `--jobs` declares, by job name (the diagnosis' jobs section)
+    job_kinds: std::collections::BTreeMap<String, super::diagnosis::jobs::Shape>,
     /// Some: a pass that only measures the jobs' held time for MFU
     mfu_fold: Option<MfuFold>,
     /// time in gaps beyond max gap, in ticks
@@ -316,6 +318,7 @@ impl<'a> Engine<'a> {
             mfu_by_label: HashMap::default(),
             job_mfu: None,
             folds: Folds::new(present.basis(), cfg.by),
+            job_kinds: Default::default(),
             mfu_fold: None,
             unobserved_ms: 0,
             duplicates: 0,
@@ -335,6 +338,38 @@ impl<'a> Engine<'a> {
         self.folds = Folds::new(self.present.basis(), self.cfg.by);
         self.job_mfu = Some(mfu.clone());
         self
+    }
+
+    /// The kinds the jobs file declares: a declared kind wins over the shape.
+    pub fn with_job_kinds(
+        mut self,
+        kinds: &std::collections::BTreeMap<String, super::diagnosis::jobs::Shape>,
+    ) -> Self {
+        self.job_kinds = kinds.clone();
+        self
+    }
+
+    /// What the jobs file declares per job, for the jobs section.
+    fn declared_jobs(
+        &self,
+    ) -> std::collections::BTreeMap<String, super::diagnosis::jobs::Declared> {
+        let mut declared: std::collections::BTreeMap<String, super::diagnosis::jobs::Declared> =
+            self.job_kinds
+                .iter()
+                .map(|(job, kind)| {
+                    (
+                        job.clone(),
+                        super::diagnosis::jobs::Declared {
+                            kind: Some(*kind),
+                            mfu: None,
+                        },
+                    )
+                })
+                .collect();
+        for (job, mfu) in self.job_mfu.iter().flatten() {
+            declared.entry(job.clone()).or_default().mfu = Some(*mfu);
+        }
+        declared
     }
 
     /// Only measure each job's held time (for MFU): see [`Engine::finish_mfu`].
@@ -488,7 +523,12 @@ impl<'a> Engine<'a> {
         let mut thresholds = self.cfg.leak_thresholds;
         thresholds.idle_below = self.cfg.idle_below;
         self.folds.diagnosis = Some(super::diagnosis::DiagnosisFolds::new(
-            bucket, start, end, thresholds, self.cfg.by,
+            bucket,
+            start,
+            end,
+            thresholds,
+            self.cfg.by,
+            self.declared_jobs(),
         ));
     }
 
@@ -694,6 +734,11 @@ impl<'a> Engine<'a> {
                 },
             )
         });
+        let mut diagnosis = diagnosis;
+        if let (Some(mfu), Some(rows)) = (&self.job_mfu, &mut diagnosis.jobs) {
+            let summaries = folds.jobs.summaries(self, &self.present, mfu);
+            join_mfu(rows, &summaries);
+        }
         let snapshot = folds.gpus.all_single();
         let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
@@ -724,10 +769,6 @@ impl<'a> Engine<'a> {
                 .collect(),
             gpu_count: gpus.len(),
             gpus,
-            jobs: self
-                .job_mfu
-                .as_ref()
-                .map(|mfu| folds.jobs.summaries(self, &self.present, mfu)),
             quality: DataQuality {
                 duplicates: self.duplicates,
                 invalid: quality.invalid.clone(),
@@ -740,6 +781,19 @@ impl<'a> Engine<'a> {
             },
             note_unmeasured_basis: true,
             diagnosis,
+        }
+    }
+}
+
+/// The jobs file's MFU figures onto the jobs' rows, by job name.
+fn join_mfu(rows: &mut [super::diagnosis::jobs::JobRow], summaries: &[super::model::JobSummary]) {
+    let by_job: HashMap<&str, &super::model::JobSummary> =
+        summaries.iter().map(|s| (s.job.as_str(), s)).collect();
+    for row in rows {
+        if let Some(s) = by_job.get(row.job.as_str()) {
+            row.mfu = s.mfu;
+            row.useful_gpu_hours = s.useful_gpu_hours;
+            row.not_useful_usd = s.not_useful_usd;
         }
     }
 }

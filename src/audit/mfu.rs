@@ -34,6 +34,8 @@ pub struct JobDeclaration {
 pub struct DeclaredJobs {
     pub label: String,
     pub decls: Vec<JobDeclaration>,
+    /// the kind each job declares (training, inference, ...), for the jobs section
+    pub kinds: BTreeMap<String, crate::audit::diagnosis::jobs::Shape>,
 }
 
 /// The MFU of each job whose MFU could be computed, plus what the report should say.

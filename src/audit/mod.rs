@@ -146,7 +146,9 @@ pub fn audit_chunks_with_jobs(
     cfg: &AuditConfig,
     jobs: Option<&mfu::DeclaredJobs>,
 ) -> Result<Report> {
+    // a jobs file of kinds only declares no work: no MFU passes
     let job_mfu = jobs
+        .filter(|j| !j.decls.is_empty())
         .map(|j| mfu::declared_mfu(source, cfg, &j.decls).with_context(|| j.label.clone()))
         .transpose()?;
     let has = |c: &str| source.has(c);
@@ -154,6 +156,9 @@ pub fn audit_chunks_with_jobs(
     let mut engine = Engine::new(cfg, rule, present_from(&has));
     if let Some(m) = &job_mfu {
         engine = engine.with_job_mfu(&m.mfu);
+    }
+    if let Some(j) = jobs {
+        engine = engine.with_job_kinds(&j.kinds);
     }
     source.for_each_chunk(true, &mut |df| engine.observe_steps(df))?;
     engine.finish_steps();

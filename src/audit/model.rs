@@ -29,9 +29,6 @@ pub struct Report {
     pub groups: Option<Vec<Group>>,
     /// per GPU (or MIG instance)
     pub gpus: Vec<GpuSummary>,
-    /// MFU per declared job, when a jobs file was given
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub jobs: Option<Vec<JobSummary>>,
     pub gpu_count: usize,
     /// idle episodes of one job over the same span, one row for all its GPUs
     /// (before --top cuts the list); absent in documents written before it
@@ -246,6 +243,8 @@ pub struct GpuSummary {
     pub usd_per_hour: Option<f64>,
 }
 
+/// A job's MFU figures from the jobs file, joined onto its row of the jobs
+/// section (`diagnosis::jobs::JobRow`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(default)]
 pub struct JobSummary {

@@ -74,9 +74,25 @@ pub struct AuditArgs {
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
 
+    /// Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m,
+    /// 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets].
+    #[arg(long, value_name = "DURATION")]
+    pub bucket: Option<String>,
+
+    /// Leak map thresholds from a TOML file (starved_below, underfilled_below,
+    /// memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below);
+    /// a key left out keeps its default, the idle row is --idle-below.
+    #[arg(long, value_name = "FILE")]
+    pub leak_thresholds: Option<std::path::PathBuf>,
+
+    /// GPUs asked for: the purchase answer says whether idle capacity covers them.
+    #[arg(long, value_name = "N")]
+    pub want: Option<u32>,
+
     /// Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a
     /// job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job's
-    /// total), or model_flops (over its run); optional dtype (default bf16), peak_tflops.
+    /// total), or model_flops (over its run); optional dtype (default bf16), peak_tflops;
+    /// optional kind (training, inference, interactive, batch) for the jobs section.
     #[arg(long, value_name = "FILE")]
     pub jobs: Option<std::path::PathBuf>,
 }

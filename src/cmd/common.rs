@@ -114,5 +114,17 @@ pub fn audit_config_with_end(
         GroupByArg::Model => GroupBy::Model,
     });
     cfg.top = args.top;
+    if let Some(b) = &args.bucket {
+        let ms = parse_duration_ms(b).context("--bucket")?;
+        if ms <= 0 {
+            bail!("--bucket must be positive");
+        }
+        cfg.bucket_ms = Some(ms);
+    }
+    if let Some(path) = &args.leak_thresholds {
+        cfg.leak_thresholds = crate::audit::diagnosis::LeakThresholds::from_file(path)
+            .context("--leak-thresholds")?;
+    }
+    cfg.want = args.want;
     Ok(cfg)
 }

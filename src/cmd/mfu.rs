@@ -90,9 +90,11 @@ pub fn run(args: MfuArgs) -> Result<u8> {
 /// each job's MFU and says in the report what it could not).
 pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
     let Some(path) = file else { return Ok(None) };
+    let file = crate::jobs::read_jobs(path)?;
     Ok(Some(DeclaredJobs {
         label: format!("--jobs {}", path.display()),
-        decls: crate::jobs::read_jobs_file(path)?,
+        decls: file.declarations,
+        kinds: file.kinds,
     }))
 }
 

@@ -76,7 +76,7 @@ fn value(kind: MetricKind, v: Option<f64>) -> String {
     match kind {
         MetricKind::Ratio => format!("{}%", trim(v * 100.0, 2)),
         MetricKind::GpuHours if v.abs() >= 100.0 => thousands(v.round() as i64),
-        MetricKind::GpuHours => trim(v, 2),
+        MetricKind::GpuHours | MetricKind::Gpus => trim(v, 2),
         MetricKind::Usd => usd(Some(v)),
         MetricKind::UsdPerHour => format!("{}/h", usd(Some(v))),
     }
@@ -114,6 +114,7 @@ fn amount(rule: &Rule, v: f64) -> String {
         Amount::Percent(_) => format!("{}%", trim(v, 2)),
         Amount::Value(_) => match rule.metric.kind {
             MetricKind::GpuHours => format!("{} GPU-h", value(MetricKind::GpuHours, Some(v))),
+            MetricKind::Gpus => format!("{} GPUs", value(MetricKind::Gpus, Some(v))),
             kind => value(kind, Some(v)),
         },
     }
@@ -558,6 +559,7 @@ pub fn metric_list(width: u16) -> String {
         let unit = match m.kind {
             MetricKind::Ratio => "ratio 0..1 (2pp, 5%, 0.35)",
             MetricKind::GpuHours => "GPU-hours (5%, 12.5)",
+            MetricKind::Gpus => "GPUs (5%, 8)",
             MetricKind::Usd => "USD (5%, 50)",
             MetricKind::UsdPerHour => "USD per hour (5%, 2.5)",
         };

@@ -205,7 +205,7 @@ fn gpus(report: &Report) -> String {
 }
 
 fn jobs(report: &Report) -> Result<String> {
-    let Some(jobs) = &report.jobs else {
+    let Some(jobs) = &report.diagnosis.jobs else {
         bail!("--table jobs lists the jobs of a --jobs file; give --jobs FILE");
     };
     let mut out = String::from(
@@ -216,9 +216,9 @@ fn jobs(report: &Report) -> Result<String> {
             quote(&j.job),
             j.gpus.to_string(),
             j.held_gpu_hours.to_string(),
-            num(j.device_util),
-            num(j.sm_active),
-            num(j.tensor_active),
+            num(j.active_share),
+            num(j.sm_active_share),
+            num(j.tensor_active_share),
             num(j.mfu),
             num(j.useful_gpu_hours),
             num(j.not_useful_usd),

@@ -363,7 +363,11 @@ fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
 }
 
 fn jobs(report: &Report, u: Units, width: Option<u16>) -> Option<String> {
-    let jobs = report.jobs.as_ref()?;
+    // MFU by job: only where the jobs file declared work (the jobs section lists every job)
+    let jobs = report.diagnosis.jobs.as_ref()?;
+    if jobs.iter().all(|j| j.mfu.is_none()) {
+        return None;
+    }
     let mut g = Grid::new(vec![
         Column::new("job").label(),
         Column::new("GPUs").right(),
@@ -379,9 +383,9 @@ fn jobs(report: &Report, u: Units, width: Option<u16>) -> Option<String> {
             j.job.clone(),
             j.gpus.to_string(),
             u.amount(j.held_gpu_hours),
-            pct(j.device_util),
-            pct(j.sm_active),
-            pct(j.tensor_active),
+            pct(j.active_share),
+            pct(j.sm_active_share),
+            pct(j.tensor_active_share),
             pct(j.mfu),
             usd(j.not_useful_usd),
         ]);
@@ -456,6 +460,10 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     let mut out = String::new();
     out.push_str(&headline(report));
     out.push_str("\n\n");
+    if let Some(p) = crate::render::diagnosis::purchase_paragraph(&report.diagnosis) {
+        out.push_str(&p);
+        out.push('\n');
+    }
     out.push_str(&window_line(report));
     out.push_str("\n\n");
     out.push_str("Held → used waterfall\n");
@@ -467,9 +475,19 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     out.push_str(&episodes(report, u, opts));
     out.push('\n');
     // sections below are optional; the diagnosis issue adds more the same way
-    for section in [jobs(report, u, opts.limit()), showback(report, u, opts)]
-        .into_iter()
-        .flatten()
+    let diagnosis = crate::render::diagnosis::sections_after_purchase(
+        &report.diagnosis,
+        opts.limit(),
+        opts.top,
+    );
+    let diagnosis = (!diagnosis.trim().is_empty()).then_some(diagnosis);
+    for section in [
+        jobs(report, u, opts.limit()),
+        showback(report, u, opts),
+        diagnosis,
+    ]
+    .into_iter()
+    .flatten()
     {
         out.push_str(&section);
         out.push('\n');

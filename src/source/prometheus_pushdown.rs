@@ -373,7 +373,6 @@ pub fn report(
         episodes: Vec::new(),
         gpus: Vec::new(),
         gpu_count: gpus.len(),
-        jobs: None,
         model_hours: sums.model_hours,
         quality: DataQuality {
             notes,

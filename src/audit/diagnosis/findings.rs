@@ -2,7 +2,7 @@
 //! and `oversized`, each with the job, the GPU-hours at stake and their dollars.
 //! The rules live here and only here; `jobs.rs` measures what they read.
 use crate::catalog::{Gpu, MigProfile};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// parked: a job of shape idle holding at least this many GPU-hours.
 pub const PARKED_MIN_GPU_HOURS: f64 = 24.0;
@@ -15,9 +15,10 @@ pub const OVERSIZED_DEVICE_UTIL_BELOW: f64 = 0.50;
 /// Compute slices of a whole card.
 const SLICES: u8 = 7;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
+    #[default]
     Parked,
     GangMemberIdle,
     Oversized,
@@ -33,7 +34,8 @@ impl FindingKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Finding {
     pub kind: FindingKind,
     pub job: String,

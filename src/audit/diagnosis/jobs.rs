@@ -7,7 +7,7 @@ use super::findings::{self, Finding, GangMember, Sizing};
 use super::percentile_of;
 use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
 use crate::audit::tally::Sum;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -60,7 +60,7 @@ const ETT_REF_PERCENT: f64 = 90.0;
 const ETT_PROGRESS_SHARE: f64 = 0.95;
 
 /// The shape of a job's demand (§12), or the kind `--jobs` declares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Shape {
     Idle,
@@ -68,6 +68,7 @@ pub enum Shape {
     Inference,
     Interactive,
     Batch,
+    #[default]
     Unknown,
 }
 
@@ -108,7 +109,10 @@ pub struct Declared {
 }
 
 /// One job's row (JSON `jobs[]`). Shares are fractions 0..1; None where not measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// (The shares keep the names of the rows `--jobs` listed before: device_util,
+/// sm_active, tensor_active of the job's held time.)
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct JobRow {
     pub job: String,
     /// the declared kind where there is one, else the inferred shape
@@ -123,8 +127,11 @@ pub struct JobRow {
     pub held_gpu_hours: f64,
     pub idle_held_gpu_hours: f64,
     pub idle_share: Option<f64>,
+    #[serde(rename = "device_util")]
     pub active_share: Option<f64>,
+    #[serde(rename = "sm_active")]
     pub sm_active_share: Option<f64>,
+    #[serde(rename = "tensor_active")]
     pub tensor_active_share: Option<f64>,
     pub activity_cv: Option<f64>,
     pub synchrony: Option<f64>,
@@ -134,13 +141,18 @@ pub struct JobRow {
     pub mtbi_hours: Option<f64>,
     pub mean_recovery_hours: Option<f64>,
     pub mfu: Option<f64>,
+    /// mfu × held GPU-hours, where `--jobs` declares the job's work
+    pub useful_gpu_hours: Option<f64>,
+    /// dollars of the held time that was not useful (by the report's basis)
+    pub not_useful_usd: Option<f64>,
     /// the model the job ran on when it ran on one
     pub model: Option<String>,
     pub usd: Option<f64>,
 }
 
 /// A job whose declared kind is not the shape its telemetry shows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Disagreement {
     pub job: String,
     pub declared_kind: Shape,
@@ -686,6 +698,9 @@ impl JobsFold {
             mtbi_hours: ett.as_ref().map(|e| e.mtbi_hours),
             mean_recovery_hours: ett.as_ref().and_then(|e| e.mean_recovery_hours),
             mfu: declared.mfu,
+            // the jobs file's figures are joined on by the engine
+            useful_gpu_hours: None,
+            not_useful_usd: None,
             model: only_model,
             usd: s.usd(),
         };

@@ -90,6 +90,13 @@ pub struct Sections {
     pub leaks: Option<Leaks>,
     pub nodes: Option<Nodes>,
     pub purchase: Option<Purchase>,
+    /// a row per job (§12); None when the samples carry no job label
+    pub jobs: Option<Vec<jobs::JobRow>>,
+    /// parked, gang_member_idle, oversized; None without jobs
+    pub findings: Option<Vec<findings::Finding>>,
+    /// jobs whose `--jobs` kind is not the shape their telemetry shows
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub job_disagreements: Vec<jobs::Disagreement>,
     /// why a section is null, one line each
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -106,6 +113,7 @@ pub struct DiagnosisFolds {
     pub timeline: TimelineFold,
     pub leaks: LeakFold,
     pub nodes: NodesFold,
+    pub jobs: jobs::JobsFold,
 }
 
 /// What the sections need beyond the intervals.
@@ -130,8 +138,10 @@ impl DiagnosisFolds {
         window_end: i64,
         thresholds: LeakThresholds,
         by: Option<crate::audit::GroupBy>,
+        declared: std::collections::BTreeMap<String, jobs::Declared>,
     ) -> Self {
         DiagnosisFolds {
+            jobs: jobs::JobsFold::new(bucket_ticks, window_start, window_end, declared),
             timeline: TimelineFold::new(bucket_ticks, window_start, window_end),
             leaks: LeakFold::new(thresholds, by),
             nodes: NodesFold::new(bucket_ticks, window_start, window_end),
@@ -147,7 +157,12 @@ impl DiagnosisFolds {
             inputs.window_hours,
             inputs.want,
         );
+        let job_section = self.jobs.finish(names);
+        let any_job = !job_section.jobs.is_empty();
         Sections {
+            jobs: any_job.then_some(job_section.jobs),
+            findings: any_job.then_some(job_section.findings),
+            job_disagreements: job_section.disagreements,
             leaks: Some(self.leaks.finish(names)),
             nodes: Some(self.nodes.finish(names, inputs.top_hosts)),
             purchase: Some(purchase),
@@ -162,12 +177,14 @@ impl Fold for DiagnosisFolds {
         self.timeline.add(iv);
         self.leaks.add(iv);
         self.nodes.add(iv);
+        self.jobs.add(iv);
     }
 
     fn merge(&mut self, other: Self) {
         self.timeline.merge(other.timeline);
         self.leaks.merge(other.leaks);
         self.nodes.merge(other.nodes);
+        self.jobs.merge(other.jobs);
     }
 }
 

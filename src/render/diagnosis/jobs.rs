@@ -110,6 +110,17 @@ fn disagreements_line(s: &JobsSection) -> Option<String> {
     ))
 }
 
+/// The report's jobs, findings and disagreements as one section to render;
+/// None when the samples carry no job.
+pub fn section_of(s: &crate::audit::diagnosis::Sections) -> Option<JobsSection> {
+    Some(JobsSection {
+        jobs: s.jobs.clone()?,
+        findings: s.findings.clone().unwrap_or_default(),
+        disagreements: s.job_disagreements.clone(),
+        ett_note: crate::audit::diagnosis::jobs::ETT_NOTE,
+    })
+}
+
 /// The jobs table (the `top` jobs by dollars), then the findings.
 pub fn table(s: &JobsSection, top: usize, width: Option<u16>) -> String {
     let mut out = format!(

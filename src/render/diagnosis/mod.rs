@@ -19,10 +19,21 @@ fn bucket_seconds(s: &Sections) -> f64 {
 /// the purchase answer, the timeline, where the hours went (and the leak mix
 /// of the first `top` groups), the node view; then why a section is missing.
 pub fn table(s: &Sections, width: Option<u16>, top: usize) -> String {
+    let mut parts: Vec<String> = purchase_paragraph(s).into_iter().collect();
+    parts.push(sections_after_purchase(s, width, top));
+    parts.join("\n")
+}
+
+/// The purchase answer alone: the report's table prints it first.
+pub fn purchase_paragraph(s: &Sections) -> Option<String> {
+    s.purchase
+        .as_ref()
+        .map(|p| purchase::table(p, bucket_seconds(s)))
+}
+
+/// Every section but the purchase answer, as table text.
+pub fn sections_after_purchase(s: &Sections, width: Option<u16>, top: usize) -> String {
     let mut parts: Vec<String> = Vec::new();
-    if let Some(p) = &s.purchase {
-        parts.push(purchase::table(p, bucket_seconds(s)));
-    }
     if let Some(t) = &s.timeline {
         parts.push(timeline::table(t, width));
     }
@@ -33,12 +44,15 @@ pub fn table(s: &Sections, width: Option<u16>, top: usize) -> String {
     if let Some(n) = &s.nodes {
         parts.push(nodes::table(n, width));
     }
+    if let Some(j) = jobs::section_of(s) {
+        parts.push(jobs::table(&j, top, width));
+    }
     parts.extend(s.notes.iter().map(|n| format!("note: {n}\n")));
     parts.join("\n")
 }
 
 /// The same sections as markdown.
-pub fn markdown(s: &Sections) -> String {
+pub fn markdown(s: &Sections, top: usize) -> String {
     let mut out = String::new();
     if let Some(p) = &s.purchase {
         out.push_str(&purchase::markdown(p, bucket_seconds(s)));
@@ -51,6 +65,9 @@ pub fn markdown(s: &Sections) -> String {
     }
     if let Some(n) = &s.nodes {
         out.push_str(&nodes::markdown(n));
+    }
+    if let Some(j) = jobs::section_of(s) {
+        out.push_str(&jobs::markdown(&j, top));
     }
     for n in &s.notes {
         out.push_str(&format!("\n*Note:* {n}\n"));

@@ -113,7 +113,7 @@ fn embedded_report(report: &Report, top: usize) -> (Report, Vec<String>) {
         );
         groups.truncate(sections::TOP_GROUPS);
     }
-    if let Some(jobs) = &mut r.jobs {
+    if let Some(jobs) = &mut r.diagnosis.jobs {
         cut("jobs", jobs.len(), top.min(jobs.len()));
         jobs.truncate(top);
     }

@@ -415,7 +415,9 @@ pub fn idle_episodes(out: &mut String, r: &Report, opts: &HtmlOptions) {
 
 /// Declared jobs with their MFU (when `--jobs` was given), top N as listed.
 pub fn jobs(out: &mut String, r: &Report, opts: &HtmlOptions) {
-    let Some(jobs) = &r.jobs else { return };
+    let Some(jobs) = &r.diagnosis.jobs else {
+        return;
+    };
     let (unit, per) = units(r);
     let shown = &jobs[..jobs.len().min(opts.top)];
     out.push_str("<section id=\"jobs\">\n<h2>Top jobs</h2>\n");
@@ -430,9 +432,9 @@ pub fn jobs(out: &mut String, r: &Report, opts: &HtmlOptions) {
             text(&j.job),
             j.gpus,
             hours(j.held_gpu_hours),
-            pct(j.device_util),
-            pct(j.sm_active),
-            pct(j.tensor_active),
+            pct(j.active_share),
+            pct(j.sm_active_share),
+            pct(j.tensor_active_share),
             pct(j.mfu),
             text(&usd(j.not_useful_usd))
         );
