@@ -1,5 +1,5 @@
 //! Jobs: shape of demand and effective training time (diagnosis-semantics.md
-//! §12, docs/semantics-jobs.md). [`JobsFold`] keeps, per job, one small cell
+//! §12, docs/semantics.md §11). [`JobsFold`] keeps, per job, one small cell
 //! per (bucket, GPU) it held plus O(1) totals, so its memory grows with jobs ×
 //! buckets × the job's GPUs, never with samples; [`JobsFold::finish`] turns
 //! that into a row per job, the findings and the declared-kind disagreements.
@@ -1138,7 +1138,7 @@ mod tests {
     }
 
     /// cargo test --lib jobs_fold_speed -- --ignored --nocapture (a figure, not an
-    /// assertion; a debug build is ~20x slower than release, see docs/semantics-jobs.md)
+    /// assertion; a debug build is ~20x slower than release, see docs/semantics.md §11)
     #[test]
     #[ignore]
     fn jobs_fold_speed() {
