@@ -67,6 +67,7 @@ fn folds() -> DiagnosisFolds {
         30 * H,
         LeakThresholds::default(),
         Some(crate::audit::GroupBy::Team),
+        Default::default(),
     )
 }
 

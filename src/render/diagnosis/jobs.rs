@@ -242,6 +242,7 @@ mod tests {
             mfu: None,
             model: None,
             usd: usd_,
+            ..JobRow::default()
         }
     }
 

@@ -170,7 +170,7 @@ mod tests {
             text.ends_with("note: nodes: not computed from a pushdown\n"),
             "{text}"
         );
-        let md = markdown(&s);
+        let md = markdown(&s, 10);
         assert!(md.contains("### Do we need more GPUs?"), "{md}");
         assert!(
             md.contains("*Note:* nodes: not computed from a pushdown"),
