@@ -79,7 +79,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --quiet --min --max --max-drop --max-rise --help --version"
+            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -201,6 +201,18 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --bucket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --leak-thresholds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --want)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -210,19 +222,19 @@ _gpuaudit() {
                     return 0
                     ;;
                 --min)
-                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd= leaks.held_unknown= leaks.held_unknown.share_of_held= leaks.held_unknown.usd= leaks.unallocated= leaks.unallocated.share_of_held= leaks.unallocated.usd= leaks.unmeasured= leaks.unmeasured.share_of_held= leaks.unmeasured.usd= leaks.idle= leaks.idle.share_of_held= leaks.idle.usd= leaks.starved= leaks.starved.share_of_held= leaks.starved.usd= leaks.underfilled= leaks.underfilled.share_of_held= leaks.underfilled.usd= leaks.memory_bound= leaks.memory_bound.share_of_held= leaks.memory_bound.usd= leaks.no_tensor= leaks.no_tensor.share_of_held= leaks.no_tensor.usd= leaks.effective= leaks.effective.share_of_held= leaks.effective.usd= leaks.busy_unprofiled= leaks.busy_unprofiled.share_of_held= leaks.busy_unprofiled.usd= nodes.node_held_gpu_hours= nodes.stranded_gpu_hours= nodes.free_node_gpu_hours= nodes.stranded_usd= nodes.free_node_usd= purchase.owned= purchase.held_p50= purchase.held_p95= purchase.held_max= purchase.spare_p5= purchase.output_equivalent_gpus= timeline.unobserved_buckets= jobs.ett.min=" -- "${cur}"))
                     return 0
                     ;;
                 --max)
-                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd= leaks.held_unknown= leaks.held_unknown.share_of_held= leaks.held_unknown.usd= leaks.unallocated= leaks.unallocated.share_of_held= leaks.unallocated.usd= leaks.unmeasured= leaks.unmeasured.share_of_held= leaks.unmeasured.usd= leaks.idle= leaks.idle.share_of_held= leaks.idle.usd= leaks.starved= leaks.starved.share_of_held= leaks.starved.usd= leaks.underfilled= leaks.underfilled.share_of_held= leaks.underfilled.usd= leaks.memory_bound= leaks.memory_bound.share_of_held= leaks.memory_bound.usd= leaks.no_tensor= leaks.no_tensor.share_of_held= leaks.no_tensor.usd= leaks.effective= leaks.effective.share_of_held= leaks.effective.usd= leaks.busy_unprofiled= leaks.busy_unprofiled.share_of_held= leaks.busy_unprofiled.usd= nodes.node_held_gpu_hours= nodes.stranded_gpu_hours= nodes.free_node_gpu_hours= nodes.stranded_usd= nodes.free_node_usd= purchase.owned= purchase.held_p50= purchase.held_p95= purchase.held_max= purchase.spare_p5= purchase.output_equivalent_gpus= timeline.unobserved_buckets= jobs.ett.min=" -- "${cur}"))
                     return 0
                     ;;
                 --max-drop)
-                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd= leaks.held_unknown= leaks.held_unknown.share_of_held= leaks.held_unknown.usd= leaks.unallocated= leaks.unallocated.share_of_held= leaks.unallocated.usd= leaks.unmeasured= leaks.unmeasured.share_of_held= leaks.unmeasured.usd= leaks.idle= leaks.idle.share_of_held= leaks.idle.usd= leaks.starved= leaks.starved.share_of_held= leaks.starved.usd= leaks.underfilled= leaks.underfilled.share_of_held= leaks.underfilled.usd= leaks.memory_bound= leaks.memory_bound.share_of_held= leaks.memory_bound.usd= leaks.no_tensor= leaks.no_tensor.share_of_held= leaks.no_tensor.usd= leaks.effective= leaks.effective.share_of_held= leaks.effective.usd= leaks.busy_unprofiled= leaks.busy_unprofiled.share_of_held= leaks.busy_unprofiled.usd= nodes.node_held_gpu_hours= nodes.stranded_gpu_hours= nodes.free_node_gpu_hours= nodes.stranded_usd= nodes.free_node_usd= purchase.owned= purchase.held_p50= purchase.held_p95= purchase.held_max= purchase.spare_p5= purchase.output_equivalent_gpus= timeline.unobserved_buckets= jobs.ett.min=" -- "${cur}"))
                     return 0
                     ;;
                 --max-rise)
-                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd=" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "active= sm_active= sm_occupancy= tensor_active= mfu= held_of_observed= idle_held= idle_held_share= observed_gpu_hours= held_gpu_hours= active_gpu_hours= sm_active_gpu_hours= tensor_active_gpu_hours= useful_gpu_hours= idle_held_gpu_hours= unallocated_gpu_hours= unpriced_gpu_hours= observed_usd= held_usd= idle_held_usd= unallocated_usd= not_useful_usd= observed_usd_per_hour= held_usd_per_hour= idle_held_usd_per_hour= unallocated_usd_per_hour= not_useful_usd_per_hour= monthly_observed_usd= monthly_held_usd= monthly_idle_held_usd= monthly_unallocated_usd= monthly_not_useful_usd= leaks.held_unknown= leaks.held_unknown.share_of_held= leaks.held_unknown.usd= leaks.unallocated= leaks.unallocated.share_of_held= leaks.unallocated.usd= leaks.unmeasured= leaks.unmeasured.share_of_held= leaks.unmeasured.usd= leaks.idle= leaks.idle.share_of_held= leaks.idle.usd= leaks.starved= leaks.starved.share_of_held= leaks.starved.usd= leaks.underfilled= leaks.underfilled.share_of_held= leaks.underfilled.usd= leaks.memory_bound= leaks.memory_bound.share_of_held= leaks.memory_bound.usd= leaks.no_tensor= leaks.no_tensor.share_of_held= leaks.no_tensor.usd= leaks.effective= leaks.effective.share_of_held= leaks.effective.usd= leaks.busy_unprofiled= leaks.busy_unprofiled.share_of_held= leaks.busy_unprofiled.usd= nodes.node_held_gpu_hours= nodes.stranded_gpu_hours= nodes.free_node_gpu_hours= nodes.stranded_usd= nodes.free_node_usd= purchase.owned= purchase.held_p50= purchase.held_p95= purchase.held_max= purchase.spare_p5= purchase.output_equivalent_gpus= timeline.unobserved_buckets= jobs.ett.min=" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -487,7 +499,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --jobs --format --output --quiet --table --per-gpu --width --help --version"
+            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --format --output --quiet --table --per-gpu --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -601,6 +613,18 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --bucket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --leak-thresholds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --want)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -618,7 +642,7 @@ _gpuaudit() {
                     return 0
                     ;;
                 --table)
-                    COMPREPLY=($(compgen -W "layers groups episodes gpus jobs" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "layers groups episodes gpus jobs timeline" -- "${cur}"))
                     return 0
                     ;;
                 --width)
@@ -633,7 +657,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__scan)
-            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --jobs --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
+            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -704,6 +728,18 @@ _gpuaudit() {
                     return 0
                     ;;
                 --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bucket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --leak-thresholds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --want)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

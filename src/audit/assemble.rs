@@ -78,6 +78,9 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     quality.warnings.extend(ambiguous);
     let mut diagnosis = parts.diagnosis;
     quality.notes.append(&mut diagnosis.notes);
+    if let Some(top) = cfg.top {
+        diagnosis.keep_top_jobs(top);
+    }
     Report {
         schema: SCHEMA.to_string(),
         window: Window {

@@ -22,8 +22,10 @@ pub enum CsvTable {
     Episodes,
     /// one row per GPU (or MIG instance)
     Gpus,
-    /// MFU per declared job (needs --jobs)
+    /// one row per job: shape, ETT, dollars (and MFU with --jobs)
     Jobs,
+    /// one row per timeline bucket (GPUs observed, held, active, spare...)
+    Timeline,
 }
 
 /// `gpuaudit report`: what to read and audit (also built by `check`), and how to lay it out.

@@ -206,10 +206,12 @@ fn gpus(report: &Report) -> String {
 
 fn jobs(report: &Report) -> Result<String> {
     let Some(jobs) = &report.diagnosis.jobs else {
-        bail!("--table jobs lists the jobs of a --jobs file; give --jobs FILE");
+        bail!(
+            "--table jobs lists jobs, and no sample carries a job (map one with --map YOURS=job)"
+        );
     };
     let mut out = String::from(
-        "job,gpus,held_gpu_hours,device_util,sm_active,tensor_active,mfu,useful_gpu_hours,not_useful_usd\n",
+        "job,gpus,held_gpu_hours,device_util,sm_active,tensor_active,mfu,useful_gpu_hours,not_useful_usd,shape,declared_kind,hosts,gang,span_hours,idle_share,ett,interruptions,mtbi_hours,mean_recovery_hours,usd\n",
     );
     for j in jobs {
         out.push_str(&line(vec![
@@ -222,6 +224,19 @@ fn jobs(report: &Report) -> Result<String> {
             num(j.mfu),
             num(j.useful_gpu_hours),
             num(j.not_useful_usd),
+            j.shape.name().to_string(),
+            j.declared_kind
+                .map(|k| k.name().to_string())
+                .unwrap_or_default(),
+            j.hosts.to_string(),
+            j.gang.to_string(),
+            j.span_hours.to_string(),
+            num(j.idle_share),
+            num(j.ett),
+            j.interruptions.map(|n| n.to_string()).unwrap_or_default(),
+            num(j.mtbi_hours),
+            num(j.mean_recovery_hours),
+            num(j.usd),
         ]));
     }
     Ok(out)
@@ -239,5 +254,11 @@ pub fn render(report: &Report, table: CsvTable, per_gpu: bool) -> Result<String>
         CsvTable::Episodes => episodes(report, per_gpu),
         CsvTable::Gpus => gpus(report),
         CsvTable::Jobs => jobs(report)?,
+        CsvTable::Timeline => match &report.diagnosis.timeline {
+            Some(t) => crate::render::diagnosis::timeline::csv(t),
+            None => bail!(
+                "--table timeline: this report has no timeline (not computed with --pushdown)"
+            ),
+        },
     })
 }

@@ -92,6 +92,9 @@ pub struct Sections {
     pub purchase: Option<Purchase>,
     /// a row per job (§12); None when the samples carry no job label
     pub jobs: Option<Vec<jobs::JobRow>>,
+    /// jobs found (before --top cuts `jobs` and the leak map's jobs)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs_total: Option<usize>,
     /// parked, gang_member_idle, oversized; None without jobs
     pub findings: Option<Vec<findings::Finding>>,
     /// jobs whose `--jobs` kind is not the shape their telemetry shows
@@ -100,6 +103,20 @@ pub struct Sections {
     /// why a section is null, one line each
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl Sections {
+    /// Keep the first `top` jobs (by dollars) and the leak map's rows of those
+    /// jobs only; `jobs_total` still counts them all. Findings stay whole.
+    pub fn keep_top_jobs(&mut self, top: usize) {
+        let Some(jobs) = &mut self.jobs else { return };
+        self.jobs_total.get_or_insert(jobs.len());
+        jobs.truncate(top);
+        let kept: std::collections::BTreeSet<&str> = jobs.iter().map(|j| j.job.as_str()).collect();
+        if let Some(leaks) = &mut self.leaks {
+            leaks.jobs.retain(|g| kept.contains(g.name.as_str()));
+        }
+    }
 }
 
 /// A Neumaier sum (the report's own), so dollar sums agree with SQL to 1e-9.
@@ -160,6 +177,7 @@ impl DiagnosisFolds {
         let job_section = self.jobs.finish(names);
         let any_job = !job_section.jobs.is_empty();
         Sections {
+            jobs_total: None,
             jobs: any_job.then_some(job_section.jobs),
             findings: any_job.then_some(job_section.findings),
             job_disagreements: job_section.disagreements,
@@ -245,7 +263,7 @@ mod tests {
         let text = serde_json::to_string(&Sections::default()).unwrap_or_default();
         assert_eq!(
             text,
-            r#"{"timeline":null,"leaks":null,"nodes":null,"purchase":null}"#
+            r#"{"timeline":null,"leaks":null,"nodes":null,"purchase":null,"jobs":null,"findings":null}"#
         );
     }
 }

@@ -137,6 +137,7 @@ pub fn table(s: &JobsSection, top: usize, width: Option<u16>) -> String {
             // the least read columns go first when narrow
             3 | 4 | 10 => Column::new(*h).right().drop_rank(2),
             9 => Column::new(*h).right().drop_rank(1),
+            2 | 7 => Column::new(*h).right().drop_rank(3),
             _ => Column::new(*h).right(),
         })
         .collect();
@@ -152,7 +153,7 @@ pub fn table(s: &JobsSection, top: usize, width: Option<u16>) -> String {
             .iter()
             .enumerate()
             .map(|(i, h)| match i {
-                1 => Column::new(*h).label(),
+                1 | 4 => Column::new(*h).label(),
                 2 | 3 => Column::new(*h).right(),
                 _ => Column::new(*h),
             })

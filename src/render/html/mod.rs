@@ -113,9 +113,9 @@ fn embedded_report(report: &Report, top: usize) -> (Report, Vec<String>) {
         );
         groups.truncate(sections::TOP_GROUPS);
     }
-    if let Some(jobs) = &mut r.diagnosis.jobs {
+    if let Some(jobs) = &r.diagnosis.jobs {
         cut("jobs", jobs.len(), top.min(jobs.len()));
-        jobs.truncate(top);
+        r.diagnosis.keep_top_jobs(top);
     }
     if r.gpus.len() > MAX_EMBEDDED_GPUS {
         cut("gpus", r.gpus.len(), 0);
