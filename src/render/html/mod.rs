@@ -113,6 +113,15 @@ fn embedded_report(report: &Report, top: usize) -> (Report, Vec<String>) {
         );
         groups.truncate(sections::TOP_GROUPS);
     }
+    if let Some(leaks) = &mut r.diagnosis.leaks {
+        let kept = sections::TOP_GROUPS.min(leaks.groups.len());
+        cut("leak_groups", leaks.groups.len(), kept);
+        leaks.groups.truncate(kept);
+    }
+    if let Some(nodes) = &mut r.diagnosis.nodes {
+        cut("node_hosts", nodes.hosts.len(), top.min(nodes.hosts.len()));
+        nodes.hosts.truncate(top);
+    }
     if let Some(jobs) = &r.diagnosis.jobs {
         cut("jobs", jobs.len(), top.min(jobs.len()));
         r.diagnosis.keep_top_jobs(top);
