@@ -371,10 +371,13 @@ fn join_apps(
     Ok((held, jobs))
 }
 
-/// The header names and the data rows (line number, fields) of a dmon log.
-fn dmon_rows(name: &str, text: &str) -> Result<(Vec<String>, Vec<(usize, Vec<String>)>)> {
+/// A dmon data row: its line number and fields.
+type DmonRow = (usize, Vec<String>);
+
+/// The header names and the data rows of a dmon log.
+fn dmon_rows(name: &str, text: &str) -> Result<(Vec<String>, Vec<DmonRow>)> {
     let mut header: Option<Vec<String>> = None;
-    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut rows: Vec<DmonRow> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() {
@@ -423,7 +426,7 @@ fn dmon_times(
     name: &str,
     path: &Path,
     opts: &ReadOptions,
-    rows: &[(usize, Vec<String>)],
+    rows: &[DmonRow],
     date_time: (Option<usize>, Option<usize>),
     gpu: usize,
     quality: &mut Quality,

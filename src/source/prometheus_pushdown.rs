@@ -45,6 +45,9 @@ enum Held {
     Assumed,
 }
 
+/// Sums per (group key, model).
+type Aggs = BTreeMap<(String, String), Agg>;
+
 /// Sums over the evaluation points of one (group key, model).
 #[derive(Debug, Clone, Default)]
 struct Agg {
@@ -327,7 +330,7 @@ fn sum_points(
     q: &LiveQuery,
     cfg: &AuditConfig,
     plan: &Plan,
-) -> Result<(BTreeMap<(String, String), Agg>, usize)> {
+) -> Result<(Aggs, usize)> {
     let util_sel = q.selector(&[UTIL], &[]);
     // GPUs in the window (also sizes the time chunks).
     let series = client.series(&util_sel, q.since_ms, q.last_point_ms())?;
@@ -385,7 +388,7 @@ fn parts_of(
     q: &LiveQuery,
     cfg: &AuditConfig,
     plan: &Plan,
-    aggs: &BTreeMap<(String, String), Agg>,
+    aggs: &Aggs,
     gpu_count: usize,
 ) -> Parts {
     let present = Present {
@@ -497,12 +500,7 @@ struct Sums {
     model_hours: Vec<(Option<String>, f64)>,
 }
 
-fn sums_of(
-    aggs: &BTreeMap<(String, String), Agg>,
-    cfg: &AuditConfig,
-    step_ms: i64,
-    basis: Basis,
-) -> Sums {
+fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_ms: i64, basis: Basis) -> Sums {
     let mut sums = Sums {
         total: Tally::default(),
         groups: BTreeMap::new(),
