@@ -34,83 +34,22 @@ pub struct ParquetStream {
 /// parquet statistics: quartiles of the time column per file (the widest), then
 /// a count outside the fences. Only datetime columns; text times are not checked.
 fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i64, i64)>> {
-    let mut q: Option<(i64, i64)> = None;
-    let mut rows = 0usize;
-    let ms = |name: &str| {
-        polars::prelude::col(name)
-            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
-            .cast(DataType::Int64)
-    };
-    let times: Vec<(&Part, String)> = parts
-        .iter()
-        .filter_map(|p| {
-            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
-            let lf = scan(&p.path).ok()?;
-            let mut lf2 = lf.clone();
-            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
-            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
-        })
-        .collect();
-    if times.len() != parts.len() {
+    let Some(times) = datetime_times(parts) else {
         return Ok(None);
-    }
+    };
     // Quartiles sort the whole time column; a dataset spanning at most the
     // minimum fence (a week) cannot hold a stray sample, so a min/max scan
     // (streamed, no sort) settles the common case.
-    let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in &times {
-        let df = scan(&p.path)
-            .and_then(|lf| {
-                lf.select([ms(t).min().alias("first"), ms(t).max().alias("last")])
-                    .collect()
-            })
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
-        last = last.max(first_i64(&df, "last").unwrap_or(i64::MIN));
-    }
+    let (first, last) = time_span(&times)?;
     if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_MS {
         return Ok(None);
     }
-    for (p, t) in &times {
-        let df = scan(&p.path)
-            .and_then(|lf| {
-                lf.select([
-                    ms(t).quantile(lit(0.25), QuantileMethod::Lower).alias("q1"),
-                    ms(t).quantile(lit(0.75), QuantileMethod::Lower).alias("q3"),
-                ])
-                .collect()
-            })
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        let get = |c: &str| first_i64(&df, c);
-        if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
-            q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-        }
-        rows += p.rows;
-    }
-    let Some((q1, q3)) = q else {
+    let Some((q1, q3)) = widest_quartiles(&times)? else {
         return Ok(None);
     };
+    let rows: usize = times.iter().map(|(p, _)| p.rows).sum();
     let (lo, hi) = crate::samples::time_fences(q1, q3);
-    let mut count = 0u64;
-    let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in &times {
-        let out = ms(t).lt(lit(lo)).or(ms(t).gt(lit(hi)));
-        let df = scan(&p.path)
-            .and_then(|lf| {
-                lf.filter(out)
-                    .select([
-                        len().cast(DataType::Int64).alias("n"),
-                        ms(t).min().alias("first"),
-                        ms(t).max().alias("last"),
-                    ])
-                    .collect()
-            })
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        let get = |c: &str| first_i64(&df, c);
-        count += get("n").unwrap_or(0) as u64;
-        first = first.min(get("first").unwrap_or(i64::MAX));
-        last = last.max(get("last").unwrap_or(i64::MIN));
-    }
+    let (count, first, last) = outside_fences(&times, lo, hi)?;
     if count == 0 || count as usize > crate::samples::outlier_limit(rows) {
         return Ok(None);
     }
@@ -124,6 +63,133 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
         format_time(hi)
     ));
     Ok(Some((lo, hi)))
+}
+
+/// A time column as epoch ms.
+fn epoch_ms(name: &str) -> Expr {
+    polars::prelude::col(name)
+        .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+        .cast(DataType::Int64)
+}
+
+/// Each part with its time column's name, when every part stores time as a datetime.
+fn datetime_times(parts: &[Part]) -> Option<Vec<(&Part, String)>> {
+    let times: Vec<(&Part, String)> = parts
+        .iter()
+        .filter_map(|p| {
+            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
+            let lf = scan(&p.path).ok()?;
+            let mut lf2 = lf.clone();
+            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
+            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
+        })
+        .collect();
+    (times.len() == parts.len()).then_some(times)
+}
+
+/// One row of statistics of a part's (filtered) time column.
+fn time_stats(p: &Part, filter: Option<Expr>, select: Vec<Expr>) -> Result<DataFrame> {
+    scan(&p.path)
+        .and_then(|lf| match filter {
+            Some(f) => lf.filter(f).select(select).collect(),
+            None => lf.select(select).collect(),
+        })
+        .map_err(|e| anyhow!("{}: {e}", p.name))
+}
+
+/// The earliest and latest time over all parts.
+fn time_span(times: &[(&Part, String)]) -> Result<(i64, i64)> {
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for (p, t) in times {
+        let df = time_stats(
+            p,
+            None,
+            vec![
+                epoch_ms(t).min().alias("first"),
+                epoch_ms(t).max().alias("last"),
+            ],
+        )?;
+        first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
+        last = last.max(first_i64(&df, "last").unwrap_or(i64::MIN));
+    }
+    Ok((first, last))
+}
+
+/// The widest (q1, q3) of the parts' time quartiles.
+fn widest_quartiles(times: &[(&Part, String)]) -> Result<Option<(i64, i64)>> {
+    let mut q: Option<(i64, i64)> = None;
+    for (p, t) in times {
+        let df = time_stats(
+            p,
+            None,
+            vec![
+                epoch_ms(t)
+                    .quantile(lit(0.25), QuantileMethod::Lower)
+                    .alias("q1"),
+                epoch_ms(t)
+                    .quantile(lit(0.75), QuantileMethod::Lower)
+                    .alias("q3"),
+            ],
+        )?;
+        let get = |c: &str| first_i64(&df, c);
+        if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
+            q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+        }
+    }
+    Ok(q)
+}
+
+/// How many samples lie outside [lo, hi], and the earliest and latest of them.
+fn outside_fences(times: &[(&Part, String)], lo: i64, hi: i64) -> Result<(u64, i64, i64)> {
+    let mut count = 0u64;
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for (p, t) in times {
+        let out = epoch_ms(t).lt(lit(lo)).or(epoch_ms(t).gt(lit(hi)));
+        let df = time_stats(
+            p,
+            Some(out),
+            vec![
+                len().cast(DataType::Int64).alias("n"),
+                epoch_ms(t).min().alias("first"),
+                epoch_ms(t).max().alias("last"),
+            ],
+        )?;
+        let get = |c: &str| first_i64(&df, c);
+        count += get("n").unwrap_or(0) as u64;
+        first = first.min(get("first").unwrap_or(i64::MAX));
+        last = last.max(get("last").unwrap_or(i64::MIN));
+    }
+    Ok((count, first, last))
+}
+
+/// min, max and count of each metric column, in one row ("SOURCE\0min", ...);
+/// None when there is no metric column.
+fn metric_stats<'r>(
+    lf: &LazyFrame,
+    metrics: impl Iterator<Item = &'r Resolved>,
+    name: &str,
+) -> Result<Option<DataFrame>> {
+    let exprs: Vec<Expr> = metrics
+        .flat_map(|r| {
+            let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
+            [
+                c().min().alias(format!("{}\0min", r.source)),
+                c().max().alias(format!("{}\0max", r.source)),
+                c().count()
+                    .cast(DataType::Float64)
+                    .alias(format!("{}\0n", r.source)),
+            ]
+        })
+        .collect();
+    if exprs.is_empty() {
+        return Ok(None);
+    }
+    let stats = lf
+        .clone()
+        .select(exprs)
+        .collect()
+        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+    Ok(Some(stats))
 }
 
 /// Units and "never measured" decided once per file from its statistics
@@ -146,28 +212,9 @@ fn decide_units(
             .get(r.source.as_str())
             .is_some_and(|dt| dt.is_primitive_numeric())
     };
-    let exprs: Vec<Expr> = resolved
-        .iter()
-        .filter(|r| metric(r))
-        .flat_map(|r| {
-            let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
-            [
-                c().min().alias(format!("{}\0min", r.source)),
-                c().max().alias(format!("{}\0max", r.source)),
-                c().count()
-                    .cast(DataType::Float64)
-                    .alias(format!("{}\0n", r.source)),
-            ]
-        })
-        .collect();
-    if exprs.is_empty() {
+    let Some(stats) = metric_stats(lf, resolved.iter().filter(|r| metric(r)), name)? else {
         return Ok(());
-    }
-    let stats = lf
-        .clone()
-        .select(exprs)
-        .collect()
-        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+    };
     let get = |src: &str, what: &str| -> Option<f64> {
         stats
             .column(&format!("{src}\0{what}"))
@@ -223,13 +270,23 @@ fn decide_units(
             unmeasured.push(r.canonical);
         }
     }
-    for c in &unmeasured {
+    drop_unmeasured(resolved, &unmeasured, name, quality);
+    Ok(())
+}
+
+/// A metric column without one usable value is dropped, as if absent, and said.
+fn drop_unmeasured(
+    resolved: &mut Vec<Resolved>,
+    unmeasured: &[&'static str],
+    name: &str,
+    quality: &mut Quality,
+) {
+    for c in unmeasured {
         quality.warnings.push(format!(
             "{c}: no usable value in {name} (all missing or out of range): not measured"
         ));
     }
     resolved.retain(|r| !unmeasured.contains(&r.canonical));
-    Ok(())
 }
 
 fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
