@@ -554,42 +554,73 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
     }
     let mut out = Vec::new();
 
+    out.extend(price_caveat(&changes, current, baseline));
+    out.extend(window_caveat(&changes, current, baseline));
+    if current.gpu_count != baseline.gpu_count {
+        out.push(Caveat {
+            kind: CaveatKind::GpuCount,
+            message: format!(
+                "GPU count differs: CURRENT has {} GPUs, BASELINE {}",
+                current.gpu_count, baseline.gpu_count
+            ),
+        });
+    }
+    if current.held_rule != baseline.held_rule {
+        out.push(Caveat {
+            kind: CaveatKind::HeldRule,
+            message: format!(
+                "held is decided differently: CURRENT by '{}', BASELINE by '{}'",
+                current.held_rule, baseline.held_rule
+            ),
+        });
+    }
+    out
+}
+
+/// Dollars compared across runs priced differently (the price source, or a
+/// model's price per hour).
+fn price_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Option<Caveat> {
     let dollars: Vec<&Rule> = changes
         .iter()
         .copied()
         .filter(|r| r.metric.is_dollars())
         .collect();
-    if !dollars.is_empty() {
-        let (cur_src, base_src) = (&current.cost.price_source, &baseline.cost.price_source);
-        let base_prices = model_prices(baseline);
-        let differ: Vec<String> = model_prices(current)
-            .into_iter()
-            .filter_map(|(m, p)| {
-                let (_, b) = base_prices.iter().find(|(bm, _)| *bm == m)?;
-                ((p - b).abs() > 1e-9 * b.abs().max(1.0))
-                    .then(|| format!("{m} at ${p:.2}/h in CURRENT, ${b:.2}/h in BASELINE"))
-            })
-            .collect();
-        if cur_src != base_src || !differ.is_empty() {
-            let mut message = if cur_src != base_src {
-                format!("prices differ: CURRENT is priced by {cur_src}, BASELINE by {base_src}")
-            } else {
-                "prices differ".to_string()
-            };
-            if !differ.is_empty() {
-                message.push_str(&format!(" ({})", differ.join("; ")));
-            }
-            message.push_str(&format!(
-                "; dollars compared by {}: audit both runs with the same --price or --prices",
-                labels(&dollars)
-            ));
-            out.push(Caveat {
-                kind: CaveatKind::Prices,
-                message,
-            });
-        }
+    if dollars.is_empty() {
+        return None;
     }
+    let (cur_src, base_src) = (&current.cost.price_source, &baseline.cost.price_source);
+    let base_prices = model_prices(baseline);
+    let differ: Vec<String> = model_prices(current)
+        .into_iter()
+        .filter_map(|(m, p)| {
+            let (_, b) = base_prices.iter().find(|(bm, _)| *bm == m)?;
+            ((p - b).abs() > 1e-9 * b.abs().max(1.0))
+                .then(|| format!("{m} at ${p:.2}/h in CURRENT, ${b:.2}/h in BASELINE"))
+        })
+        .collect();
+    if cur_src == base_src && differ.is_empty() {
+        return None;
+    }
+    let mut message = if cur_src != base_src {
+        format!("prices differ: CURRENT is priced by {cur_src}, BASELINE by {base_src}")
+    } else {
+        "prices differ".to_string()
+    };
+    if !differ.is_empty() {
+        message.push_str(&format!(" ({})", differ.join("; ")));
+    }
+    message.push_str(&format!(
+        "; dollars compared by {}: audit both runs with the same --price or --prices",
+        labels(&dollars)
+    ));
+    Some(Caveat {
+        kind: CaveatKind::Prices,
+        message,
+    })
+}
 
+/// Totals compared across windows of very different length.
+fn window_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Option<Caveat> {
     let totals: Vec<&Rule> = changes.iter().copied().filter(|r| r.metric.total).collect();
     let (ch, bh) = (current.window.hours, baseline.window.hours);
     let apart = if ch.min(bh) > 0.0 {
@@ -612,7 +643,7 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
         } else {
             String::new()
         };
-        out.push(Caveat {
+        return Some(Caveat {
             kind: CaveatKind::Window,
             message: format!(
                 "windows differ: CURRENT covers {}, BASELINE {}{times}; totals grow with the window: {}",
@@ -622,26 +653,7 @@ pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec
             ),
         });
     }
-
-    if current.gpu_count != baseline.gpu_count {
-        out.push(Caveat {
-            kind: CaveatKind::GpuCount,
-            message: format!(
-                "GPU count differs: CURRENT has {} GPUs, BASELINE {}",
-                current.gpu_count, baseline.gpu_count
-            ),
-        });
-    }
-    if current.held_rule != baseline.held_rule {
-        out.push(Caveat {
-            kind: CaveatKind::HeldRule,
-            message: format!(
-                "held is decided differently: CURRENT by '{}', BASELINE by '{}'",
-                current.held_rule, baseline.held_rule
-            ),
-        });
-    }
-    out
+    None
 }
 
 #[cfg(test)]

@@ -552,50 +552,15 @@ impl<'a> Engine<'a> {
         let (mem_used, mem_total) = (Num::of(c.mem_used.as_ref()), Num::of(c.mem_total.as_ref()));
         for (i, &g) in slots.iter().enumerate() {
             let Some(t) = time.get(i) else { continue };
-            if !self.in_window(t) {
-                self.rows_outside_window += 1;
+            if !self.admit(g, t)? {
                 continue;
             }
-            if let Some(prev) = self.gpus[g].last_t2 {
-                if t == prev {
-                    self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
-                    continue;
-                }
-                if t < prev {
-                    let s = &self.gpus[g];
-                    return Err(OutOfOrder {
-                        host: s.host.clone(),
-                        gpu: s.gpu.clone(),
-                    }
-                    .into());
-                }
-            }
-            self.rows_in_window += 1;
             let (model, job, user, team) = (models[i], jobs[i], users[i], teams[i]);
             let held_value = c.held.as_ref().and_then(|h| h.get(i));
             let held = self.rule.holds(held_value, job.is_some(), mem_used.get(i));
             let held_unknown = self.rule == HeldRule::HeldColumn && held_value.is_none();
             let device_util = device_util.get(i);
-            let slot = model.map_or(0, |m| m as usize + 1);
-            let price = match self.prices.get(slot) {
-                Some(Some(p)) => *p,
-                _ => {
-                    let p = self.cfg.prices.price_of(model.map(|m| self.labels.name(m)));
-                    if p.is_none() {
-                        self.unpriced_models.insert(
-                            model
-                                .map(|m| self.labels.name(m))
-                                .unwrap_or("(no model)")
-                                .to_string(),
-                        );
-                    }
-                    if self.prices.len() <= slot {
-                        self.prices.resize(slot + 1, None);
-                    }
-                    self.prices[slot] = Some(p);
-                    p
-                }
-            };
+            let price = self.price_of(model);
             let p = Pending {
                 t,
                 held,
@@ -615,18 +580,70 @@ impl<'a> Engine<'a> {
                 mem_total: mem_total.get(i),
                 power: power.get(i),
             };
-            let s = &mut self.gpus[g];
-            s.last_t2 = Some(t);
-            if let Some(prev) = s.pending.replace(p) {
-                let gap = t - prev.t;
-                let max_gap = s.max_gap.unwrap_or(gap);
-                let (w, unobserved) = weights::weigh_gap(gap, max_gap);
-                self.unobserved_ms += unobserved;
-                let w = weights::cap_until(prev.t, w, self.cfg.until);
-                self.finalize(g, prev, w, gap > max_gap);
-            }
+            self.weigh_previous(g, p);
         }
         Ok(())
+    }
+
+    /// Whether a row of GPU `g` at `t` is a new sample in the window (counting
+    /// what is not); an error when the GPU's samples go back in time.
+    fn admit(&mut self, g: usize, t: i64) -> Result<bool> {
+        if !self.in_window(t) {
+            self.rows_outside_window += 1;
+            return Ok(false);
+        }
+        if let Some(prev) = self.gpus[g].last_t2 {
+            if t == prev {
+                self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
+                return Ok(false);
+            }
+            if t < prev {
+                let s = &self.gpus[g];
+                return Err(OutOfOrder {
+                    host: s.host.clone(),
+                    gpu: s.gpu.clone(),
+                }
+                .into());
+            }
+        }
+        self.rows_in_window += 1;
+        Ok(true)
+    }
+
+    /// The price of a model label, looked up once per model (unpriced ones noted).
+    fn price_of(&mut self, model: Option<u32>) -> Option<f64> {
+        let slot = model.map_or(0, |m| m as usize + 1);
+        if let Some(Some(p)) = self.prices.get(slot) {
+            return *p;
+        }
+        let p = self.cfg.prices.price_of(model.map(|m| self.labels.name(m)));
+        if p.is_none() {
+            self.unpriced_models.insert(
+                model
+                    .map(|m| self.labels.name(m))
+                    .unwrap_or("(no model)")
+                    .to_string(),
+            );
+        }
+        if self.prices.len() <= slot {
+            self.prices.resize(slot + 1, None);
+        }
+        self.prices[slot] = Some(p);
+        p
+    }
+
+    /// `p` is GPU `g`'s newest sample: the one before it now has its weight.
+    fn weigh_previous(&mut self, g: usize, p: Pending) {
+        let s = &mut self.gpus[g];
+        s.last_t2 = Some(p.t);
+        if let Some(prev) = s.pending.replace(p) {
+            let gap = p.t - prev.t;
+            let max_gap = s.max_gap.unwrap_or(gap);
+            let (w, unobserved) = weights::weigh_gap(gap, max_gap);
+            self.unobserved_ms += unobserved;
+            let w = weights::cap_until(prev.t, w, self.cfg.until);
+            self.finalize(g, prev, w, gap > max_gap);
+        }
     }
 
     /// The weighed interval of one sample, handed to every fold.

@@ -106,6 +106,39 @@ pub fn declared_mfu(
     Ok(mfu_of(&windowed, whole.as_ref(), decls))
 }
 
+/// Jobs by (model or "(no model)", dtype) without a dense peak: (held samples, jobs).
+type NoPeak = BTreeMap<(String, Dtype), (u64, BTreeSet<String>)>;
+
+/// The peak FLOPs the job's GPUs could have done over its held GPU-time; None
+/// when a model has no peak (noted in `no_peak`, every such model) or nothing
+/// was held.
+fn capacity_of(d: &JobDeclaration, held: &JobHeld, no_peak: &mut NoPeak) -> Option<f64> {
+    let mut capacity = 0.0;
+    let mut complete = true;
+    for (m, ticks) in &held.ticks_by_model {
+        let secs = *ticks as f64 / 1000.0;
+        let peak = d.peak_tflops.or_else(|| {
+            m.as_deref()
+                .and_then(|m| hardware::lookup(m))
+                .and_then(|c| c.peak(d.dtype))
+        });
+        match peak {
+            Some(p) => capacity += secs * p * 1e12,
+            None => {
+                complete = false;
+                let key = (
+                    m.clone().unwrap_or_else(|| "(no model)".to_string()),
+                    d.dtype,
+                );
+                let e = no_peak.entry(key).or_default();
+                e.0 += held.samples_by_model.get(m).copied().unwrap_or(0);
+                e.1.insert(d.job.clone());
+            }
+        }
+    }
+    (complete && capacity > 0.0).then_some(capacity)
+}
+
 /// The MFU of each declaration from the held time of its job.
 fn mfu_of(
     windowed: &BTreeMap<String, JobHeld>,
@@ -115,8 +148,7 @@ fn mfu_of(
     let mut out = JobMfu::default();
     let mut absent: Vec<String> = Vec::new();
     let mut over_one: Vec<String> = Vec::new();
-    // (model or "(no model)", dtype) -> (held samples, jobs)
-    let mut no_peak: BTreeMap<(String, Dtype), (u64, BTreeSet<String>)> = BTreeMap::new();
+    let mut no_peak = NoPeak::new();
     for d in decls {
         let Some(in_window) = windowed.get(&d.job) else {
             absent.push(d.job.clone());
@@ -126,33 +158,9 @@ fn mfu_of(
             (Work::Total(_), Some(w)) => w.get(&d.job).unwrap_or(in_window),
             _ => in_window,
         };
-        // peak FLOPs the job's GPUs could have done over its held GPU-time
-        let mut capacity = 0.0;
-        let mut complete = true;
-        for (m, ticks) in &held.ticks_by_model {
-            let secs = *ticks as f64 / 1000.0;
-            let peak = d.peak_tflops.or_else(|| {
-                m.as_deref()
-                    .and_then(|m| hardware::lookup(m))
-                    .and_then(|c| c.peak(d.dtype))
-            });
-            match peak {
-                Some(p) => capacity += secs * p * 1e12,
-                None => {
-                    complete = false;
-                    let key = (
-                        m.clone().unwrap_or_else(|| "(no model)".to_string()),
-                        d.dtype,
-                    );
-                    let e = no_peak.entry(key).or_default();
-                    e.0 += held.samples_by_model.get(m).copied().unwrap_or(0);
-                    e.1.insert(d.job.clone());
-                }
-            }
-        }
-        if !complete || capacity <= 0.0 {
+        let Some(capacity) = capacity_of(d, held, &mut no_peak) else {
             continue;
-        }
+        };
         let mfu = match d.work {
             Work::Rate(flops_per_sec) => {
                 flops_per_sec * (held.wall.covered() as f64 / 1000.0) / capacity

@@ -160,7 +160,7 @@ pub struct MonthlyRunRate {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(default)]
 pub struct WaterfallStep {
-    pub layer: String,
+    pub layer: Layer,
     pub gpu_hours: Option<f64>,
     pub pct_of_held: Option<f64>,
     pub pct_of_observed: Option<f64>,
@@ -259,6 +259,44 @@ pub struct JobSummary {
     pub not_useful_usd: Option<f64>,
 }
 
+/// A layer of the waterfall; serialised by its snake_case name ("idle_held").
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    #[default]
+    Observed,
+    Held,
+    Active,
+    SmActive,
+    TensorActive,
+    Useful,
+    IdleHeld,
+    /// a layer this release does not know (a document from a newer one)
+    #[serde(other)]
+    Other,
+}
+
+impl Layer {
+    /// The JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Observed => "observed",
+            Layer::Held => "held",
+            Layer::Active => "active",
+            Layer::SmActive => "sm_active",
+            Layer::TensorActive => "tensor_active",
+            Layer::Useful => "useful",
+            Layer::IdleHeld => "idle_held",
+            Layer::Other => "other",
+        }
+    }
+
+    /// The name as prose ("idle held").
+    pub fn label(self) -> String {
+        self.name().replace('_', " ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +315,28 @@ mod tests {
             }
         }
         assert!(parsed >= 2, "testdata/compat holds {parsed} documents");
+        Ok(())
+    }
+
+    #[test]
+    fn layers_serialise_by_their_snake_case_names() -> anyhow::Result<()> {
+        for l in [
+            Layer::Observed,
+            Layer::Held,
+            Layer::Active,
+            Layer::SmActive,
+            Layer::TensorActive,
+            Layer::Useful,
+            Layer::IdleHeld,
+        ] {
+            assert_eq!(serde_json::to_string(&l)?, format!("\"{}\"", l.name()));
+            assert_eq!(
+                serde_json::from_str::<Layer>(&format!("\"{}\"", l.name()))?,
+                l
+            );
+        }
+        assert_eq!(serde_json::from_str::<Layer>("\"joules\"")?, Layer::Other);
+        assert_eq!(Layer::IdleHeld.label(), "idle held");
         Ok(())
     }
 

@@ -1,6 +1,6 @@
 //! Accumulators for layers and dollars (report-semantics.md §4 and §6): one
 //! `Tally` for the fleet, one per showback group, one per GPU.
-use super::model::{Cost, GroupCost, Layers, MonthlyRunRate, Ratios, WaterfallStep};
+use super::model::{Cost, GroupCost, Layer, Layers, MonthlyRunRate, Ratios, WaterfallStep};
 use crate::timeparse::MS_PER_HOUR;
 
 /// The deepest layer not_useful_usd is measured against.
@@ -374,8 +374,8 @@ impl Tally {
 pub fn waterfall(layers: &Layers) -> Vec<WaterfallStep> {
     let pct = |v: Option<f64>, of: f64| v.and_then(|x| if of > 0.0 { Some(x / of) } else { None });
     let (held, observed) = (layers.held_gpu_hours, layers.observed_gpu_hours);
-    let step = |name: &str, v: Option<f64>| WaterfallStep {
-        layer: name.to_string(),
+    let step = |layer: Layer, v: Option<f64>| WaterfallStep {
+        layer,
         gpu_hours: v,
         pct_of_held: pct(v, held),
         pct_of_observed: pct(v, observed),
@@ -384,14 +384,14 @@ pub fn waterfall(layers: &Layers) -> Vec<WaterfallStep> {
         // observed is the whole; a share of held means nothing there
         WaterfallStep {
             pct_of_held: None,
-            ..step("observed", Some(observed))
+            ..step(Layer::Observed, Some(observed))
         },
-        step("held", Some(held)),
-        step("active", layers.active_gpu_hours),
-        step("sm_active", layers.sm_active_gpu_hours),
-        step("tensor_active", layers.tensor_active_gpu_hours),
-        step("useful", layers.useful_gpu_hours),
-        step("idle_held", layers.idle_held_gpu_hours),
+        step(Layer::Held, Some(held)),
+        step(Layer::Active, layers.active_gpu_hours),
+        step(Layer::SmActive, layers.sm_active_gpu_hours),
+        step(Layer::TensorActive, layers.tensor_active_gpu_hours),
+        step(Layer::Useful, layers.useful_gpu_hours),
+        step(Layer::IdleHeld, layers.idle_held_gpu_hours),
     ]
 }
 

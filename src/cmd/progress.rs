@@ -8,20 +8,23 @@ use polars::prelude::DataFrame;
 use std::cell::Cell;
 
 /// A chunk source that advances a bar by each chunk's rows over the audit's
-/// two passes (GPU steps, then the tallies).
+/// passes (GPU steps, then the tallies; a jobs file adds its own before them).
 pub struct Progressed<'a> {
     inner: &'a dyn ChunkSource,
     bar: ProgressBar,
     pass: Cell<u8>,
+    passes: Cell<u8>,
 }
 
 impl<'a> Progressed<'a> {
-    pub fn new(inner: &'a dyn ChunkSource, quiet: bool, bytes: u64) -> Self {
+    /// `passes`: how many times the audit is expected to read the data.
+    pub fn new(inner: &'a dyn ChunkSource, quiet: bool, bytes: u64, passes: u8) -> Self {
         let rows = inner.rows_read();
+        let total = u64::from(passes) * rows;
         let bar = if quiet {
-            ProgressBar::with_draw_target(Some(2 * rows), ProgressDrawTarget::hidden())
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden())
         } else {
-            ProgressBar::new(2 * rows)
+            ProgressBar::new(total)
         };
         let template = format!(
             "{{spinner}} auditing {{bar:30}} {{human_pos}}/{{human_len}} rows ({}) {{msg}} [{{elapsed}}, eta {{eta}}]",
@@ -35,6 +38,7 @@ impl<'a> Progressed<'a> {
             inner,
             bar,
             pass: Cell::new(0),
+            passes: Cell::new(passes),
         }
     }
 
@@ -58,8 +62,16 @@ impl ChunkSource for Progressed<'_> {
         keys_only: bool,
         f: &mut dyn FnMut(&DataFrame) -> Result<()>,
     ) -> Result<crate::samples::Quality> {
-        self.pass.set(self.pass.get() + 1);
-        self.bar.set_message(format!("pass {}/2", self.pass.get()));
+        let pass = self.pass.get() + 1;
+        self.pass.set(pass);
+        if pass > self.passes.get() {
+            // more passes than expected (a windowed model_flops job): the bar grows
+            self.passes.set(pass);
+            self.bar
+                .set_length(u64::from(pass) * self.inner.rows_read());
+        }
+        self.bar
+            .set_message(format!("pass {pass}/{}", self.passes.get()));
         let bar = &self.bar;
         self.inner.for_each_chunk(keys_only, &mut |df| {
             let r = f(df);

@@ -46,7 +46,9 @@ fn streamed(
             _ => None,
         })
         .sum();
-    let progressed = super::progress::Progressed::new(&stream, args.quiet, bytes);
+    // a jobs file: two passes for each job's held time, before the audit's two
+    let passes = if jobs.is_some() { 4 } else { 2 };
+    let progressed = super::progress::Progressed::new(&stream, args.quiet, bytes, passes);
     let result = crate::audit::audit_chunks_with_jobs(&progressed, &cfg, jobs);
     progressed.finish();
     match result {

@@ -2,6 +2,7 @@
 //! (cost rows, episodes, showback with its total), labels whole.
 use super::fmt::{Units, pct, short_time, usd};
 use super::table::{cost_rows, data_quality_text, headline, hosts_cell, window_line};
+use crate::audit::model::Layer;
 use crate::audit::model::Report;
 
 fn row(cells: &[String]) -> String {
@@ -153,13 +154,13 @@ pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {
     ]));
     out.push_str("|---|---:|---:|---:|\n");
     for s in &report.waterfall {
-        let of_held = if s.layer == "observed" {
+        let of_held = if s.layer == Layer::Observed {
             "-".to_string()
         } else {
             pct(s.pct_of_held)
         };
         out.push_str(&row(&[
-            s.layer.replace('_', " "),
+            s.layer.label(),
             u.opt(s.gpu_hours),
             of_held,
             pct(s.pct_of_observed),

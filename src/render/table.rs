@@ -2,6 +2,7 @@
 //! episodes, showback, data quality. Every cell stays on one line (grid.rs).
 use super::fmt::{Units, bar, pct, short_gpu, short_time, usd};
 use super::grid::{Column, Grid};
+use crate::audit::model::Layer;
 use crate::audit::model::Report;
 use comfy_table::{ContentArrangement, Table, presets};
 use std::io::IsTerminal;
@@ -216,14 +217,14 @@ fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
     let mut g = Grid::new(cols);
     for step in &report.waterfall {
         // idle held is a slice of held, not a deeper layer: no bar
-        let is_layer = step.layer != "idle_held";
-        let of_held = if step.pct_of_held.is_none() && step.layer == "observed" {
+        let is_layer = step.layer != Layer::IdleHeld;
+        let of_held = if step.pct_of_held.is_none() && step.layer == Layer::Observed {
             "-".to_string()
         } else {
             pct(step.pct_of_held)
         };
         let mut row = vec![
-            step.layer.replace('_', " "),
+            step.layer.label(),
             u.opt(step.gpu_hours),
             of_held,
             pct(step.pct_of_observed),

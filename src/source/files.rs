@@ -92,6 +92,56 @@ fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsRe
     }
 }
 
+/// A table needs a time and a GPU id column.
+fn require_time_and_gpu(
+    name: &str,
+    columns: &[String],
+    resolved: &[crate::samples::Resolved],
+) -> Result<()> {
+    if !resolved.iter().any(|r| r.canonical == col::TIME) {
+        anyhow::bail!(
+            "{name}: no time column (expected one of: time, timestamp, ts; found {}; or --map YOURS=time)",
+            preview(columns)
+        );
+    }
+    if !resolved.iter().any(|r| r.canonical == col::GPU) {
+        anyhow::bail!(
+            "{name}: no GPU id column (expected one of: gpu, uuid, gpu_uuid, index; found {}; or --map YOURS=gpu)",
+            preview(columns)
+        );
+    }
+    Ok(())
+}
+
+/// The sample table of a frame read with its resolved columns.
+fn table_of(
+    name: &str,
+    frame: &DataFrame,
+    resolved: &[crate::samples::Resolved],
+    twins: &[crate::samples::Resolved],
+    columns: &[String],
+    maps: &[UserMap],
+) -> Result<SampleTable> {
+    let rows_read = frame.height() as u64;
+    crate::samples::check_twins(frame, resolved, twins, name)?;
+    let (df, quality) = normalize(frame, resolved, name)?;
+    let present = resolved
+        .iter()
+        .map(|r| r.canonical)
+        .chain([col::HOST])
+        .collect();
+    let mut quality2 = Quality::default();
+    quality2.merge(quality);
+    quality2.maps_found = crate::samples::maps_found(columns, maps);
+    Ok(SampleTable {
+        df,
+        present,
+        quality: quality2,
+        sources: vec![name.to_string()],
+        rows_read,
+    })
+}
+
 /// Read a tabular dump, projecting to the columns that map onto canonical ones.
 pub fn read_tabular(
     name: &str,
@@ -133,18 +183,7 @@ pub fn read_tabular(
     let schema = lf.collect_schema().map_err(refuse)?;
     let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
     let resolved = resolve_columns(&columns, maps);
-    if !resolved.iter().any(|r| r.canonical == col::TIME) {
-        anyhow::bail!(
-            "{name}: no time column (expected one of: time, timestamp, ts; found {}; or --map YOURS=time)",
-            preview(&columns)
-        );
-    }
-    if !resolved.iter().any(|r| r.canonical == col::GPU) {
-        anyhow::bail!(
-            "{name}: no GPU id column (expected one of: gpu, uuid, gpu_uuid, index; found {}; or --map YOURS=gpu)",
-            preview(&columns)
-        );
-    }
+    require_time_and_gpu(name, &columns, &resolved)?;
     let twins = crate::samples::twins(&columns, &resolved);
     let projection: Vec<Expr> = resolved
         .iter()
@@ -175,24 +214,7 @@ pub fn read_tabular(
             ));
         }
     };
-    let rows_read = frame.height() as u64;
-    crate::samples::check_twins(&frame, &resolved, &twins, name)?;
-    let (df, quality) = normalize(&frame, &resolved, name)?;
-    let present = resolved
-        .iter()
-        .map(|r| r.canonical)
-        .chain([col::HOST])
-        .collect();
-    let mut quality2 = Quality::default();
-    quality2.merge(quality);
-    quality2.maps_found = crate::samples::maps_found(&columns, maps);
-    Ok(SampleTable {
-        df,
-        present,
-        quality: quality2,
-        sources: vec![name.to_string()],
-        rows_read,
-    })
+    table_of(name, &frame, &resolved, &twins, &columns, maps)
 }
 
 pub fn preview(columns: &[String]) -> String {
@@ -216,10 +238,8 @@ pub fn preview(columns: &[String]) -> String {
     format!("[{}{}]", shown.join(", "), more)
 }
 
-/// A directory is one parquet dataset: say in plain words when it is empty,
-/// holds no parquet, or holds files whose columns differ (naming the file),
-/// before polars answers in its own terms.
-pub fn check_dir(name: &str, dir: &Path) -> Result<()> {
+/// Every file below `dir`, sorted.
+fn files_under(name: &str, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -237,6 +257,40 @@ pub fn check_dir(name: &str, dir: &Path) -> Result<()> {
         }
     }
     files.sort();
+    Ok(files)
+}
+
+/// The schema of one parquet file.
+fn parquet_schema(p: &Path) -> Result<Schema> {
+    let mut lf = LazyFrame::scan_parquet(
+        PlRefPath::new(p.to_string_lossy().as_ref()),
+        ScanArgsParquet::default(),
+    )
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a parquet file: {}",
+            p.display(),
+            decode::short(&e.to_string())
+        )
+    })?;
+    Ok(lf
+        .collect_schema()
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{}: not a parquet file: {}",
+                p.display(),
+                decode::short(&e.to_string())
+            )
+        })?
+        .as_ref()
+        .clone())
+}
+
+/// A directory is one parquet dataset: say in plain words when it is empty,
+/// holds no parquet, or holds files whose columns differ (naming the file),
+/// before polars answers in its own terms.
+pub fn check_dir(name: &str, dir: &Path) -> Result<()> {
+    let files = files_under(name, dir)?;
     let is_parquet = |p: &Path| InputFormat::from_extension(p) == Some(InputFormat::Parquet);
     let parquet: Vec<&std::path::PathBuf> = files.iter().filter(|p| is_parquet(p)).collect();
     if files.is_empty() {
@@ -259,34 +313,10 @@ pub fn check_dir(name: &str, dir: &Path) -> Result<()> {
             "{name}: the directory mixes parquet with other files (such as {other}); name the files or a glob ('{name}/**/*.parquet')"
         );
     }
-    let schema_of = |p: &Path| -> Result<Schema> {
-        let mut lf = LazyFrame::scan_parquet(
-            PlRefPath::new(p.to_string_lossy().as_ref()),
-            ScanArgsParquet::default(),
-        )
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "{}: not a parquet file: {}",
-                p.display(),
-                decode::short(&e.to_string())
-            )
-        })?;
-        Ok(lf
-            .collect_schema()
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: not a parquet file: {}",
-                    p.display(),
-                    decode::short(&e.to_string())
-                )
-            })?
-            .as_ref()
-            .clone())
-    };
     let first = parquet[0];
-    let want = schema_of(first)?;
+    let want = parquet_schema(first)?;
     for p in parquet.iter().skip(1).take(10_000) {
-        let got = schema_of(p)?;
+        let got = parquet_schema(p)?;
         let differs = want
             .iter()
             .find_map(|(n, dt)| match got.get(n) {

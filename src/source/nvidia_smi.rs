@@ -195,6 +195,70 @@ pub fn read_csv_files(
         .collect()
 }
 
+/// The times of the column `source` (the one read as time), if any.
+fn parsed_times(name: &str, log: &CsvLog, source: Option<&str>) -> Result<Option<Vec<EpochMs>>> {
+    let Some(source) = source else {
+        return Ok(None);
+    };
+    let i = log
+        .header
+        .iter()
+        .position(|h| h == source)
+        .context("time column vanished")?;
+    Ok(Some(
+        log.rows
+            .iter()
+            .map(|(no, f)| parse_time(name, *no, &f[i]))
+            .collect::<Result<Vec<_>>>()?,
+    ))
+}
+
+/// A log without a GPU id column is one GPU: refuse it when rows repeat a
+/// timestamp or name different products.
+fn refuse_several_gpus(name: &str, log: &CsvLog, times: Option<&[EpochMs]>) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    let repeated = times.and_then(|t| t.iter().position(|x| !seen.insert(*x)));
+    let model = log.index(&["name", "gpu_name"]);
+    let models: BTreeSet<&str> = model
+        .map(|i| log.rows.iter().map(|(_, f)| f[i].as_str()).collect())
+        .unwrap_or_default();
+    if let Some(r) = repeated {
+        bail!(
+            "{name}:{}: rows of several GPUs are interleaved (the timestamp repeats) but there is no GPU id column to tell them apart: add index or uuid to --query-gpu",
+            log.rows[r].0
+        );
+    }
+    if models.len() > 1 {
+        bail!(
+            "{name}: rows name {} different GPU products but there is no GPU id column to tell them apart: add index or uuid to --query-gpu",
+            models.len()
+        );
+    }
+    Ok(())
+}
+
+/// The time of a log without a timestamp column (one row per GPU at most).
+fn fallback_log_time(
+    name: &str,
+    path: &Path,
+    opts: &ReadOptions,
+    gpus: impl Iterator<Item = String>,
+    quality: &mut Quality,
+) -> Result<EpochMs> {
+    let per_gpu: BTreeMap<String, usize> = gpus.fold(BTreeMap::new(), |mut m, g| {
+        *m.entry(g).or_default() += 1;
+        m
+    });
+    if per_gpu.values().any(|c| *c > 1) {
+        bail!(
+            "{name}: several rows per GPU but no timestamp column: add timestamp to --query-gpu (a log without one cannot be placed in time)"
+        );
+    }
+    let (t, note) = fallback_time(name, path, opts.at, "samples")?;
+    quality.notes.push(note);
+    Ok(t)
+}
+
 fn gpu_table(
     name: &str,
     path: &Path,
@@ -225,22 +289,11 @@ fn gpu_table(
     let resolved = resolve_columns(&log.header, &opts.maps);
     let has = |c: &str| resolved.iter().any(|r| r.canonical == c);
 
-    let times: Option<Vec<EpochMs>> = match resolved.iter().find(|r| r.canonical == col::TIME) {
-        Some(r) => {
-            let i = log
-                .header
-                .iter()
-                .position(|h| *h == r.source)
-                .context("time column vanished")?;
-            Some(
-                log.rows
-                    .iter()
-                    .map(|(no, f)| parse_time(name, *no, &f[i]))
-                    .collect::<Result<Vec<_>>>()?,
-            )
-        }
-        None => None,
-    };
+    let time_source = resolved
+        .iter()
+        .find(|r| r.canonical == col::TIME)
+        .map(|r| r.source.as_str());
+    let times = parsed_times(name, log, time_source)?;
     let gpu_index = if has(col::GPU) {
         resolved
             .iter()
@@ -252,27 +305,7 @@ fn gpu_table(
     let gpu_of =
         |row: usize| gpu_index.map_or_else(|| "0".to_string(), |i| log.rows[row].1[i].clone());
     if gpu_index.is_none() {
-        // One GPU, unless rows repeat a timestamp or name different products.
-        let mut seen = BTreeSet::new();
-        let repeated = times
-            .as_ref()
-            .and_then(|t| t.iter().position(|x| !seen.insert(*x)));
-        let model = log.index(&["name", "gpu_name"]);
-        let models: BTreeSet<&str> = model
-            .map(|i| log.rows.iter().map(|(_, f)| f[i].as_str()).collect())
-            .unwrap_or_default();
-        if let Some(r) = repeated {
-            bail!(
-                "{name}:{}: rows of several GPUs are interleaved (the timestamp repeats) but there is no GPU id column to tell them apart: add index or uuid to --query-gpu",
-                log.rows[r].0
-            );
-        }
-        if models.len() > 1 {
-            bail!(
-                "{name}: rows name {} different GPU products but there is no GPU id column to tell them apart: add index or uuid to --query-gpu",
-                models.len()
-            );
-        }
+        refuse_several_gpus(name, log, times.as_deref())?;
         quality.notes.push(format!(
             "{name}: no GPU id column (index, uuid): read as one GPU, '0'"
         ));
@@ -286,17 +319,7 @@ fn gpu_table(
     let times = match times {
         Some(t) => t,
         None => {
-            let per_gpu: BTreeMap<String, usize> = (0..n).fold(BTreeMap::new(), |mut m, r| {
-                *m.entry(gpu_of(r)).or_default() += 1;
-                m
-            });
-            if per_gpu.values().any(|c| *c > 1) {
-                bail!(
-                    "{name}: several rows per GPU but no timestamp column: add timestamp to --query-gpu (a log without one cannot be placed in time)"
-                );
-            }
-            let (t, note) = fallback_time(name, path, opts.at, "samples")?;
-            quality.notes.push(note);
+            let t = fallback_log_time(name, path, opts, (0..n).map(gpu_of), &mut quality)?;
             cols.push(Column::new(col::TIME.into(), vec![t; n]));
             vec![t; n]
         }
@@ -348,12 +371,13 @@ fn join_apps(
     Ok((held, jobs))
 }
 
-/// Read an `nvidia-smi dmon` log: sm -> device activity, pwr -> power, fb -> memory used.
-pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+/// A dmon data row: its line number and fields.
+type DmonRow = (usize, Vec<String>);
+
+/// The header names and the data rows of a dmon log.
+fn dmon_rows(name: &str, text: &str) -> Result<(Vec<String>, Vec<DmonRow>)> {
     let mut header: Option<Vec<String>> = None;
-    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut rows: Vec<DmonRow> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() {
@@ -393,23 +417,21 @@ pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTa
     if rows.is_empty() {
         bail!("{name}: no samples under the dmon header");
     }
-    let at = |n: &str| h.iter().position(|x| x == n);
-    let gpu = at("gpu").context("dmon header without gpu")?;
-    let number = |row: &[String], n: &str, scale: f64| -> Option<f64> {
-        at(n).and_then(|i| {
-            let v = &row[i];
-            // Not a number: infinite, so normalisation counts it invalid.
-            if is_missing_marker(v) {
-                None
-            } else {
-                parse_number_text(v)
-                    .map(|x| x * scale)
-                    .or(Some(f64::INFINITY))
-            }
-        })
-    };
-    let mut quality = Quality::default();
-    let times: Vec<EpochMs> = match (at("date"), at("time")) {
+    Ok((h, rows))
+}
+
+/// Each dmon row's time: from `-o DT` columns, else 1 s apart per GPU ending
+/// at the fallback time.
+fn dmon_times(
+    name: &str,
+    path: &Path,
+    opts: &ReadOptions,
+    rows: &[DmonRow],
+    date_time: (Option<usize>, Option<usize>),
+    gpu: usize,
+    quality: &mut Quality,
+) -> Result<Vec<EpochMs>> {
+    Ok(match date_time {
         (Some(d), Some(t)) => rows
             .iter()
             .map(|(no, f)| {
@@ -428,7 +450,7 @@ pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTa
                 .notes
                 .push(format!("{note}; taken 1 s apart (dmon's default -d 1)"));
             let mut count: BTreeMap<&str, i64> = BTreeMap::new();
-            for (_, f) in &rows {
+            for (_, f) in rows {
                 *count.entry(f[gpu].as_str()).or_default() += 1;
             }
             let mut seen: BTreeMap<&str, i64> = BTreeMap::new();
@@ -442,7 +464,39 @@ pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTa
                 })
                 .collect()
         }
+    })
+}
+
+/// Read an `nvidia-smi dmon` log: sm -> device activity, pwr -> power, fb -> memory used.
+pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+    let (h, rows) = dmon_rows(name, &text)?;
+    let at = |n: &str| h.iter().position(|x| x == n);
+    let gpu = at("gpu").context("dmon header without gpu")?;
+    let number = |row: &[String], n: &str, scale: f64| -> Option<f64> {
+        at(n).and_then(|i| {
+            let v = &row[i];
+            // Not a number: infinite, so normalisation counts it invalid.
+            if is_missing_marker(v) {
+                None
+            } else {
+                parse_number_text(v)
+                    .map(|x| x * scale)
+                    .or(Some(f64::INFINITY))
+            }
+        })
     };
+    let mut quality = Quality::default();
+    let times = dmon_times(
+        name,
+        path,
+        opts,
+        &rows,
+        (at("date"), at("time")),
+        gpu,
+        &mut quality,
+    )?;
     let mut cols = vec![
         Column::new(col::TIME.into(), times),
         Column::new(

@@ -77,17 +77,12 @@ fn documents(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
-pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
-    let body = std::fs::read_to_string(path)
-        .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
-    let mut rows = Rows::default();
-    let mut quality = Quality::default();
-    let mut fallback: Option<EpochMs> = None;
-    let mut mig_gpus = BTreeSet::new();
+/// Parse every appended document; true when GPU UUIDs repeat within one
+/// (masked or cloned), so that the PCI bus id must tell GPUs apart.
+fn parse_documents<'a>(name: &str, body: &'a str) -> Result<(Vec<(usize, Document<'a>)>, bool)> {
     let mut by_pci = false;
-    let mut busy_unheld = BTreeSet::new();
     let mut docs = Vec::new();
-    for (line_offset, doc_text) in documents(&body) {
+    for (line_offset, doc_text) in documents(body) {
         let doc = Document::parse_with_options(
             doc_text,
             ParsingOptions {
@@ -118,6 +113,119 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
         }
         docs.push((line_offset, doc));
     }
+    Ok((docs, by_pci))
+}
+
+/// The compute processes on a GPU, by executable name. Graphics-only
+/// processes (a desktop's Xorg) do not hold a GPU for work.
+fn compute_processes(g: Node) -> BTreeSet<String> {
+    child(g, &["processes"])
+        .map(|p| {
+            p.children()
+                .filter(|c| c.has_tag_name("process_info"))
+                .filter(|c| text(*c, &["type"]).is_none_or(|t| t.contains('C')))
+                .map(|c| {
+                    text(c, &["process_name"])
+                        .map_or("?", |n| n.rsplit('/').next().unwrap_or(n))
+                        .to_string()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Power draw in watts, from whichever element this driver writes it to.
+fn power_of(g: Node) -> Option<f64> {
+    [
+        &["gpu_power_readings", "power_draw"][..],
+        &["gpu_power_readings", "average_power_draw"],
+        &["gpu_power_readings", "instant_power_draw"],
+        &["power_readings", "power_draw"],
+    ]
+    .iter()
+    .find_map(|p| number(text(g, p), 1.0))
+}
+
+impl Rows {
+    /// One GPU of one snapshot.
+    fn push_gpu(
+        &mut self,
+        g: Node,
+        time: EpochMs,
+        id: String,
+        procs: BTreeSet<String>,
+        util: Option<f64>,
+    ) {
+        self.time.push(time);
+        self.gpu.push(id);
+        self.model
+            .push(text(g, &["product_name"]).map(str::to_string));
+        self.held.push(held_by_processes(&procs));
+        self.job
+            .push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
+        self.util.push(util);
+        self.mem_used
+            .push(number(text(g, &["fb_memory_usage", "used"]), MIB));
+        self.mem_total
+            .push(number(text(g, &["fb_memory_usage", "total"]), MIB));
+        self.power.push(power_of(g));
+    }
+
+    fn into_columns(self) -> Vec<Column> {
+        vec![
+            Column::new(col::TIME.into(), self.time),
+            Column::new(col::GPU.into(), self.gpu),
+            Column::new(col::MODEL.into(), self.model),
+            Column::new(col::HELD.into(), self.held),
+            Column::new(col::JOB.into(), self.job),
+            Column::new(col::DEVICE_UTIL.into(), self.util),
+            Column::new(col::MEM_USED_BYTES.into(), self.mem_used),
+            Column::new(col::MEM_TOTAL_BYTES.into(), self.mem_total),
+            Column::new(col::POWER_W.into(), self.power),
+        ]
+    }
+}
+
+/// What the log's reading leaves to say: repeated UUIDs, activity without a
+/// process, MIG, and the held rule.
+fn describe_reading(
+    name: &str,
+    by_pci: bool,
+    busy_unheld: usize,
+    mig_gpus: usize,
+    quality: &mut Quality,
+) {
+    if by_pci {
+        quality.warnings.push(format!(
+            "{name}: GPU UUIDs repeat (masked?): GPUs told apart by PCI bus id"
+        ));
+    }
+    if busy_unheld > 0 {
+        quality.warnings.push(format!(
+            "{name}: {} GPU(s) show activity but list no compute process (hidden by a container's PID namespace?): counted as not held",
+            busy_unheld
+        ));
+    }
+    if mig_gpus > 0 {
+        quality.notes.push(format!(
+            "{name}: MIG enabled on {} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)",
+            mig_gpus
+        ));
+    }
+    quality.notes.push(format!(
+        "{name}: held when a compute process runs on the GPU (<processes>)"
+    ));
+}
+
+pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
+    let body = std::fs::read_to_string(path)
+        .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+    let mut rows = Rows::default();
+    let mut quality = Quality::default();
+    let mut fallback: Option<EpochMs> = None;
+    let mut mig_gpus = BTreeSet::new();
+    let mut busy_unheld = BTreeSet::new();
+    let (docs, by_pci) = parse_documents(name, &body)?;
     for (line_offset, doc) in &docs {
         let line_offset = *line_offset;
         let root = doc.root_element();
@@ -153,84 +261,27 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
             {
                 mig_gpus.insert(id.clone());
             }
-            let procs: BTreeSet<String> = child(*g, &["processes"])
-                .map(|p| {
-                    p.children()
-                        .filter(|c| c.has_tag_name("process_info"))
-                        // Graphics-only processes (a desktop's Xorg) do not hold a GPU for work.
-                        .filter(|c| text(*c, &["type"]).is_none_or(|t| t.contains('C')))
-                        .map(|c| {
-                            text(c, &["process_name"])
-                                .map_or("?", |n| n.rsplit('/').next().unwrap_or(n))
-                                .to_string()
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let power = [
-                &["gpu_power_readings", "power_draw"][..],
-                &["gpu_power_readings", "average_power_draw"],
-                &["gpu_power_readings", "instant_power_draw"],
-                &["power_readings", "power_draw"],
-            ]
-            .iter()
-            .find_map(|p| number(text(*g, p), 1.0));
+            let procs = compute_processes(*g);
             let util = number(text(*g, &["utilization", "gpu_util"]), 0.01);
             if procs.is_empty() && util.is_some_and(|u| u > 0.0 && u.is_finite()) {
                 busy_unheld.insert(id.clone());
             }
-            rows.time.push(time);
-            rows.gpu.push(id);
-            rows.model
-                .push(text(*g, &["product_name"]).map(str::to_string));
-            rows.held.push(held_by_processes(&procs));
-            rows.job
-                .push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
-            rows.util.push(util);
-            rows.mem_used
-                .push(number(text(*g, &["fb_memory_usage", "used"]), MIB));
-            rows.mem_total
-                .push(number(text(*g, &["fb_memory_usage", "total"]), MIB));
-            rows.power.push(power);
+            rows.push_gpu(*g, time, id, procs, util);
         }
     }
     if rows.time.is_empty() {
         bail!("{name}: no <gpu> elements (expected nvidia-smi -q -x output)");
     }
-    if by_pci {
-        quality.warnings.push(format!(
-            "{name}: GPU UUIDs repeat (masked?): GPUs told apart by PCI bus id"
-        ));
-    }
-    if !busy_unheld.is_empty() {
-        quality.warnings.push(format!(
-            "{name}: {} GPU(s) show activity but list no compute process (hidden by a container's PID namespace?): counted as not held",
-            busy_unheld.len()
-        ));
-    }
-    if !mig_gpus.is_empty() {
-        quality.notes.push(format!(
-            "{name}: MIG enabled on {} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)",
-            mig_gpus.len()
-        ));
-    }
-    quality.notes.push(format!(
-        "{name}: held when a compute process runs on the GPU (<processes>)"
-    ));
-    let cols = vec![
-        Column::new(col::TIME.into(), rows.time),
-        Column::new(col::GPU.into(), rows.gpu),
-        Column::new(col::MODEL.into(), rows.model),
-        Column::new(col::HELD.into(), rows.held),
-        Column::new(col::JOB.into(), rows.job),
-        Column::new(col::DEVICE_UTIL.into(), rows.util),
-        Column::new(col::MEM_USED_BYTES.into(), rows.mem_used),
-        Column::new(col::MEM_TOTAL_BYTES.into(), rows.mem_total),
-        Column::new(col::POWER_W.into(), rows.power),
-    ];
+    describe_reading(
+        name,
+        by_pci,
+        busy_unheld.len(),
+        mig_gpus.len(),
+        &mut quality,
+    );
     from_frame(
         name,
-        DataFrame::new_infer_height(cols)?,
+        DataFrame::new_infer_height(rows.into_columns())?,
         &opts.maps,
         quality,
     )

@@ -192,40 +192,8 @@ impl Sampler for NvmlSampler {
                 });
                 continue;
             }
-            let slots = device
-                .mig_device_count()
-                .map_err(|e| anyhow!("GPU {i}: MIG slots: {e}"))?;
-            let gpm_support = device.gpm_support();
-            let mut instances = 0;
-            for slot in 0..slots {
-                let mig = match device.mig_device_by_index(slot) {
-                    Ok(m) => m,
-                    Err(NvmlError::NotFound) => continue, // an empty slot
-                    Err(e) => bail!("GPU {i}: MIG slot {slot}: {e}"),
-                };
-                let (gi, ci) =
-                    mig_ids(nvml, &mig).map_err(|e| anyhow!("GPU {i}: MIG slot {slot}: {e}"))?;
-                let parent = nvml
-                    .device_by_index(i)
-                    .map_err(|e| anyhow!("GPU {i}: {e}"))?;
-                let (gpm_prev, gpm_reason) = baseline(&gpm_support, || parent.gpm_mig_sample(gi));
-                let parent_id = uuid.clone().unwrap_or_else(|| i.to_string());
-                infos.push(UnitInfo {
-                    id: format!("{parent_id}/{gi}/{ci}"),
-                    label: format!("{i}/{gi}/{ci}"),
-                    uuid: mig.uuid().ok(),
-                    model: mig.name().ok().or_else(|| model.clone()),
-                    mig_parent: Some(i.to_string()),
-                });
-                units.push(Unit {
-                    device: mig,
-                    mig: Some((parent, gi)),
-                    gpm_prev,
-                    gpm_reason,
-                    last_seen_us: 0,
-                });
-                instances += 1;
-            }
+            let ids = (i, uuid.clone().unwrap_or_else(|| i.to_string()));
+            let instances = mig_units(nvml, ids, &device, &model, &mut infos, &mut units)?;
             let device_util_reason = match device.utilization_rates() {
                 Err(NvmlError::NotSupported) => {
                     "n/a in MIG mode (NVML reports no device activity for a MIG-enabled GPU)"
@@ -330,6 +298,51 @@ fn read_unit(nvml: &Nvml, u: &mut Unit<'_>) -> Result<Reading> {
         (None, None) => {}
     }
     Ok(r)
+}
+
+/// The MIG instances of GPU `i` (`parent_id`: its UUID, else its index) as
+/// units; returns how many.
+fn mig_units(
+    nvml: &'static Nvml,
+    (i, parent_id): (u32, String),
+    device: &Device<'static>,
+    model: &Option<String>,
+    infos: &mut Vec<UnitInfo>,
+    units: &mut Vec<Unit<'static>>,
+) -> Result<usize> {
+    let slots = device
+        .mig_device_count()
+        .map_err(|e| anyhow!("GPU {i}: MIG slots: {e}"))?;
+    let gpm_support = device.gpm_support();
+    let mut instances = 0usize;
+    for slot in 0..slots {
+        let mig = match device.mig_device_by_index(slot) {
+            Ok(m) => m,
+            Err(NvmlError::NotFound) => continue, // an empty slot
+            Err(e) => bail!("GPU {i}: MIG slot {slot}: {e}"),
+        };
+        let (gi, ci) = mig_ids(nvml, &mig).map_err(|e| anyhow!("GPU {i}: MIG slot {slot}: {e}"))?;
+        let parent = nvml
+            .device_by_index(i)
+            .map_err(|e| anyhow!("GPU {i}: {e}"))?;
+        let (gpm_prev, gpm_reason) = baseline(&gpm_support, || parent.gpm_mig_sample(gi));
+        infos.push(UnitInfo {
+            id: format!("{parent_id}/{gi}/{ci}"),
+            label: format!("{i}/{gi}/{ci}"),
+            uuid: mig.uuid().ok(),
+            model: mig.name().ok().or_else(|| model.clone()),
+            mig_parent: Some(i.to_string()),
+        });
+        units.push(Unit {
+            device: mig,
+            mig: Some((parent, gi)),
+            gpm_prev,
+            gpm_reason,
+            last_seen_us: 0,
+        });
+        instances += 1;
+    }
+    Ok(instances)
 }
 
 /// The first GPM sample of a unit, or why there is none.

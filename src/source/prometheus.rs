@@ -212,6 +212,28 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
         Some(a) => a,
         None => smallest_step(&samples).map_or(DEFAULT_ALIGN_MS, |s| (s / 2).max(1)),
     };
+    let by = group_by_gpu(samples, opts, &mut quality);
+    let metrics = by.metrics.clone();
+    let wide = aligned(by, align);
+    if wide.widest_merge > 0 {
+        quality.notes.push(format!(
+            "metrics of one GPU stamped up to {} apart were aligned into one sample (--align {})",
+            format_duration_ms(wide.widest_merge),
+            format_duration_ms(align)
+        ));
+    }
+    Ok((frame_of(&metrics, wide)?, quality))
+}
+
+/// Samples by (host, gpu), with the metrics in first-seen order.
+struct ByGpu {
+    metrics: Vec<String>,
+    gpus: BTreeMap<(String, String), Vec<Pending>>,
+}
+
+/// Group the samples by GPU (a MIG instance is its own), reading each one's
+/// owner; samples without a GPU label are counted and skipped.
+fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Quality) -> ByGpu {
     let renamed_targets: BTreeSet<(String, String)> = samples
         .iter()
         .filter(|s| {
@@ -284,31 +306,51 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
             if without_gpu.len() > 5 { ", …" } else { "" }
         ));
     }
-    owner_notes(&owner_sources, opts, &mut quality);
+    owner_notes(&owner_sources, opts, quality);
 
-    let mut times = Vec::new();
-    let mut hosts = Vec::new();
-    let mut gpu_ids = Vec::new();
-    let mut models: Vec<Option<String>> = Vec::new();
-    let mut jobs: Vec<Option<String>> = Vec::new();
-    let mut teams: Vec<Option<String>> = Vec::new();
-    let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
-    let mut widest_merge: i64 = 0;
-    for ((host, gpu), mut pending) in gpus {
+    ByGpu { metrics, gpus }
+}
+
+/// The wide table being built: one row per aligned sample.
+#[derive(Default)]
+struct Wide {
+    times: Vec<i64>,
+    hosts: Vec<String>,
+    gpu_ids: Vec<String>,
+    models: Vec<Option<String>>,
+    jobs: Vec<Option<String>>,
+    teams: Vec<Option<String>>,
+    values: Vec<Vec<Option<f64>>>,
+    /// the widest spread of stamps merged into one row
+    widest_merge: i64,
+}
+
+impl Wide {
+    fn push(&mut self, host: &str, gpu: &str, r: Row) {
+        self.widest_merge = self.widest_merge.max(r.last - r.start);
+        self.times.push(r.start);
+        self.hosts.push(host.to_string());
+        self.gpu_ids.push(gpu.to_string());
+        self.models.push(r.model);
+        self.jobs.push(r.job);
+        self.teams.push(r.team);
+        for (i, v) in r.values.into_iter().enumerate() {
+            self.values[i].push(v.flatten());
+        }
+    }
+}
+
+/// Each GPU's samples in time order, merged into rows: stamps within `align`
+/// of a row's first join it, unless the row already has that metric.
+fn aligned(by: ByGpu, align: i64) -> Wide {
+    let mut wide = Wide {
+        values: vec![Vec::new(); by.metrics.len()],
+        ..Wide::default()
+    };
+    for ((host, gpu), mut pending) in by.gpus {
         pending.sort_by_key(|p| p.time);
         let mut row: Option<Row> = None;
-        let mut flush = |r: Row| {
-            widest_merge = widest_merge.max(r.last - r.start);
-            times.push(r.start);
-            hosts.push(host.clone());
-            gpu_ids.push(gpu.clone());
-            models.push(r.model);
-            jobs.push(r.job);
-            teams.push(r.team);
-            for (i, v) in r.values.into_iter().enumerate() {
-                values[i].push(v.flatten());
-            }
-        };
+        let mut flush = |r: Row| wide.push(&host, &gpu, r);
         for p in pending {
             // A metric seen twice, or a stamp past the tolerance, starts the next sample.
             let joins = row
@@ -321,7 +363,7 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
                 row = Some(Row {
                     start: p.time,
                     last: p.time,
-                    values: vec![None; metrics.len()],
+                    values: vec![None; by.metrics.len()],
                     model: None,
                     job: None,
                     team: None,
@@ -339,37 +381,33 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
             flush(r);
         }
     }
-    if widest_merge > 0 {
-        quality.notes.push(format!(
-            "metrics of one GPU stamped up to {} apart were aligned into one sample (--align {})",
-            format_duration_ms(widest_merge),
-            format_duration_ms(align)
-        ));
-    }
+    wide
+}
 
+/// The frame of the wide rows; label columns only when some row has one.
+fn frame_of(metrics: &[String], w: Wide) -> Result<DataFrame> {
     let mut cols: Vec<Column> = vec![
-        Column::new(col::TIME.into(), times),
-        Column::new(col::HOST.into(), hosts),
-        Column::new(col::GPU.into(), gpu_ids),
+        Column::new(col::TIME.into(), w.times),
+        Column::new(col::HOST.into(), w.hosts),
+        Column::new(col::GPU.into(), w.gpu_ids),
     ];
-    if models.iter().any(Option::is_some) {
-        cols.push(Column::new(col::MODEL.into(), models));
+    if w.models.iter().any(Option::is_some) {
+        cols.push(Column::new(col::MODEL.into(), w.models));
     }
     // No workload labels at all: leave job out so the memory rule decides held.
-    if jobs.iter().any(Option::is_some) {
-        cols.push(Column::new(col::JOB.into(), jobs));
+    if w.jobs.iter().any(Option::is_some) {
+        cols.push(Column::new(col::JOB.into(), w.jobs));
     }
-    if teams.iter().any(Option::is_some) {
-        cols.push(Column::new(col::TEAM.into(), teams));
+    if w.teams.iter().any(Option::is_some) {
+        cols.push(Column::new(col::TEAM.into(), w.teams));
     }
-    if let Some(total) = fb_total(&metrics, &values) {
+    if let Some(total) = fb_total(metrics, &w.values) {
         cols.push(Column::new(col::MEM_TOTAL_BYTES.into(), total));
     }
-    for (name, vals) in metrics.iter().zip(values) {
+    for (name, vals) in metrics.iter().zip(w.values) {
         cols.push(Column::new(name.as_str().into(), vals));
     }
-    let frame = DataFrame::new_infer_height(cols)?;
-    Ok((frame, quality))
+    Ok(DataFrame::new_infer_height(cols)?)
 }
 
 /// dcgm-exporter has no total-memory field: total = used + free (+ reserved), MiB -> bytes.

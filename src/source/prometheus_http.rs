@@ -160,6 +160,32 @@ impl Client {
         }
     }
 
+    /// One request: a POST form (query endpoints) or a GET. (ureq's own
+    /// result, handed straight to the retry rule: boxing it would buy nothing.)
+    #[allow(clippy::result_large_err)]
+    fn send(
+        &self,
+        url: &str,
+        params: &[(&str, String)],
+        post: bool,
+    ) -> Result<ureq::Response, ureq::Error> {
+        let req = if post {
+            self.agent.post(url)
+        } else {
+            self.agent.get(url)
+        };
+        let mut req = self.authorize(req);
+        if post {
+            let form: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            req.send_form(&form)
+        } else {
+            for (k, v) in params {
+                req = req.query(k, v);
+            }
+            req.call()
+        }
+    }
+
     /// One API call with retries: a POST form (query endpoints) or a GET.
     /// Returns the body of a 2xx answer; every failure is one clear line.
     fn call(
@@ -173,36 +199,11 @@ impl Client {
         let mut attempt = 0u32;
         loop {
             self.requests += 1;
-            let req = if post {
-                self.agent.post(&url)
-            } else {
-                self.agent.get(&url)
-            };
-            let mut req = self.authorize(req);
-            let result = if post {
-                let form: Vec<(&str, &str)> =
-                    params.iter().map(|(k, v)| (*k, v.as_str())).collect();
-                req.send_form(&form)
-            } else {
-                for (k, v) in params {
-                    req = req.query(k, v);
-                }
-                req.call()
-            };
-            let retryable = match &result {
-                Ok(_) => false,
-                Err(ureq::Error::Status(code, _)) => matches!(code, 429 | 502 | 503 | 504),
-                Err(ureq::Error::Transport(t)) => !matches!(
-                    t.kind(),
-                    ureq::ErrorKind::InvalidUrl
-                        | ureq::ErrorKind::UnknownScheme
-                        | ureq::ErrorKind::InvalidProxyUrl
-                ),
-            };
-            if retryable && attempt < self.retries {
-                // 0.5 s, 1 s, 2 s, ... capped at 8 s, unless the server said how long
-                // to wait (429/503 Retry-After), which is honoured up to a bound.
-                let backoff = Duration::from_millis((500u64 << attempt.min(4)).min(8_000));
+            let result = self.send(&url, params, post);
+            if retryable(&result) && attempt < self.retries {
+                // unless the server said how long to wait (429/503 Retry-After),
+                // which is honoured up to a bound
+                let backoff = backoff(attempt);
                 let wait = match &result {
                     Err(ureq::Error::Status(_, resp)) => {
                         retry_after(resp.header("retry-after")).unwrap_or(backoff)
@@ -224,9 +225,7 @@ impl Client {
                     // A connection reset or cut mid-body is as transient as one
                     // refused: retried, and never taken for a shorter answer.
                     Err(_) if attempt < self.retries => {
-                        std::thread::sleep(Duration::from_millis(
-                            (500u64 << attempt.min(4)).min(8_000),
-                        ));
+                        std::thread::sleep(backoff(attempt));
                         attempt += 1;
                         continue;
                     }
@@ -445,6 +444,26 @@ impl Client {
 /// The longest Retry-After gpuaudit waits: a longer one is a server asking to
 /// come back much later, and the retry budget (--prom-retries) is better spent failing clearly.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// Worth another try: throttled, a gateway in trouble, or a transport failure
+/// other than a malformed URL.
+fn retryable(result: &Result<ureq::Response, ureq::Error>) -> bool {
+    match result {
+        Ok(_) => false,
+        Err(ureq::Error::Status(code, _)) => matches!(code, 429 | 502 | 503 | 504),
+        Err(ureq::Error::Transport(t)) => !matches!(
+            t.kind(),
+            ureq::ErrorKind::InvalidUrl
+                | ureq::ErrorKind::UnknownScheme
+                | ureq::ErrorKind::InvalidProxyUrl
+        ),
+    }
+}
+
+/// The wait before retry `attempt` + 1: 0.5 s, 1 s, 2 s, ... capped at 8 s.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis((500u64 << attempt.min(4)).min(8_000))
+}
 
 /// A Retry-After header in delay-seconds form, capped; an HTTP date or a
 /// malformed value is None (the caller falls back to its own backoff).

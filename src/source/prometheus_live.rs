@@ -227,6 +227,34 @@ fn progress(quiet: bool, len: u64) -> ProgressBar {
     bar
 }
 
+/// The extra matchers of each host batch (one empty batch without a host label).
+fn host_batches(client: &mut Client, q: &LiveQuery) -> Result<Vec<Vec<String>>> {
+    Ok(match hosts(client, q)? {
+        Some((label, values)) => values
+            .chunks(q.hosts_per_query)
+            .map(|c| vec![format!("{label}=~\"{}\"", exact_regex(c))])
+            .collect(),
+        None => vec![Vec::new()],
+    })
+}
+
+/// The window's [start, end] point ranges, each small enough for one request
+/// per host batch.
+fn time_chunks(q: &LiveQuery) -> Vec<(i64, i64)> {
+    let hosts_per_batch = q.hosts_per_query as i64;
+    let steps_per_chunk =
+        (POINTS_PER_REQUEST / (hosts_per_batch * GPUS_PER_HOST)).clamp(1, MAX_POINTS_PER_SERIES);
+    let mut chunks = Vec::new();
+    let mut t = q.since_ms;
+    let last = q.last_point_ms();
+    while t <= last {
+        let end = (t + (steps_per_chunk - 1) * q.step_ms).min(last);
+        chunks.push((t, end));
+        t = end + q.step_ms;
+    }
+    chunks
+}
+
 /// Fetch the window, chunk by chunk, into one canonical table.
 pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<SampleTable> {
     let label_opts = LabelOptions {
@@ -243,24 +271,8 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     keep.extend(opts.team_label.iter().cloned());
 
     let metrics = present_metrics(client, q)?;
-    let batches: Vec<Vec<String>> = match hosts(client, q)? {
-        Some((label, values)) => values
-            .chunks(q.hosts_per_query)
-            .map(|c| vec![format!("{label}=~\"{}\"", exact_regex(c))])
-            .collect(),
-        None => vec![Vec::new()],
-    };
-    let hosts_per_batch = q.hosts_per_query as i64;
-    let steps_per_chunk =
-        (POINTS_PER_REQUEST / (hosts_per_batch * GPUS_PER_HOST)).clamp(1, MAX_POINTS_PER_SERIES);
-    let mut chunks = Vec::new();
-    let mut t = q.since_ms;
-    let last = q.last_point_ms();
-    while t <= last {
-        let end = (t + (steps_per_chunk - 1) * q.step_ms).min(last);
-        chunks.push((t, end));
-        t = end + q.step_ms;
-    }
+    let batches = host_batches(client, q)?;
+    let chunks = time_chunks(q);
 
     let bar = progress(opts.quiet, (batches.len() * chunks.len()) as u64);
     let mut tables = Vec::new();

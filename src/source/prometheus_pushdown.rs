@@ -45,6 +45,9 @@ enum Held {
     Assumed,
 }
 
+/// Sums per (group key, model).
+type Aggs = BTreeMap<(String, String), Agg>;
+
 /// Sums over the evaluation points of one (group key, model).
 #[derive(Debug, Clone, Default)]
 struct Agg {
@@ -58,6 +61,24 @@ struct Agg {
     occ_known: f64,
     tensor: f64,
     tensor_known: f64,
+}
+
+impl Agg {
+    /// The sum a named PromQL expression adds to.
+    fn slot(&mut self, name: &str) -> &mut f64 {
+        match name {
+            "observed" => &mut self.observed,
+            "held" => &mut self.held,
+            "active" => &mut self.active,
+            "idle" => &mut self.idle,
+            "sm" => &mut self.sm,
+            "sm_known" => &mut self.sm_known,
+            "occ" => &mut self.occ,
+            "occ_known" => &mut self.occ_known,
+            "tensor" => &mut self.tensor,
+            _ => &mut self.tensor_known,
+        }
+    }
 }
 
 fn first_present<'a>(names: &[String], candidates: &[&'a str]) -> Option<&'a str> {
@@ -179,6 +200,72 @@ pub fn report(
     job_label: Option<&str>,
     team_label: Option<&str>,
 ) -> Result<Report> {
+    let plan = plan_of(client, q, cfg, job_label, team_label)?;
+    let (aggs, gpu_count) = sum_points(client, q, cfg, &plan)?;
+    if aggs.values().all(|a| a.observed == 0.0) {
+        bail!(
+            "Prometheus at {} has no {UTIL} points matching {} between {} and {}",
+            client.base(),
+            q.selector(&[UTIL], &[]),
+            format_time(q.since_ms),
+            format_time(q.until_ms)
+        );
+    }
+    Ok(assemble(
+        parts_of(client, q, cfg, &plan, &aggs, gpu_count),
+        cfg,
+    ))
+}
+
+/// The GPU key labels of the util series: host (when any), GPU, MIG instance.
+fn gpu_keys_of(labels: &[String], client: &Client) -> Result<Vec<String>> {
+    let mut gpu_keys: Vec<String> = Vec::new();
+    gpu_keys.extend(first_present(labels, HOST_LABELS).map(str::to_string));
+    let gpu_label = first_present(labels, GPU_LABELS).map(str::to_string);
+    gpu_keys.extend(gpu_label.clone());
+    if labels.iter().any(|l| l == "GPU_I_ID") {
+        gpu_keys.push("GPU_I_ID".to_string());
+    }
+    if gpu_label.is_none() {
+        bail!(
+            "Prometheus at {}: the {UTIL} series have no GPU label (expected UUID or gpu)",
+            client.base()
+        );
+    }
+    Ok(gpu_keys)
+}
+
+/// The label `--by` groups on (None without --by, or --by host without a host label).
+fn by_label_of(
+    cfg: &AuditConfig,
+    gpu_keys: &[String],
+    model_label: &Option<String>,
+    job: &Option<String>,
+    team: &Option<String>,
+) -> Result<Option<String>> {
+    Ok(match cfg.by {
+        None => None,
+        Some(GroupBy::Host) => gpu_keys
+            .first()
+            .cloned()
+            .filter(|h| HOST_LABELS.contains(&h.as_str())),
+        Some(GroupBy::Model) => model_label.clone(),
+        Some(GroupBy::Job) => job.clone(),
+        Some(GroupBy::Team) => team.clone(),
+        Some(GroupBy::User) => {
+            bail!("--by user is not available with --pushdown (DCGM series carry no user label)")
+        }
+    })
+}
+
+/// What to ask Prometheus, from the metrics and labels it has.
+fn plan_of(
+    client: &mut Client,
+    q: &LiveQuery,
+    cfg: &AuditConfig,
+    job_label: Option<&str>,
+    team_label: Option<&str>,
+) -> Result<Plan> {
     let last = q.last_point_ms();
     let present_metrics =
         client.label_values("__name__", &q.selector(METRICS, &[]), q.since_ms, last)?;
@@ -195,19 +282,7 @@ pub fn report(
     let pick = |names: [&'static str; 2]| names.into_iter().find(|n| has(n));
     let util_sel = q.selector(&[UTIL], &[]);
     let labels = client.label_names(&util_sel, q.since_ms, last)?;
-    let mut gpu_keys: Vec<String> = Vec::new();
-    gpu_keys.extend(first_present(&labels, HOST_LABELS).map(str::to_string));
-    let gpu_label = first_present(&labels, GPU_LABELS).map(str::to_string);
-    gpu_keys.extend(gpu_label.clone());
-    if labels.iter().any(|l| l == "GPU_I_ID") {
-        gpu_keys.push("GPU_I_ID".to_string());
-    }
-    if gpu_label.is_none() {
-        bail!(
-            "Prometheus at {}: the {UTIL} series have no GPU label (expected UUID or gpu)",
-            client.base()
-        );
-    }
+    let gpu_keys = gpu_keys_of(&labels, client)?;
     let job = match job_label {
         Some(l) => Some(l.to_string()),
         None => first_present(&labels, &["exported_pod", "pod", "hpc_job"]).map(str::to_string),
@@ -228,25 +303,13 @@ pub fn report(
             _ => first_present(&labels, &["exported_namespace", "namespace"]).map(str::to_string),
         });
     let model_label = first_present(&labels, &["modelName", "model"]).map(str::to_string);
-    let by_label = match cfg.by {
-        None => None,
-        Some(GroupBy::Host) => gpu_keys
-            .first()
-            .cloned()
-            .filter(|h| HOST_LABELS.contains(&h.as_str())),
-        Some(GroupBy::Model) => model_label.clone(),
-        Some(GroupBy::Job) => job.clone(),
-        Some(GroupBy::Team) => team.clone(),
-        Some(GroupBy::User) => {
-            bail!("--by user is not available with --pushdown (DCGM series carry no user label)")
-        }
-    };
-    let plan = Plan {
+    let by_label = by_label_of(cfg, &gpu_keys, &model_label, &job, &team)?;
+    Ok(Plan {
         matchers: q.matchers.clone(),
-        gpu_keys: gpu_keys.clone(),
+        gpu_keys,
         by_label: by_label.filter(|b| Some(b) != model_label.as_ref()),
-        model_label: model_label.clone(),
-        held: held.clone(),
+        model_label,
+        held,
         step_ms: q.step_ms,
         sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
         occ: pick([
@@ -257,14 +320,24 @@ pub fn report(
             "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
             "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
         ]),
-    };
+    })
+}
 
+/// Every layer's points summed per (group key, model) over the window, in
+/// time chunks that keep each answer small; and the number of GPUs.
+fn sum_points(
+    client: &mut Client,
+    q: &LiveQuery,
+    cfg: &AuditConfig,
+    plan: &Plan,
+) -> Result<(Aggs, usize)> {
+    let util_sel = q.selector(&[UTIL], &[]);
     // GPUs in the window (also sizes the time chunks).
-    let series = client.series(&util_sel, q.since_ms, last)?;
+    let series = client.series(&util_sel, q.since_ms, q.last_point_ms())?;
     let gpus: BTreeSet<Vec<String>> = series
         .iter()
         .map(|s| {
-            gpu_keys
+            plan.gpu_keys
                 .iter()
                 .map(|k| s.get(k).cloned().unwrap_or_default())
                 .collect()
@@ -293,39 +366,31 @@ pub fn report(
                     .and_then(|b| s.labels.get(b))
                     .cloned()
                     .unwrap_or_default();
-                let model = model_label
+                let model = plan
+                    .model_label
                     .as_ref()
                     .and_then(|m| s.labels.get(m))
                     .cloned()
                     .unwrap_or_default();
                 let v: f64 = s.points.iter().map(|p| p.1).filter(|v| v.is_finite()).sum();
                 let a = aggs.entry((key, model)).or_default();
-                let slot = match name {
-                    "observed" => &mut a.observed,
-                    "held" => &mut a.held,
-                    "active" => &mut a.active,
-                    "idle" => &mut a.idle,
-                    "sm" => &mut a.sm,
-                    "sm_known" => &mut a.sm_known,
-                    "occ" => &mut a.occ,
-                    "occ_known" => &mut a.occ_known,
-                    "tensor" => &mut a.tensor,
-                    _ => &mut a.tensor_known,
-                };
-                *slot += v;
+                *a.slot(name) += v;
             }
         }
         start = end;
     }
-    if aggs.values().all(|a| a.observed == 0.0) {
-        bail!(
-            "Prometheus at {} has no {UTIL} points matching {} between {} and {}",
-            client.base(),
-            util_sel,
-            format_time(q.since_ms),
-            format_time(q.until_ms)
-        );
-    }
+    Ok((aggs, gpus.len()))
+}
+
+/// The report's parts from the sums.
+fn parts_of(
+    client: &Client,
+    q: &LiveQuery,
+    cfg: &AuditConfig,
+    plan: &Plan,
+    aggs: &Aggs,
+    gpu_count: usize,
+) -> Parts {
     let present = Present {
         device_util: true,
         sm_active: plan.sm.is_some(),
@@ -333,7 +398,7 @@ pub fn report(
         tensor_active: plan.tensor.is_some(),
         useful: false,
     };
-    let held_rule = match &held {
+    let held_rule = match &plan.held {
         Held::Label(l) => format!("owner label '{l}' set (PromQL, --pushdown)"),
         Held::Memory(mib) => format!("{FB} > {mib} MiB (PromQL, --pushdown)"),
         Held::Assumed => crate::audit::HeldRule::Assumed.describe(),
@@ -354,8 +419,8 @@ pub fn report(
         .iter()
         .map(|w| format!("Prometheus warned (the answer may be partial): {w}"))
         .collect();
-    let sums = sums_of(&aggs, cfg, q.step_ms, present.basis());
-    let parts = Parts {
+    let sums = sums_of(aggs, cfg, q.step_ms, present.basis());
+    Parts {
         window_start: q.since_ms,
         window_end: q.until_ms,
         snapshot: false,
@@ -372,7 +437,7 @@ pub fn report(
         // no idle episodes or per-GPU rows from sums (CAVEAT)
         episodes: Vec::new(),
         gpus: Vec::new(),
-        gpu_count: gpus.len(),
+        gpu_count,
         model_hours: sums.model_hours,
         quality: DataQuality {
             notes,
@@ -383,12 +448,11 @@ pub fn report(
         // the diagnosis folds need each sample's interval, which PromQL sums do not give
         diagnosis: crate::audit::diagnosis::Sections {
             notes: vec![
-                "timeline, leaks, nodes, purchase: not computed with --pushdown (they need every sample; run without --pushdown)".to_string(),
+                "timeline, leaks, nodes, purchase, jobs: not computed with --pushdown (they need every sample; run without --pushdown)".to_string(),
             ],
             ..Default::default()
         },
-    };
-    Ok(assemble(parts, cfg))
+    }
 }
 
 /// The tally of one (group, model) sum: each point weighs one step.
@@ -442,12 +506,7 @@ struct Sums {
     model_hours: Vec<(Option<String>, f64)>,
 }
 
-fn sums_of(
-    aggs: &BTreeMap<(String, String), Agg>,
-    cfg: &AuditConfig,
-    step_ms: i64,
-    basis: Basis,
-) -> Sums {
+fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_ms: i64, basis: Basis) -> Sums {
     let mut sums = Sums {
         total: Tally::default(),
         groups: BTreeMap::new(),

@@ -34,89 +34,22 @@ pub struct ParquetStream {
 /// parquet statistics: quartiles of the time column per file (the widest), then
 /// a count outside the fences. Only datetime columns; text times are not checked.
 fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i64, i64)>> {
-    let mut q: Option<(i64, i64)> = None;
-    let mut rows = 0usize;
-    let ms = |name: &str| {
-        polars::prelude::col(name)
-            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
-            .cast(DataType::Int64)
-    };
-    let times: Vec<(&Part, String)> = parts
-        .iter()
-        .filter_map(|p| {
-            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
-            let lf = scan(&p.path).ok()?;
-            let mut lf2 = lf.clone();
-            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
-            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
-        })
-        .collect();
-    if times.len() != parts.len() {
+    let Some(times) = datetime_times(parts) else {
         return Ok(None);
-    }
+    };
     // Quartiles sort the whole time column; a dataset spanning at most the
     // minimum fence (a week) cannot hold a stray sample, so a min/max scan
     // (streamed, no sort) settles the common case.
-    let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in &times {
-        let span = scan(&p.path)
-            .and_then(|lf| {
-                aggregate(
-                    &lf,
-                    p.rows,
-                    None,
-                    &[(ms(t).min(), Combine::Min), (ms(t).max(), Combine::Max)],
-                )
-            })
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        first = first.min(span[0].map_or(i64::MAX, |v| v as i64));
-        last = last.max(span[1].map_or(i64::MIN, |v| v as i64));
-    }
+    let (first, last) = time_span(&times)?;
     if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_MS {
         return Ok(None);
     }
-    for (p, t) in &times {
-        let df = scan(&p.path)
-            .and_then(|lf| {
-                lf.select([
-                    ms(t).quantile(lit(0.25), QuantileMethod::Lower).alias("q1"),
-                    ms(t).quantile(lit(0.75), QuantileMethod::Lower).alias("q3"),
-                ])
-                .collect()
-            })
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        let get = |c: &str| first_i64(&df, c);
-        if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
-            q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-        }
-        rows += p.rows;
-    }
-    let Some((q1, q3)) = q else {
+    let Some((q1, q3)) = widest_quartiles(&times)? else {
         return Ok(None);
     };
+    let rows: usize = times.iter().map(|(p, _)| p.rows).sum();
     let (lo, hi) = crate::samples::time_fences(q1, q3);
-    let mut count = 0u64;
-    let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in &times {
-        let out = ms(t).lt(lit(lo)).or(ms(t).gt(lit(hi)));
-        let stray = scan(&p.path)
-            .and_then(|lf| {
-                aggregate(
-                    &lf,
-                    p.rows,
-                    Some(&out),
-                    &[
-                        (len(), Combine::Sum),
-                        (ms(t).min(), Combine::Min),
-                        (ms(t).max(), Combine::Max),
-                    ],
-                )
-            })
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        count += stray[0].unwrap_or(0.0) as u64;
-        first = first.min(stray[1].map_or(i64::MAX, |v| v as i64));
-        last = last.max(stray[2].map_or(i64::MIN, |v| v as i64));
-    }
+    let (count, first, last) = outside_fences(&times, lo, hi)?;
     if count == 0 || count as usize > crate::samples::outlier_limit(rows) {
         return Ok(None);
     }
@@ -130,6 +63,134 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
         format_time(hi)
     ));
     Ok(Some((lo, hi)))
+}
+
+/// A time column as epoch ms.
+fn epoch_ms(name: &str) -> Expr {
+    polars::prelude::col(name)
+        .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+        .cast(DataType::Int64)
+}
+
+/// Each part with its time column's name, when every part stores time as a datetime.
+fn datetime_times(parts: &[Part]) -> Option<Vec<(&Part, String)>> {
+    let times: Vec<(&Part, String)> = parts
+        .iter()
+        .filter_map(|p| {
+            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
+            let lf = scan(&p.path).ok()?;
+            let mut lf2 = lf.clone();
+            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
+            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
+        })
+        .collect();
+    (times.len() == parts.len()).then_some(times)
+}
+
+/// One row of statistics of a part's (filtered) time column, slice by slice.
+fn time_stats(p: &Part, filter: Option<Expr>, select: &[(Expr, Combine)]) -> Result<DataFrame> {
+    scan(&p.path)
+        .and_then(|lf| aggregate(&lf, p.rows, filter.as_ref(), select))
+        .map_err(|e| anyhow!("{}: {e}", p.name))
+}
+
+/// The earliest and latest time over all parts.
+fn time_span(times: &[(&Part, String)]) -> Result<(i64, i64)> {
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for (p, t) in times {
+        let df = time_stats(
+            p,
+            None,
+            &[
+                (epoch_ms(t).min().alias("first"), Combine::Min),
+                (epoch_ms(t).max().alias("last"), Combine::Max),
+            ],
+        )?;
+        first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
+        last = last.max(first_i64(&df, "last").unwrap_or(i64::MIN));
+    }
+    Ok((first, last))
+}
+
+/// The widest (q1, q3) of the parts' time quartiles.
+fn widest_quartiles(times: &[(&Part, String)]) -> Result<Option<(i64, i64)>> {
+    let mut q: Option<(i64, i64)> = None;
+    for (p, t) in times {
+        // quartiles do not combine across slices: the whole time column (only
+        // when the data spans more than the minimum fence)
+        let df = scan(&p.path)
+            .and_then(|lf| {
+                lf.select([
+                    epoch_ms(t)
+                        .quantile(lit(0.25), QuantileMethod::Lower)
+                        .alias("q1"),
+                    epoch_ms(t)
+                        .quantile(lit(0.75), QuantileMethod::Lower)
+                        .alias("q3"),
+                ])
+                .collect()
+            })
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let get = |c: &str| first_i64(&df, c);
+        if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
+            q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+        }
+    }
+    Ok(q)
+}
+
+/// How many samples lie outside [lo, hi], and the earliest and latest of them.
+fn outside_fences(times: &[(&Part, String)], lo: i64, hi: i64) -> Result<(u64, i64, i64)> {
+    let mut count = 0u64;
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for (p, t) in times {
+        let out = epoch_ms(t).lt(lit(lo)).or(epoch_ms(t).gt(lit(hi)));
+        let df = time_stats(
+            p,
+            Some(out),
+            &[
+                (len().cast(DataType::Int64).alias("n"), Combine::Sum),
+                (epoch_ms(t).min().alias("first"), Combine::Min),
+                (epoch_ms(t).max().alias("last"), Combine::Max),
+            ],
+        )?;
+        let get = |c: &str| first_i64(&df, c);
+        count += get("n").unwrap_or(0) as u64;
+        first = first.min(get("first").unwrap_or(i64::MAX));
+        last = last.max(get("last").unwrap_or(i64::MIN));
+    }
+    Ok((count, first, last))
+}
+
+/// min, max and count of each metric column, in one row ("SOURCE\0min", ...);
+/// None when there is no metric column.
+fn metric_stats<'r>(
+    lf: &LazyFrame,
+    rows: usize,
+    metrics: impl Iterator<Item = &'r Resolved>,
+    name: &str,
+) -> Result<Option<DataFrame>> {
+    let aggs: Vec<(Expr, Combine)> = metrics
+        .flat_map(|r| {
+            let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
+            [
+                (c().min().alias(format!("{}\0min", r.source)), Combine::Min),
+                (c().max().alias(format!("{}\0max", r.source)), Combine::Max),
+                (
+                    c().count()
+                        .cast(DataType::Float64)
+                        .alias(format!("{}\0n", r.source)),
+                    Combine::Sum,
+                ),
+            ]
+        })
+        .collect();
+    if aggs.is_empty() {
+        return Ok(None);
+    }
+    let stats = aggregate(lf, rows, None, &aggs)
+        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+    Ok(Some(stats))
 }
 
 /// Units and "never measured" decided once per file from its statistics
@@ -153,31 +214,18 @@ fn decide_units(
             .get(r.source.as_str())
             .is_some_and(|dt| dt.is_primitive_numeric())
     };
-    let sources: Vec<String> = resolved
-        .iter()
-        .filter(|r| metric(r))
-        .map(|r| r.source.clone())
-        .collect();
-    let aggs: Vec<(Expr, Combine)> = sources
-        .iter()
-        .flat_map(|s| {
-            let c = || polars::prelude::col(s.as_str()).cast(DataType::Float64);
-            [
-                (c().min(), Combine::Min),
-                (c().max(), Combine::Max),
-                (c().count(), Combine::Sum),
-            ]
-        })
-        .collect();
-    if aggs.is_empty() {
+    let Some(stats) = metric_stats(lf, rows, resolved.iter().filter(|r| metric(r)), name)? else {
         return Ok(());
-    }
-    let stats = aggregate(lf, rows, None, &aggs)
-        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+    };
     let get = |src: &str, what: &str| -> Option<f64> {
-        let i = sources.iter().position(|s| *s == src)?;
-        let k = ["min", "max", "n"].iter().position(|w| *w == what)?;
-        stats[i * 3 + k]
+        stats
+            .column(&format!("{src}\0{what}"))
+            .ok()?
+            .cast(&DataType::Float64)
+            .ok()?
+            .f64()
+            .ok()?
+            .get(0)
     };
     let mut units = std::collections::BTreeMap::new();
     let mut unmeasured = Vec::new();
@@ -226,13 +274,23 @@ fn decide_units(
             unmeasured.push(r.canonical);
         }
     }
-    for c in &unmeasured {
+    drop_unmeasured(resolved, &unmeasured, name, quality);
+    Ok(())
+}
+
+/// A metric column without one usable value is dropped, as if absent, and said.
+fn drop_unmeasured(
+    resolved: &mut Vec<Resolved>,
+    unmeasured: &[&'static str],
+    name: &str,
+    quality: &mut Quality,
+) {
+    for c in unmeasured {
         quality.warnings.push(format!(
             "{c}: no usable value in {name} (all missing or out of range): not measured"
         ));
     }
     resolved.retain(|r| !unmeasured.contains(&r.canonical));
-    Ok(())
 }
 
 /// How one slice's aggregate joins the running total.
@@ -245,23 +303,16 @@ enum Combine {
 
 /// A one-row aggregate over a whole file, computed slice by slice: polars'
 /// in-memory engine would first load every column it reads (+300 MiB on 10M
-/// rows), and its streaming engine is not built in. Each value is None when
-/// no row had one (a Sum is then 0).
+/// rows), and its streaming engine is not built in. Each slice gives one row;
+/// the rows are then combined column by column (min, max or sum).
 fn aggregate(
     lf: &LazyFrame,
     rows: usize,
     filter: Option<&Expr>,
     aggs: &[(Expr, Combine)],
-) -> PolarsResult<Vec<Option<f64>>> {
-    let mut totals: Vec<Option<f64>> = aggs
-        .iter()
-        .map(|(_, c)| matches!(c, Combine::Sum).then_some(0.0))
-        .collect();
-    let exprs: Vec<Expr> = aggs
-        .iter()
-        .enumerate()
-        .map(|(i, (e, _))| e.clone().cast(DataType::Float64).alias(format!("a{i}")))
-        .collect();
+) -> PolarsResult<DataFrame> {
+    let exprs: Vec<Expr> = aggs.iter().map(|(e, _)| e.clone()).collect();
+    let mut per_slice: Option<DataFrame> = None;
     let mut offset = 0usize;
     // one pass even for an empty file, so an unreadable column still errors
     loop {
@@ -269,22 +320,33 @@ fn aggregate(
         if let Some(f) = filter {
             slice = slice.filter(f.clone());
         }
-        let df = slice.select(exprs.clone()).collect()?;
-        for (i, (_, how)) in aggs.iter().enumerate() {
-            let v = df.column(&format!("a{i}"))?.f64()?.get(0);
-            totals[i] = match (*how, totals[i], v) {
-                (_, t, None) => t,
-                (_, None, Some(v)) => Some(v),
-                (Combine::Min, Some(t), Some(v)) => Some(t.min(v)),
-                (Combine::Max, Some(t), Some(v)) => Some(t.max(v)),
-                (Combine::Sum, Some(t), Some(v)) => Some(t + v),
-            };
+        let row = slice.select(exprs.clone()).collect()?;
+        match &mut per_slice {
+            Some(all) => {
+                all.vstack_mut(&row)?;
+            }
+            None => per_slice = Some(row),
         }
         offset += SLICE_ROWS;
         if offset >= rows {
-            return Ok(totals);
+            break;
         }
     }
+    let per_slice = per_slice.unwrap_or_default();
+    let combined: Vec<Expr> = per_slice
+        .get_column_names_owned()
+        .into_iter()
+        .zip(aggs)
+        .map(|(name, (_, how))| {
+            let c = polars::prelude::col(name);
+            match how {
+                Combine::Min => c.min(),
+                Combine::Max => c.max(),
+                Combine::Sum => c.sum(),
+            }
+        })
+        .collect();
+    per_slice.lazy().select(combined).collect()
 }
 
 fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {

@@ -57,10 +57,13 @@ pub struct JobHeld {
     pub samples_by_model: BTreeMap<Option<String>, u64>,
 }
 
-/// Per job label id: its wall-clock union and held ticks per model id.
+/// Held (ticks, samples) per model label id (None: no model).
+type ByModel = BTreeMap<Option<u32>, (i64, u64)>;
+
+/// Per job label id: its wall-clock union and held time per model.
 #[derive(Default)]
 pub struct MfuFold {
-    jobs: HashMap<u32, (IntervalUnion, BTreeMap<Option<u32>, (i64, u64)>)>,
+    jobs: HashMap<u32, (IntervalUnion, ByModel)>,
 }
 
 impl MfuFold {

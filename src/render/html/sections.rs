@@ -4,6 +4,7 @@
 use super::HtmlOptions;
 use super::escape::text;
 use super::svg::{self, Bar, Segment};
+use crate::audit::model::Layer;
 use crate::audit::model::Report;
 use crate::render::fmt::{hours, opt_hours, pct, short_gpu, short_time, usd};
 use crate::render::table::headline;
@@ -102,7 +103,7 @@ pub fn waterfall(out: &mut String, r: &Report) {
         .waterfall
         .iter()
         .map(|s| {
-            let name = s.layer.replace('_', " ");
+            let name = s.layer.label();
             let shown = match s.gpu_hours {
                 Some(h) => format!(
                     "{} {unit} · {} of observed",
@@ -128,7 +129,7 @@ pub fn waterfall(out: &mut String, r: &Report) {
                 },
                 label: name,
                 value: s.gpu_hours,
-                class: layer_class(&s.layer),
+                class: layer_class(s.layer.name()),
                 overlay: None,
                 shown,
             }
@@ -150,13 +151,13 @@ pub fn waterfall(out: &mut String, r: &Report) {
     );
     let c = &r.cost;
     for s in &r.waterfall {
-        let dollars = match s.layer.as_str() {
-            "observed" => usd(c.observed_usd),
-            "held" => usd(c.held_usd),
-            "idle_held" => usd(c.idle_held_usd),
+        let dollars = match s.layer {
+            Layer::Observed => usd(c.observed_usd),
+            Layer::Held => usd(c.held_usd),
+            Layer::IdleHeld => usd(c.idle_held_usd),
             _ => "—".to_string(),
         };
-        let of_held = if s.layer == "observed" {
+        let of_held = if s.layer == Layer::Observed {
             "—".to_string()
         } else {
             pct(s.pct_of_held)
@@ -164,7 +165,7 @@ pub fn waterfall(out: &mut String, r: &Report) {
         let _ = write!(
             out,
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            text(&s.layer.replace('_', " ")),
+            text(&s.layer.label()),
             opt_hours(s.gpu_hours),
             of_held,
             pct(s.pct_of_observed),
