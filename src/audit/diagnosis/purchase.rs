@@ -157,6 +157,19 @@ fn decide(
     }
 }
 
+/// The deepest measured layer (§11: useful > tensor_active > sm_active >
+/// active) as (basis named in the paragraph, GPU-hours); None when no layer is measured.
+pub fn deepest_layer(layers: &crate::audit::model::Layers) -> Option<(&'static str, f64)> {
+    [
+        ("useful", layers.useful_gpu_hours),
+        ("tensor-active", layers.tensor_active_gpu_hours),
+        ("SM-active", layers.sm_active_gpu_hours),
+        ("device-active", layers.active_gpu_hours),
+    ]
+    .into_iter()
+    .find_map(|(basis, h)| h.map(|h| (basis, h)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::timeline::TimelineBucket;
@@ -257,17 +270,4 @@ mod tests {
             serde_json::from_str("{\"verdict\":\"saturated\"}").unwrap_or_default();
         assert_eq!(back.verdict, Verdict::Saturated);
     }
-}
-
-/// The deepest measured layer (§11: useful > tensor_active > sm_active >
-/// active) as (basis named in the paragraph, GPU-hours); None when no layer is measured.
-pub fn deepest_layer(layers: &crate::audit::model::Layers) -> Option<(&'static str, f64)> {
-    [
-        ("useful", layers.useful_gpu_hours),
-        ("tensor-active", layers.tensor_active_gpu_hours),
-        ("SM-active", layers.sm_active_gpu_hours),
-        ("device-active", layers.active_gpu_hours),
-    ]
-    .into_iter()
-    .find_map(|(basis, h)| h.map(|h| (basis, h)))
 }
