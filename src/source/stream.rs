@@ -349,6 +349,21 @@ fn aggregate(
     per_slice.lazy().select(combined).collect()
 }
 
+/// The number of rows of a parquet file (from its metadata).
+fn row_count(lf: &LazyFrame, name: &str) -> Result<usize> {
+    let rows = lf
+        .clone()
+        .select([len().alias("rows")])
+        .collect()
+        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+    Ok(rows
+        .column("rows")?
+        .cast(&DataType::UInt64)?
+        .u64()?
+        .get(0)
+        .unwrap_or(0) as usize)
+}
+
 fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
     let args = ScanArgsParquet {
         hive_options: HiveOptions::new_enabled(),
@@ -392,20 +407,7 @@ impl ParquetStream {
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
             maps_seen.extend(crate::samples::maps_found(&columns, maps));
             let mut resolved = resolve_columns(&columns, maps);
-            let rows_df = lf
-                .clone()
-                .select([len().alias("rows")])
-                .collect()
-                .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
-            let rows = rows_df
-                .column("rows")
-                .map_err(anyhow::Error::from)?
-                .cast(&DataType::UInt64)
-                .map_err(anyhow::Error::from)?
-                .u64()
-                .map_err(anyhow::Error::from)?
-                .get(0)
-                .unwrap_or(0) as usize;
+            let rows = row_count(&lf, name)?;
             decide_units(&lf, &schema, &mut resolved, name, rows, &mut quality)?;
             for needed in [col::TIME, col::GPU] {
                 if !resolved.iter().any(|r| r.canonical == needed) {
