@@ -5,7 +5,8 @@ use super::table::{cost_rows, data_quality_text, headline, hosts_cell, window_li
 use crate::audit::model::Layer;
 use crate::audit::model::Report;
 
-fn row(cells: &[String]) -> String {
+/// One markdown table row, pipes in cells escaped (every markdown table's).
+pub(crate) fn row(cells: &[String]) -> String {
     format!(
         "| {} |\n",
         cells

@@ -153,6 +153,12 @@ impl LeakClass {
         LeakClass::BusyUnprofiled,
     ];
 
+    /// The classes of held time (rows 2-9 of the cascade).
+    pub const HELD: &'static [LeakClass] = {
+        let (_, held) = Self::ALL.split_at(2);
+        held
+    };
+
     pub fn name(self) -> &'static str {
         match self {
             LeakClass::HeldUnknown => "held_unknown",

@@ -1,6 +1,7 @@
 //! The jobs section (diagnosis-semantics.md §12) as a table or markdown: the
 //! top jobs by dollars, then the findings, the declared kinds that disagree
 //! with the telemetry, and what ETT is.
+use super::md_row;
 use crate::audit::diagnosis::findings::Finding;
 use crate::audit::diagnosis::jobs::{JobRow, JobsSection};
 use crate::render::fmt::{Units, hours, pct, usd};
@@ -168,11 +169,6 @@ pub fn table(s: &JobsSection, top: usize, width: Option<u16>) -> String {
         out.push_str(&format!("{line}\n"));
     }
     out
-}
-
-fn md_row(cells: &[String]) -> String {
-    let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
-    format!("| {} |\n", cells.join(" | "))
 }
 
 fn md_table(headers: &[&str], rows: impl Iterator<Item = Vec<String>>, out: &mut String) {

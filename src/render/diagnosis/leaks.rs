@@ -52,17 +52,9 @@ pub fn table(l: &Leaks, width: Option<u16>) -> String {
     out
 }
 
-/// The held classes a group's leak mix shows, as shares of its held hours.
-const MIX: [LeakClass; 8] = [
-    LeakClass::Unmeasured,
-    LeakClass::Idle,
-    LeakClass::Starved,
-    LeakClass::Underfilled,
-    LeakClass::MemoryBound,
-    LeakClass::NoTensor,
-    LeakClass::Effective,
-    LeakClass::BusyUnprofiled,
-];
+/// The held classes a group's leak mix shows, as shares of its held hours:
+/// the cascade after held_unknown and unallocated.
+const MIX: &[LeakClass] = LeakClass::HELD;
 
 /// One row of the leak mix: the group, then each held class's share of held.
 pub fn mix_cells(g: &LeakGroup) -> Vec<String> {

@@ -75,17 +75,7 @@ pub fn markdown(s: &Sections, top: usize) -> String {
     out
 }
 
-/// One markdown table row, pipes in cells escaped.
-pub(crate) fn md_row(cells: &[String]) -> String {
-    format!(
-        "| {} |\n",
-        cells
-            .iter()
-            .map(|c| c.replace('|', "\\|"))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    )
-}
+pub(crate) use super::markdown::row as md_row;
 
 /// A number of GPUs for a sentence: whole when it is (nearly) whole or large,
 /// else one decimal ("940", "3.5"); "n/a" when unknown.
