@@ -463,10 +463,13 @@ def perturb(src, out):
     steps differ per GPU), 2% of the rows dropped, every GPU silent 02:00-02:50 on day 2
     (unobserved time and empty buckets), node-004 silent for its first 6 hours (a GPU that
     appears late), device_util missing on 1% (the unmeasured class), sm_active and
-    dram_active missing on 5% (tests skipped), tensor_active missing on node-002 (no
-    tensor signal: busy_unprofiled / memory_bound), node-001's model renamed to a card
-    the catalog does not know (unpriced), and a repeat of every 500th row (duplicates:
-    the first read is kept)."""
+    dram_active missing on 5% (tests skipped), dram_active 0.7 on 20% (memory_bound),
+    sm_active 0.8 and tensor_active 0.5 on 10% (effective), tensor_active missing on
+    node-002 (busy_unprofiled) and on every GPU 04:00-05:30 on day 3 (buckets whose held
+    weight carries no tensor signal: null), no job anywhere 10:00-10:40 on day 2 (buckets
+    with nothing held: active 0, not null; no node held), node-001's model renamed to a
+    card the catalog does not know (unpriced), and a repeat of every 500th row
+    (duplicates: the first read is kept)."""
     import duckdb
 
     if os.path.exists(out):
@@ -486,12 +489,18 @@ def perturb(src, out):
           time + to_milliseconds(((hash(gpu || time::VARCHAR || 'j') % 180001)::BIGINT - 90000)) AS time,
           host, gpu,
           CASE WHEN host = 'node-001' THEN 'NVIDIA Imaginary X9' ELSE model END AS model,
-          job, "user", team,
+          CASE WHEN time >= TIMESTAMP '2026-07-07 10:00:00' AND time < TIMESTAMP '2026-07-07 10:40:00'
+               THEN NULL ELSE job END AS job,
+          "user", team,
           CASE WHEN u < 0.01 THEN NULL ELSE device_util END AS device_util,
-          CASE WHEN u >= 0.01 AND u < 0.06 THEN NULL ELSE sm_active END AS sm_active,
+          CASE WHEN u >= 0.01 AND u < 0.06 THEN NULL
+               WHEN u >= 0.40 AND u < 0.50 THEN 0.8 ELSE sm_active END AS sm_active,
           sm_occupancy,
-          CASE WHEN host = 'node-002' THEN NULL ELSE tensor_active END AS tensor_active,
-          CASE WHEN u >= 0.06 AND u < 0.11 THEN NULL ELSE dram_active END AS dram_active,
+          CASE WHEN host = 'node-002' THEN NULL
+               WHEN time >= TIMESTAMP '2026-07-08 04:00:00' AND time < TIMESTAMP '2026-07-08 05:30:00' THEN NULL
+               WHEN u >= 0.40 AND u < 0.50 THEN 0.5 ELSE tensor_active END AS tensor_active,
+          CASE WHEN u >= 0.06 AND u < 0.11 THEN NULL
+               WHEN u >= 0.20 AND u < 0.40 THEN 0.7 ELSE dram_active END AS dram_active,
           mem_used_bytes, mem_total_bytes, power_w, rn, u
         FROM base
         WHERE NOT (u >= 0.11 AND u < 0.13)
@@ -515,6 +524,8 @@ def cases(binary, work):
     os.makedirs(work, exist_ok=True)
     small = generate(binary, os.path.join(work, "demo-40g-3d-5m.parquet"), 40, 3, "5m")
     rough = perturb(small, os.path.join(work, "demo-40g-3d-5m-perturbed.parquet"))
+    fine = generate(binary, os.path.join(work, "demo-40g-1d-1m.parquet"), 40, 1, "1m")
+    month = generate(binary, os.path.join(work, "demo-8g-31d-5m.parquet"), 8, 31, "5m")
     shipped = os.path.join(REPO, "testdata", "demo-fleet.parquet")
     return [
         ("generated 40 GPUs x 3 d x 5 m, automatic bucket", small, {}),
@@ -526,6 +537,10 @@ def cases(binary, work):
         ("perturbed, --bucket 7m", rough, {"bucket": "7m"}),
         ("perturbed, --bucket 1h --since/--until mid-bucket, --want 12", rough,
          {"bucket": "1h", "since": "2026-07-06T03:20:00.250Z", "until": "2026-07-08T22:41:07Z", "want": 12}),
+        ("perturbed, window under 24 h (insufficient_data)", rough,
+         {"since": "2026-07-06T00:00:00Z", "until": "2026-07-06T20:00:00Z"}),
+        ("generated 40 GPUs x 1 d x 1 m, automatic bucket (5 min)", fine, {}),
+        ("generated 8 GPUs x 31 d x 5 m, automatic bucket (6 h: 1 h would be 744 buckets)", month, {}),
         ("testdata/demo-fleet.parquet, automatic bucket", shipped, {}),
         ("testdata/demo-fleet.parquet, --bucket 6h", shipped, {"bucket": "6h"}),
     ]
