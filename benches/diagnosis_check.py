@@ -9,9 +9,10 @@ the way docs/semantics.md §10 reads them -- and compares every figure with the
 binary's JSON to a relative 1e-9. Exit 0 when all agree, 1 on any mismatch,
 2 on a setup error.
 
-  diagnosis_check.py                       the standard cases (see CASES below):
+  diagnosis_check.py                       the standard cases (cases() below):
                                            generated fleets, a perturbed fleet,
-                                           testdata/demo-fleet.parquet
+                                           testdata/demo-fleet.parquet; then a
+                                           self-test (tampered figures must be caught)
   diagnosis_check.py FILE [--bucket 7m] [--since T] [--until T] [--want N]
                                            one case on FILE (a parquet fleet with
                                            the demo's columns)
@@ -90,6 +91,13 @@ def nearest_rank(values, pct):
 def load_intervals(con, path, since_ms, until_ms, prices):
     """Weighed samples (report-semantics.md §2) as table iv: one row per kept sample."""
     quoted = path.replace("'", "''")
+    columns = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{quoted}')").fetchall()}
+    if "held" in columns:
+        # held rule 1: true/false, 1/0; anything else is unknown (NULL): observed only
+        held = ("CASE lower(trim(held::VARCHAR)) WHEN 'true' THEN TRUE WHEN '1' THEN TRUE "
+                "WHEN 'false' THEN FALSE WHEN '0' THEN FALSE END")
+    else:
+        held = "job IS NOT NULL AND job <> ''"  # held rule 2
     lo = "TRUE" if since_ms is None else f"epoch_ms(time) >= {since_ms}"
     hi = "TRUE" if until_ms is None else f"epoch_ms(time) < {until_ms}"
     cap = "" if until_ms is None else f", {until_ms} - t"
@@ -98,7 +106,7 @@ def load_intervals(con, path, since_ms, until_ms, prices):
     con.execute(f"""
     CREATE OR REPLACE TABLE iv AS
     WITH raw AS (
-        SELECT coalesce(host, '') AS host, gpu, job, device_util AS du, sm_active AS sm,
+        SELECT coalesce(host, '') AS host, gpu, job, {held} AS held, device_util AS du, sm_active AS sm,
                tensor_active AS ta, dram_active AS dram, epoch_ms(time) AS t,
                file_index::BIGINT * 4294967296 + file_row_number AS ord
         FROM read_parquet('{quoted}') WHERE {lo} AND {hi}
@@ -121,7 +129,7 @@ def load_intervals(con, path, since_ms, until_ms, prices):
            CASE WHEN s.step IS NULL THEN least({HOUR_MS}{cap})
                 ELSE least(coalesce(s.diff, s.step), 3 * s.step{cap}) END AS w,
            CASE WHEN s.diff > 3 * s.step THEN s.diff - 3 * s.step ELSE 0 END AS unobserved,
-           s.job IS NOT NULL AND s.job <> '' AS held,
+           s.held,
            p.usd AS price
     FROM stepped s LEFT JOIN price p ON p.host = s.host AND p.gpu = s.gpu
     WHERE s.kept
@@ -136,6 +144,7 @@ def classify_sql():
     """The leak class of a sample: the first row of diagnosis-semantics.md §9 that holds."""
     t = THRESHOLDS
     return f"""CASE
+        WHEN held IS NULL THEN 'held_unknown'
         WHEN NOT held THEN 'unallocated'
         WHEN du IS NULL THEN 'unmeasured'
         WHEN du < {t['idle_below']} THEN 'idle'
@@ -520,10 +529,27 @@ def perturb(src, out):
     return out
 
 
+def with_held_column(src, out):
+    """The perturbed fleet with a held column (held rule 1): "true" where a job is set,
+    "false" where none, and "maybe" (unreadable: held unknown) on 3% of the rows."""
+    import duckdb
+
+    if os.path.exists(out):
+        return out
+    q = src.replace("'", "''")
+    duckdb.connect().execute(f"""
+    COPY (SELECT * EXCLUDE (n), CASE WHEN hash(gpu || time::VARCHAR || 'h') % 100 < 3 THEN 'maybe'
+                          WHEN job IS NOT NULL AND job <> '' THEN 'true' ELSE 'false' END AS held
+          FROM (SELECT *, row_number() OVER () AS n FROM read_parquet('{q}', file_row_number = false)) ORDER BY n)
+    TO '{out.replace("'", "''")}' (FORMAT parquet)""")
+    return out
+
+
 def cases(binary, work):
     os.makedirs(work, exist_ok=True)
     small = generate(binary, os.path.join(work, "demo-40g-3d-5m.parquet"), 40, 3, "5m")
     rough = perturb(small, os.path.join(work, "demo-40g-3d-5m-perturbed.parquet"))
+    held = with_held_column(rough, os.path.join(work, "demo-40g-3d-5m-perturbed-held.parquet"))
     fine = generate(binary, os.path.join(work, "demo-40g-1d-1m.parquet"), 40, 1, "1m")
     month = generate(binary, os.path.join(work, "demo-8g-31d-5m.parquet"), 8, 31, "5m")
     shipped = os.path.join(REPO, "testdata", "demo-fleet.parquet")
@@ -537,6 +563,7 @@ def cases(binary, work):
         ("perturbed, --bucket 7m", rough, {"bucket": "7m"}),
         ("perturbed, --bucket 1h --since/--until mid-bucket, --want 12", rough,
          {"bucket": "1h", "since": "2026-07-06T03:20:00.250Z", "until": "2026-07-08T22:41:07Z", "want": 12}),
+        ("perturbed with a held column, 3% unreadable (held_unknown), --bucket 7m", held, {"bucket": "7m"}),
         ("perturbed, window under 24 h (insufficient_data)", rough,
          {"since": "2026-07-06T00:00:00Z", "until": "2026-07-06T20:00:00Z"}),
         ("generated 40 GPUs x 1 d x 1 m, automatic bucket (5 min)", fine, {}),
@@ -546,18 +573,41 @@ def cases(binary, work):
     ]
 
 
-def check(binary, title, path, opts, rel, verbose):
+def tamper(ga):
+    """Self-test: change four figures of gpuaudit's JSON, each just past the tolerance or
+    in kind, so that a run proves the comparison can fail (it must count exactly four)."""
+    bucket = ga["timeline"]["buckets"][len(ga["timeline"]["buckets"]) // 2]
+    bucket["held"] *= 1 + 1e-8
+    idle = next(x for x in ga["leaks"]["classes"] if x["class"] == "idle")
+    idle["usd"] = None
+    hosts = ga["nodes"]["hosts"]
+    hosts[0], hosts[1] = hosts[1], hosts[0]
+    ga["purchase"]["spare_p5"] += 1e-6
+    return 4
+
+
+def check(binary, title, path, opts, rel, verbose, self_test=False):
     cmd, ga = run_gpuaudit(binary, path, opts.get("bucket"), opts.get("since"), opts.get("until"), opts.get("want"))
+    tampered = tamper(ga) if self_test else 0
     prices = [(g.get("host", ""), g["gpu"], g.get("usd_per_hour")) for g in ga.get("gpus", [])]
     if ga.get("gpu_count") is not None and ga["gpu_count"] != len(prices):
         raise SystemExit("diagnosis_check: the report's gpus[] is cut; the prices cannot be joined")
-    if not str(ga.get("held_rule", "")).startswith("job column"):
-        raise SystemExit(f"diagnosis_check: held rule {ga.get('held_rule')!r}: this check assumes the job column")
+    if not str(ga.get("held_rule", "")).startswith(("job column", "held column")):
+        raise SystemExit(f"diagnosis_check: held rule {ga.get('held_rule')!r}: this check reads "
+                         "a held column or the job column only")
     bucket_ms = parse_duration_ms(opts["bucket"]) if opts.get("bucket") else None
     since_ms = parse_time_ms(opts["since"]) if opts.get("since") else None
     until_ms = parse_time_ms(opts["until"]) if opts.get("until") else None
     mine = independent(path, bucket_ms, since_ms, until_ms, opts.get("want"), prices)
     result = compare(ga, mine, rel, verbose)
+    if self_test:
+        found = len(result.bad)
+        print(f"\n== self-test on {title}: {tampered} figures of gpuaudit's JSON tampered, "
+              f"{found} mismatches found: {'ok' if found == tampered else 'FAILED'}")
+        for figure, ours, theirs in result.bad:
+            print(f"   caught {figure}: {ours!r} vs {theirs!r}")
+        result.self_test_ok = found == tampered
+        return result
     print(f"\n== {title}")
     print(f"   {' '.join(cmd)}")
     print(f"   fleet step {mine['fleet_step_ms'] / 1000:g} s, bucket {mine['timeline.bucket_seconds']:g} s"
@@ -609,6 +659,12 @@ def main(argv):
         return 2
     runs = [(args[0], args[0], opts)] if args else cases(binary, work)
     results = [(title, check(binary, title, path, o, rel, verbose)) for title, path, o in runs]
+    if not args:
+        title, path, o = runs[0]
+        probe = check(binary, title, path, o, rel, verbose, self_test=True)
+        if not probe.self_test_ok:
+            print("diagnosis_check: the self-test did not catch the tampered figures", file=sys.stderr)
+            return 1
     total = sum(r.checked for _, r in results)
     bad = [(t, f, a, b) for t, r in results for f, a, b in r.bad]
     print(f"\n{len(results)} case(s), {total} figures compared, {len(bad)} mismatch(es)")
