@@ -13,7 +13,7 @@ binary's JSON to a relative 1e-9. Exit 0 when all agree, 1 on any mismatch,
                                            generated fleets, a perturbed fleet,
                                            testdata/demo-fleet.parquet; then a
                                            self-test (tampered figures must be caught)
-  diagnosis_check.py FILE [--bucket 7m] [--since T] [--until T] [--want N]
+  diagnosis_check.py FILE [--bucket 7m] [--since T] [--until T] [--want N] [--by team|user|job|host]
                                            one case on FILE (a parquet fleet with
                                            the demo's columns)
 Options: --bin PATH (default $GPUAUDIT_BIN, else /tmp/gpuaudit-diag-bin),
@@ -106,7 +106,7 @@ def load_intervals(con, path, since_ms, until_ms, prices):
     con.execute(f"""
     CREATE OR REPLACE TABLE iv AS
     WITH raw AS (
-        SELECT coalesce(host, '') AS host, gpu, job, {held} AS held, device_util AS du, sm_active AS sm,
+        SELECT coalesce(host, '') AS host, gpu, job, "user" AS owner, team, {held} AS held, device_util AS du, sm_active AS sm,
                tensor_active AS ta, dram_active AS dram, epoch_ms(time) AS t,
                file_index::BIGINT * 4294967296 + file_row_number AS ord
         FROM read_parquet('{quoted}') WHERE {lo} AND {hi}
@@ -125,7 +125,7 @@ def load_intervals(con, path, since_ms, until_ms, prices):
                         OVER (PARTITION BY host, gpu))::BIGINT AS step
         FROM seq
     )
-    SELECT s.host, s.gpu, s.job, s.du, s.sm, s.ta, s.dram, s.t, s.step,
+    SELECT s.host, s.gpu, s.job, s.owner, s.team, s.du, s.sm, s.ta, s.dram, s.t, s.step,
            CASE WHEN s.step IS NULL THEN least({HOUR_MS}{cap})
                 ELSE least(coalesce(s.diff, s.step), 3 * s.step{cap}) END AS w,
            CASE WHEN s.diff > 3 * s.step THEN s.diff - 3 * s.step ELSE 0 END AS unobserved,
@@ -173,7 +173,7 @@ def auto_bucket_ms(fleet_step, window_ms):
     return days * 86_400_000
 
 
-def independent(path, bucket_ms, since_ms, until_ms, want, prices):
+def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
     import duckdb
 
     con = duckdb.connect()
@@ -268,6 +268,22 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices):
             f"WHERE job IS NOT NULL GROUP BY job, c").fetchall():
         jobs.setdefault(job, {})[c] = (ms / HOUR_MS, (usd or 0.0) if job_priced[job] else None)
     out["leaks.jobs"] = jobs
+    if by is not None:
+        # per --by group: a sample without the label goes to group "-"; rows by held hours
+        label = {"team": "team", "user": "owner", "job": "job", "host": "host"}[by]
+        key = f"coalesce(nullif({label}, ''), '-')"
+        groups, group_priced, group_held = {}, {}, {}
+        for g, priced, held_ms in con.execute(
+                f"SELECT {key} AS g, count(price) > 0, coalesce(sum(w) FILTER (WHERE held), 0) "
+                f"FROM iv GROUP BY g").fetchall():
+            group_priced[g], group_held[g] = priced, held_ms
+        for g, c, ms, usd in con.execute(
+                f"SELECT {key} AS g, {classify_sql()} AS c, sum(w), fsum(w / 3600000.0 * price) "
+                f"FROM iv GROUP BY g, c").fetchall():
+            groups.setdefault(g, {})[c] = (ms / HOUR_MS, (usd or 0.0) if group_priced[g] else None)
+        out["leaks.groups"] = groups
+        out["leaks.groups_priced"] = group_priced
+        out["leaks.group_order"] = [g for g, _ in sorted(group_held.items(), key=lambda kv: (-kv[1], kv[0]))]
     out["leaks.jobs_priced"] = job_priced
 
     # §10: a host is node-held in a bucket when one of its GPUs has held weight there
@@ -343,9 +359,10 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices):
 
 
 # ------------------------------------------------------- gpuaudit's side, compared
-def run_gpuaudit(binary, path, bucket, since, until, want):
+def run_gpuaudit(binary, path, bucket, since, until, want, by):
     cmd = [binary, "report", path, "--format", "json", "--quiet"]
-    for flag, value in (("--bucket", bucket), ("--since", since), ("--until", until), ("--want", want)):
+    for flag, value in (("--bucket", bucket), ("--since", since), ("--until", until), ("--want", want),
+                        ("--by", by)):
         if value is not None:
             cmd += [flag, str(value)]
     done = subprocess.run(cmd, capture_output=True, text=True)
@@ -441,6 +458,19 @@ def compare(ga, mine, rel, verbose):
             pairs.append((f"leaks.jobs[{job}].{name}.gpu_hours", g.get("gpu_hours"), hours))
             pairs.append((f"leaks.jobs[{job}].{name}.usd", g.get("usd"), usd))
     c.series("leaks.jobs.*.{gpu_hours,usd}", pairs)
+    if "leaks.groups" in mine:
+        c.one("leaks.by", dig(ga, "leaks.by"), mine["leaks.by"])
+        glist = dig(ga, "leaks.groups") or []
+        c.one("leaks.groups (order)", [g["name"] for g in glist], mine["leaks.group_order"])
+        ggroups = {g["name"]: {x["class"]: x for x in g["classes"]} for g in glist}
+        pairs = []
+        for group, classes in sorted(mine["leaks.groups"].items()):
+            for name in CLASSES:
+                hours, usd = classes.get(name, (0.0, 0.0 if mine["leaks.groups_priced"][group] else None))
+                g = ggroups.get(group, {}).get(name, {})
+                pairs.append((f"leaks.groups[{group}].{name}.gpu_hours", g.get("gpu_hours"), hours))
+                pairs.append((f"leaks.groups[{group}].{name}.usd", g.get("usd"), usd))
+        c.series("leaks.groups.*.{gpu_hours,usd}", pairs)
     for name in ("node_held_gpu_hours", "stranded_gpu_hours", "free_node_gpu_hours", "stranded_usd",
                  "free_node_usd", "hosts_total"):
         c.one(f"nodes.{name}", dig(ga, f"nodes.{name}"), mine[f"nodes.{name}"])
@@ -563,7 +593,9 @@ def cases(binary, work):
         ("perturbed, --bucket 7m", rough, {"bucket": "7m"}),
         ("perturbed, --bucket 1h --since/--until mid-bucket, --want 12", rough,
          {"bucket": "1h", "since": "2026-07-06T03:20:00.250Z", "until": "2026-07-08T22:41:07Z", "want": 12}),
-        ("perturbed with a held column, 3% unreadable (held_unknown), --bucket 7m", held, {"bucket": "7m"}),
+        ("perturbed with a held column, 3% unreadable (held_unknown), --bucket 7m --by team", held,
+         {"bucket": "7m", "by": "team"}),
+        ("perturbed, --by host", rough, {"by": "host"}),
         ("perturbed, window under 24 h (insufficient_data)", rough,
          {"since": "2026-07-06T00:00:00Z", "until": "2026-07-06T20:00:00Z"}),
         ("generated 40 GPUs x 1 d x 1 m, automatic bucket (5 min)", fine, {}),
@@ -587,7 +619,8 @@ def tamper(ga):
 
 
 def check(binary, title, path, opts, rel, verbose, self_test=False):
-    cmd, ga = run_gpuaudit(binary, path, opts.get("bucket"), opts.get("since"), opts.get("until"), opts.get("want"))
+    cmd, ga = run_gpuaudit(binary, path, opts.get("bucket"), opts.get("since"), opts.get("until"),
+                           opts.get("want"), opts.get("by"))
     tampered = tamper(ga) if self_test else 0
     prices = [(g.get("host", ""), g["gpu"], g.get("usd_per_hour")) for g in ga.get("gpus", [])]
     if ga.get("gpu_count") is not None and ga["gpu_count"] != len(prices):
@@ -598,7 +631,8 @@ def check(binary, title, path, opts, rel, verbose, self_test=False):
     bucket_ms = parse_duration_ms(opts["bucket"]) if opts.get("bucket") else None
     since_ms = parse_time_ms(opts["since"]) if opts.get("since") else None
     until_ms = parse_time_ms(opts["until"]) if opts.get("until") else None
-    mine = independent(path, bucket_ms, since_ms, until_ms, opts.get("want"), prices)
+    mine = independent(path, bucket_ms, since_ms, until_ms, opts.get("want"), prices, opts.get("by"))
+    mine["leaks.by"] = opts.get("by")
     result = compare(ga, mine, rel, verbose)
     if self_test:
         found = len(result.bad)
@@ -625,7 +659,7 @@ def main(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--bucket", "--since", "--until", "--want", "--bin", "--rel", "--work"):
+        if a in ("--bucket", "--since", "--until", "--want", "--by", "--bin", "--rel", "--work"):
             if i + 1 >= len(argv):
                 print(f"diagnosis_check: {a} needs a value", file=sys.stderr)
                 return 2
