@@ -507,8 +507,9 @@ def perturb(src, out):
     node-002 (busy_unprofiled) and on every GPU 04:00-05:30 on day 3 (buckets whose held
     weight carries no tensor signal: null), no job anywhere 10:00-10:40 on day 2 (buckets
     with nothing held: active 0, not null; no node held), node-001's model renamed to a
-    card the catalog does not know (unpriced), and a repeat of every 500th row
-    (duplicates: the first read is kept)."""
+    card the catalog does not know (unpriced), a repeat of every 500th row
+    (duplicates: the first read is kept), and a one-GPU host seen once (a single
+    sample: it weighs one hour, across two buckets of most sizes)."""
     import duckdb
 
     if os.path.exists(out):
@@ -551,9 +552,16 @@ def perturb(src, out):
                sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, mem_total_bytes,
                power_w, rn, 2 AS copy
         FROM j WHERE rn % 500 = 0
+      ),
+      lone AS (
+        SELECT TIMESTAMP '2026-07-07 12:00:00.500' AS time, 'node-099' AS host, 'GPU-snapshot-0' AS gpu,
+               'NVIDIA H100 80GB HBM3' AS model, 'probe-0' AS job, 'carol' AS "user", 'data' AS team,
+               0.0 AS device_util, 0.0 AS sm_active, 0.0 AS sm_occupancy, 0.0 AS tensor_active,
+               0.0 AS dram_active, 2000000000::UBIGINT AS mem_used_bytes,
+               85899345920::UBIGINT AS mem_total_bytes, 70.0 AS power_w, 1000000000 AS rn, 1 AS copy
       )
       SELECT * EXCLUDE (rn, copy) FROM (
-        SELECT * EXCLUDE (u), 1 AS copy FROM j UNION ALL SELECT * FROM dup)
+        SELECT * EXCLUDE (u), 1 AS copy FROM j UNION ALL SELECT * FROM dup UNION ALL SELECT * FROM lone)
       ORDER BY rn, copy
     ) TO '{out.replace("'", "''")}' (FORMAT parquet)""")
     return out
