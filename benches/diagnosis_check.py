@@ -98,6 +98,10 @@ def load_intervals(con, path, since_ms, until_ms, prices):
                 "WHEN 'false' THEN FALSE WHEN '0' THEN FALSE END")
     else:
         held = "job IS NOT NULL AND job <> ''"  # held rule 2
+    def metric(name):
+        # a column the input lacks is never measured: every figure built on it is null
+        return name if name in columns else "NULL::DOUBLE"
+
     lo = "TRUE" if since_ms is None else f"epoch_ms(time) >= {since_ms}"
     hi = "TRUE" if until_ms is None else f"epoch_ms(time) < {until_ms}"
     cap = "" if until_ms is None else f", {until_ms} - t"
@@ -106,8 +110,9 @@ def load_intervals(con, path, since_ms, until_ms, prices):
     con.execute(f"""
     CREATE OR REPLACE TABLE iv AS
     WITH raw AS (
-        SELECT coalesce(host, '') AS host, gpu, job, "user" AS owner, team, {held} AS held, device_util AS du, sm_active AS sm,
-               tensor_active AS ta, dram_active AS dram, epoch_ms(time) AS t,
+        SELECT coalesce(host, '') AS host, gpu, job, "user" AS owner, team, {held} AS held,
+               {metric('device_util')} AS du, {metric('sm_active')} AS sm,
+               {metric('tensor_active')} AS ta, {metric('dram_active')} AS dram, epoch_ms(time) AS t,
                file_index::BIGINT * 4294967296 + file_row_number AS ord
         FROM read_parquet('{quoted}') WHERE {lo} AND {hi}
     ),
@@ -202,7 +207,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
     out["layers.active_gpu_hours"] = lay[2] if measured["du"] else None
     out["layers.sm_active_gpu_hours"] = lay[3] if measured["sm"] else None
     out["layers.tensor_active_gpu_hours"] = lay[4] if measured["ta"] else None
-    out["layers.idle_held_gpu_hours"] = (lay[5] or 0) / HOUR_MS
+    out["layers.idle_held_gpu_hours"] = (lay[5] or 0) / HOUR_MS if measured["du"] else None
     out["data_quality.unobserved_gpu_hours"] = lay[6] / HOUR_MS
     out["sources.rows_used"] = lay[7]
     owned = lay[8]
@@ -401,15 +406,17 @@ class Comparison:
 
     def series(self, figure, pairs):
         """Many figures (per bucket, host, job): one table row with the worst |diff|."""
-        worst, count, fails = None, 0, 0
+        worst, count, fails, first = None, 0, 0, (None, "-", "-")
         for name, ours, theirs in pairs:
+            if count == 0:
+                first = (None, ours, theirs)
             ok, diff = self.one(name, ours, theirs, show=False)
             count += 1
             fails += not ok
             if diff is not None and (worst is None or diff > worst[0]):
                 worst = (diff, ours, theirs)
         if worst is None:
-            worst = (None, "-", "-")
+            worst = first  # no numbers (all null): show the first pair
         self.rows.append((f"{figure} [{count}, worst]", worst[1], worst[2], worst[0], fails == 0))
 
     def table(self):
@@ -583,11 +590,25 @@ def with_held_column(src, out):
     return out
 
 
+def without(src, out, dropped):
+    """A copy of a fleet without some metric columns (never measured)."""
+    import duckdb
+
+    if not os.path.exists(out):
+        q = src.replace("'", "''")
+        duckdb.connect().execute(
+            f"COPY (SELECT * EXCLUDE ({', '.join(dropped)}) FROM read_parquet('{q}')) "
+            f"TO '{out.replace(chr(39), chr(39) * 2)}' (FORMAT parquet)")
+    return out
+
+
 def cases(binary, work):
     os.makedirs(work, exist_ok=True)
     small = generate(binary, os.path.join(work, "demo-40g-3d-5m.parquet"), 40, 3, "5m")
     rough = perturb(small, os.path.join(work, "demo-40g-3d-5m-perturbed.parquet"))
     held = with_held_column(rough, os.path.join(work, "demo-40g-3d-5m-perturbed-held.parquet"))
+    no_util = without(rough, os.path.join(work, "demo-40g-3d-5m-perturbed-no-util.parquet"),
+                      ["device_util", "tensor_active"])
     fine = generate(binary, os.path.join(work, "demo-40g-1d-1m.parquet"), 40, 1, "1m")
     month = generate(binary, os.path.join(work, "demo-8g-31d-5m.parquet"), 8, 31, "5m")
     shipped = os.path.join(REPO, "testdata", "demo-fleet.parquet")
@@ -604,6 +625,8 @@ def cases(binary, work):
         ("perturbed with a held column, 3% unreadable (held_unknown), --bucket 7m --by team", held,
          {"bucket": "7m", "by": "team"}),
         ("perturbed, --by host", rough, {"by": "host"}),
+        ("perturbed without device_util and tensor_active (no idle, no spare; SM-active basis)", no_util,
+         {"bucket": "15m"}),
         ("perturbed, window under 24 h (insufficient_data)", rough,
          {"since": "2026-07-06T00:00:00Z", "until": "2026-07-06T20:00:00Z"}),
         ("generated 40 GPUs x 1 d x 1 m, automatic bucket (5 min)", fine, {}),
