@@ -14,6 +14,7 @@ binary's JSON to a relative 1e-9. Exit 0 when all agree, 1 on any mismatch,
                                            testdata/demo-fleet.parquet; then a
                                            self-test (tampered figures must be caught)
   diagnosis_check.py FILE [--bucket 7m] [--since T] [--until T] [--want N] [--by team|user|job|host]
+                     [--idle-below F] [--leak-thresholds TOML]
                                            one case on FILE (a parquet fleet with
                                            the demo's columns)
 Options: --bin PATH (default $GPUAUDIT_BIN, else /tmp/gpuaudit-diag-bin),
@@ -145,9 +146,8 @@ def load_intervals(con, path, since_ms, until_ms, prices):
     return duplicates
 
 
-def classify_sql():
+def classify_sql(t):
     """The leak class of a sample: the first row of diagnosis-semantics.md §9 that holds."""
-    t = THRESHOLDS
     return f"""CASE
         WHEN held IS NULL THEN 'held_unknown'
         WHEN NOT held THEN 'unallocated'
@@ -178,7 +178,7 @@ def auto_bucket_ms(fleet_step, window_ms):
     return days * 86_400_000
 
 
-def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
+def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thresholds=THRESHOLDS):
     import duckdb
 
     con = duckdb.connect()
@@ -201,7 +201,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
     lay = con.execute("""SELECT sum(w), sum(w) FILTER (WHERE held), fsum(w * du / 3600000.0) FILTER (WHERE held),
         fsum(w * sm / 3600000.0) FILTER (WHERE held), fsum(w * ta / 3600000.0) FILTER (WHERE held),
         sum(w) FILTER (WHERE held AND du < ?), sum(unobserved), count(*), count(DISTINCT (host, gpu))
-        FROM iv""", [THRESHOLDS["idle_below"]]).fetchone()
+        FROM iv""", [thresholds["idle_below"]]).fetchone()
     out["layers.observed_gpu_hours"] = lay[0] / HOUR_MS
     out["layers.held_gpu_hours"] = (lay[1] or 0) / HOUR_MS
     out["layers.active_gpu_hours"] = lay[2] if measured["du"] else None
@@ -223,7 +223,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
             SELECT k, sum(part) AS obs,
                    coalesce(sum(part) FILTER (WHERE held), 0) AS held,
                    coalesce(sum(part) FILTER (WHERE NOT held), 0) AS unalloc,
-                   coalesce(sum(part) FILTER (WHERE held AND du < {THRESHOLDS['idle_below']}), 0) AS idle,
+                   coalesce(sum(part) FILTER (WHERE held AND du < {thresholds['idle_below']}), 0) AS idle,
                    fsum(part * du) FILTER (WHERE held) AS act, count(du) FILTER (WHERE held) AS act_n,
                    fsum(part * sm) FILTER (WHERE held) AS sm, count(sm) FILTER (WHERE held) AS sm_n,
                    fsum(part * ta) FILTER (WHERE held) AS ta, count(ta) FILTER (WHERE held) AS ta_n
@@ -253,7 +253,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
 
     # §9: every weight to exactly one class
     cls = {r[0]: r[1:] for r in con.execute(
-        f"SELECT {classify_sql()} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv GROUP BY c").fetchall()}
+        f"SELECT {classify_sql(thresholds)} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv GROUP BY c").fetchall()}
     observed_h = out["layers.observed_gpu_hours"]
     held_h = out["layers.held_gpu_hours"]
     for name in CLASSES:
@@ -269,7 +269,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
     jobs, job_priced = {}, dict(con.execute(
         "SELECT job, count(price) > 0 FROM iv WHERE job IS NOT NULL GROUP BY job").fetchall())
     for job, c, ms, usd in con.execute(
-            f"SELECT job, {classify_sql()} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv "
+            f"SELECT job, {classify_sql(thresholds)} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv "
             f"WHERE job IS NOT NULL GROUP BY job, c").fetchall():
         jobs.setdefault(job, {})[c] = (ms / HOUR_MS, (usd or 0.0) if job_priced[job] else None)
     out["leaks.jobs"] = jobs
@@ -283,7 +283,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
                 f"FROM iv GROUP BY g").fetchall():
             group_priced[g], group_held[g] = priced, held_ms
         for g, c, ms, usd in con.execute(
-                f"SELECT {key} AS g, {classify_sql()} AS c, sum(w), fsum(w / 3600000.0 * price) "
+                f"SELECT {key} AS g, {classify_sql(thresholds)} AS c, sum(w), fsum(w / 3600000.0 * price) "
                 f"FROM iv GROUP BY g, c").fetchall():
             groups.setdefault(g, {})[c] = (ms / HOUR_MS, (usd or 0.0) if group_priced[g] else None)
         out["leaks.groups"] = groups
@@ -360,16 +360,17 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None):
     out["purchase.verdict"] = verdict
     out["purchase.uncovered_gpus"] = uncovered
     out["auto_bucket"] = auto
+    out["leaks.thresholds"] = thresholds
     return out
 
 
 # ------------------------------------------------------- gpuaudit's side, compared
-def run_gpuaudit(binary, path, bucket, since, until, want, by):
+def run_gpuaudit(binary, path, opts):
     cmd = [binary, "report", path, "--format", "json", "--quiet"]
-    for flag, value in (("--bucket", bucket), ("--since", since), ("--until", until), ("--want", want),
-                        ("--by", by)):
+    for flag in ("bucket", "since", "until", "want", "by", "idle-below", "leak-thresholds"):
+        value = opts.get(flag)
         if value is not None:
-            cmd += [flag, str(value)]
+            cmd += [f"--{flag}", str(value)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"diagnosis_check: {' '.join(cmd)} failed ({done.returncode}):\n{done.stderr}")
@@ -440,7 +441,7 @@ def compare(ga, mine, rel, verbose):
                "layers.idle_held_gpu_hours", "timeline.bucket_seconds", "timeline.unobserved_buckets"]
     for name in scalars:
         c.one(name, dig(ga, name), mine[name])
-    c.one("leaks.thresholds", dig(ga, "leaks.thresholds"), THRESHOLDS)
+    c.one("leaks.thresholds", dig(ga, "leaks.thresholds"), mine["leaks.thresholds"])
     gb = dig(ga, "timeline.buckets") or []
     c.one("timeline.buckets (count)", len(gb), len(mine["timeline.buckets"]))
     c.one("timeline.buckets (starts)", [b.get("start") for b in gb], [b["start"] for b in mine["timeline.buckets"]],
@@ -604,6 +605,11 @@ def without(src, out, dropped):
 
 def cases(binary, work):
     os.makedirs(work, exist_ok=True)
+    strict = os.path.join(work, "strict-thresholds.toml")
+    with open(strict, "w") as f:
+        f.write("# every threshold moved, so that samples change class\n"
+                "starved_below = 0.6\nunderfilled_below = 0.42\nmemory_bound_dram_at_least = 0.3\n"
+                "memory_bound_tensor_below = 0.22\nno_tensor_below = 0.25\n")
     small = generate(binary, os.path.join(work, "demo-40g-3d-5m.parquet"), 40, 3, "5m")
     rough = perturb(small, os.path.join(work, "demo-40g-3d-5m-perturbed.parquet"))
     held = with_held_column(rough, os.path.join(work, "demo-40g-3d-5m-perturbed-held.parquet"))
@@ -625,6 +631,8 @@ def cases(binary, work):
         ("perturbed with a held column, 3% unreadable (held_unknown), --bucket 7m --by team", held,
          {"bucket": "7m", "by": "team"}),
         ("perturbed, --by host", rough, {"by": "host"}),
+        ("perturbed, --leak-thresholds (every threshold moved) --idle-below 0.05, --bucket 7m", rough,
+         {"bucket": "7m", "leak-thresholds": strict, "idle-below": 0.05}),
         ("perturbed without device_util and tensor_active (no idle, no spare; SM-active basis)", no_util,
          {"bucket": "15m"}),
         ("perturbed, window under 24 h (insufficient_data)", rough,
@@ -634,6 +642,17 @@ def cases(binary, work):
         ("testdata/demo-fleet.parquet, automatic bucket", shipped, {}),
         ("testdata/demo-fleet.parquet, --bucket 6h", shipped, {"bucket": "6h"}),
     ]
+
+
+def read_thresholds(path):
+    """key = number lines of a --leak-thresholds TOML (the only form this check writes)."""
+    found = {}
+    with open(path) as f:
+        for line in f:
+            key, sep, value = line.partition("=")
+            if sep and not line.lstrip().startswith("#"):
+                found[key.strip()] = float(value)
+    return found
 
 
 def tamper(ga):
@@ -650,8 +669,7 @@ def tamper(ga):
 
 
 def check(binary, title, path, opts, rel, verbose, self_test=False):
-    cmd, ga = run_gpuaudit(binary, path, opts.get("bucket"), opts.get("since"), opts.get("until"),
-                           opts.get("want"), opts.get("by"))
+    cmd, ga = run_gpuaudit(binary, path, opts)
     tampered = tamper(ga) if self_test else 0
     prices = [(g.get("host", ""), g["gpu"], g.get("usd_per_hour")) for g in ga.get("gpus", [])]
     if ga.get("gpu_count") is not None and ga["gpu_count"] != len(prices):
@@ -662,7 +680,13 @@ def check(binary, title, path, opts, rel, verbose, self_test=False):
     bucket_ms = parse_duration_ms(opts["bucket"]) if opts.get("bucket") else None
     since_ms = parse_time_ms(opts["since"]) if opts.get("since") else None
     until_ms = parse_time_ms(opts["until"]) if opts.get("until") else None
-    mine = independent(path, bucket_ms, since_ms, until_ms, opts.get("want"), prices, opts.get("by"))
+    thresholds = dict(THRESHOLDS)
+    if opts.get("idle-below") is not None:
+        thresholds["idle_below"] = float(opts["idle-below"])
+    if opts.get("leak-thresholds"):
+        thresholds.update(read_thresholds(opts["leak-thresholds"]))
+    mine = independent(path, bucket_ms, since_ms, until_ms, opts.get("want"), prices, opts.get("by"),
+                       thresholds)
     mine["leaks.by"] = opts.get("by")
     result = compare(ga, mine, rel, verbose)
     if self_test:
@@ -690,7 +714,8 @@ def main(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--bucket", "--since", "--until", "--want", "--by", "--bin", "--rel", "--work"):
+        if a in ("--bucket", "--since", "--until", "--want", "--by", "--idle-below", "--leak-thresholds",
+                 "--bin", "--rel", "--work"):
             if i + 1 >= len(argv):
                 print(f"diagnosis_check: {a} needs a value", file=sys.stderr)
                 return 2
