@@ -520,8 +520,7 @@ def perturb(src, out):
     sample: it weighs one hour, across two buckets of most sizes)."""
     import duckdb
 
-    if os.path.exists(out):
-        return out
+    # rewritten every run (well under a second), so a changed recipe never meets a stale cache
     q = src.replace("'", "''")
     con = duckdb.connect()
     # hash(...) is deterministic for a given DuckDB version: the fleet is cached by path anyway
@@ -580,8 +579,6 @@ def with_held_column(src, out):
     "false" where none, and "maybe" (unreadable: held unknown) on 3% of the rows."""
     import duckdb
 
-    if os.path.exists(out):
-        return out
     q = src.replace("'", "''")
     duckdb.connect().execute(f"""
     COPY (SELECT * EXCLUDE (n), CASE WHEN hash(gpu || time::VARCHAR || 'h') % 100 < 3 THEN 'maybe'
@@ -595,11 +592,10 @@ def without(src, out, dropped):
     """A copy of a fleet without some metric columns (never measured)."""
     import duckdb
 
-    if not os.path.exists(out):
-        q = src.replace("'", "''")
-        duckdb.connect().execute(
-            f"COPY (SELECT * EXCLUDE ({', '.join(dropped)}) FROM read_parquet('{q}')) "
-            f"TO '{out.replace(chr(39), chr(39) * 2)}' (FORMAT parquet)")
+    q = src.replace("'", "''")
+    duckdb.connect().execute(
+        f"COPY (SELECT * EXCLUDE ({', '.join(dropped)}) FROM read_parquet('{q}')) "
+        f"TO '{out.replace(chr(39), chr(39) * 2)}' (FORMAT parquet)")
     return out
 
 
