@@ -612,6 +612,7 @@ def cases(binary, work):
     no_util = without(rough, os.path.join(work, "demo-40g-3d-5m-perturbed-no-util.parquet"),
                       ["device_util", "tensor_active"])
     fine = generate(binary, os.path.join(work, "demo-40g-1d-1m.parquet"), 40, 1, "1m")
+    dense = generate(binary, os.path.join(work, "demo-8g-1d-15s.parquet"), 8, 1, "15s")
     month = generate(binary, os.path.join(work, "demo-8g-31d-5m.parquet"), 8, 31, "5m")
     shipped = os.path.join(REPO, "testdata", "demo-fleet.parquet")
     return [
@@ -634,6 +635,7 @@ def cases(binary, work):
         ("perturbed, window under 24 h (insufficient_data)", rough,
          {"since": "2026-07-06T00:00:00Z", "until": "2026-07-06T20:00:00Z"}),
         ("generated 40 GPUs x 1 d x 1 m, automatic bucket (5 min)", fine, {}),
+        ("generated 8 GPUs x 1 d x 15 s, automatic bucket (5 min: 1 min would be 1,440 buckets)", dense, {}),
         ("generated 8 GPUs x 31 d x 5 m, automatic bucket (6 h: 1 h would be 744 buckets)", month, {}),
         ("testdata/demo-fleet.parquet, automatic bucket", shipped, {}),
         ("testdata/demo-fleet.parquet, --bucket 6h", shipped, {"bucket": "6h"}),
