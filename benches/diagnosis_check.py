@@ -179,6 +179,7 @@ def auto_bucket_ms(fleet_step, window_ms):
 
 
 def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thresholds=THRESHOLDS):
+    """Every compared figure, recomputed from the raw samples, keyed like the JSON."""
     import duckdb
 
     con = duckdb.connect()
@@ -186,22 +187,33 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
     ws, we = con.execute("SELECT min(t), max(t + w) FROM iv").fetchone()
     ws = since_ms if since_ms is not None else ws
     we = until_ms if until_ms is not None else we
-    window_ms = we - ws
     step = fleet_step_ms(con)
     auto = bucket_ms is None
-    if auto:
-        bucket_ms = auto_bucket_ms(step, window_ms)
-    B = bucket_ms
-    out = {"window.hours": window_ms / HOUR_MS, "fleet_step_ms": step,
-           "timeline.bucket_seconds": B / 1000, "data_quality.duplicates": duplicates}
-    measured = {m: con.execute(f"SELECT count({m}) > 0 FROM iv").fetchone()[0] for m in ("du", "sm", "ta")}
-    any_priced = con.execute("SELECT count(price) > 0 FROM iv").fetchone()[0]
+    ctx = {
+        "con": con, "ws": ws, "we": we, "thresholds": thresholds,
+        "B": auto_bucket_ms(step, we - ws) if auto else bucket_ms,
+        "measured": {m: con.execute(f"SELECT count({m}) > 0 FROM iv").fetchone()[0] for m in ("du", "sm", "ta")},
+        "any_priced": con.execute("SELECT count(price) > 0 FROM iv").fetchone()[0],
+    }
+    out = {"window.hours": (we - ws) / HOUR_MS, "fleet_step_ms": step, "auto_bucket": auto,
+           "timeline.bucket_seconds": ctx["B"] / 1000, "data_quality.duplicates": duplicates,
+           "leaks.thresholds": thresholds}
+    base_layers(ctx, out)
+    timeline(ctx, out)
+    leak_map(ctx, out, by)
+    node_view(ctx, out)
+    purchase(ctx, out, want)
+    return out
 
-    # layers and weights, as a base: if these disagree, everything after will
-    lay = con.execute("""SELECT sum(w), sum(w) FILTER (WHERE held), fsum(w * du / 3600000.0) FILTER (WHERE held),
-        fsum(w * sm / 3600000.0) FILTER (WHERE held), fsum(w * ta / 3600000.0) FILTER (WHERE held),
+
+def base_layers(ctx, out):
+    """Weights and layers, as a base: if these disagree, everything after will."""
+    measured = ctx["measured"]
+    lay = ctx["con"].execute("""SELECT sum(w), sum(w) FILTER (WHERE held),
+        fsum(w * du / 3600000.0) FILTER (WHERE held), fsum(w * sm / 3600000.0) FILTER (WHERE held),
+        fsum(w * ta / 3600000.0) FILTER (WHERE held),
         sum(w) FILTER (WHERE held AND du < ?), sum(unobserved), count(*), count(DISTINCT (host, gpu))
-        FROM iv""", [thresholds["idle_below"]]).fetchone()
+        FROM iv""", [ctx["thresholds"]["idle_below"]]).fetchone()
     out["layers.observed_gpu_hours"] = lay[0] / HOUR_MS
     out["layers.held_gpu_hours"] = (lay[1] or 0) / HOUR_MS
     out["layers.active_gpu_hours"] = lay[2] if measured["du"] else None
@@ -210,9 +222,12 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
     out["layers.idle_held_gpu_hours"] = (lay[5] or 0) / HOUR_MS if measured["du"] else None
     out["data_quality.unobserved_gpu_hours"] = lay[6] / HOUR_MS
     out["sources.rows_used"] = lay[7]
-    owned = lay[8]
+    out["purchase.owned"] = lay[8]
 
-    # §8: split every interval at bucket boundaries (each bucket gets the part inside it)
+
+def timeline(ctx, out):
+    """§8: every interval split at bucket boundaries (each bucket gets the part inside it)."""
+    con, B, ws, we, measured = ctx["con"], ctx["B"], ctx["ws"], ctx["we"], ctx["measured"]
     con.execute(f"""CREATE OR REPLACE TABLE parts AS
         SELECT host, gpu, held, du, sm, ta, price, k,
                least(t + w, (k + 1) * {B}) - greatest(t, k * {B}) AS part
@@ -223,7 +238,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
             SELECT k, sum(part) AS obs,
                    coalesce(sum(part) FILTER (WHERE held), 0) AS held,
                    coalesce(sum(part) FILTER (WHERE NOT held), 0) AS unalloc,
-                   coalesce(sum(part) FILTER (WHERE held AND du < {thresholds['idle_below']}), 0) AS idle,
+                   coalesce(sum(part) FILTER (WHERE held AND du < {ctx['thresholds']['idle_below']}), 0) AS idle,
                    fsum(part * du) FILTER (WHERE held) AS act, count(du) FILTER (WHERE held) AS act_n,
                    fsum(part * sm) FILTER (WHERE held) AS sm, count(sm) FILTER (WHERE held) AS sm_n,
                    fsum(part * ta) FILTER (WHERE held) AS ta, count(ta) FILTER (WHERE held) AS ta_n
@@ -251,54 +266,52 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
     out["timeline.buckets"] = buckets
     out["timeline.unobserved_buckets"] = sum(1 for b in buckets if b["observed"] == 0)
 
-    # §9: every weight to exactly one class
-    cls = {r[0]: r[1:] for r in con.execute(
-        f"SELECT {classify_sql(thresholds)} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv GROUP BY c").fetchall()}
+
+def classes_by(ctx, key_sql):
+    """Leak classes per value of key_sql: {key: {class: (hours, usd)}}, {key: held ms}.
+    gpuaudit reads "null when nothing was priced" per row (a job on unpriced cards has
+    null dollars, not 0), so the check does too; the "priced" flag is per key."""
+    con, cls = ctx["con"], classify_sql(ctx["thresholds"])
+    meta = {k: (priced, held) for k, priced, held in con.execute(
+        f"SELECT {key_sql} AS g, count(price) > 0, coalesce(sum(w) FILTER (WHERE held), 0) "
+        f"FROM iv WHERE {key_sql} IS NOT NULL GROUP BY g").fetchall()}
+    found = {k: {name: (0.0, 0.0 if priced else None) for name in CLASSES} for k, (priced, _) in meta.items()}
+    for k, c, ms, usd in con.execute(
+            f"SELECT {key_sql} AS g, {cls} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv "
+            f"WHERE {key_sql} IS NOT NULL GROUP BY g, c").fetchall():
+        found[k][c] = (ms / HOUR_MS, (usd or 0.0) if meta[k][0] else None)
+    return found, {k: held for k, (_, held) in meta.items()}
+
+
+def leak_map(ctx, out, by):
+    """§9: every weight to exactly one class; fleet, per job, per --by group."""
+    fleet, _ = classes_by(ctx, "'fleet'")
     observed_h = out["layers.observed_gpu_hours"]
     held_h = out["layers.held_gpu_hours"]
-    for name in CLASSES:
-        ms, usd = cls.get(name, (0, None))
-        hours = ms / HOUR_MS
+    for name, (hours, usd) in fleet["fleet"].items():
         out[f"leaks.{name}.gpu_hours"] = hours
         out[f"leaks.{name}.share_of_observed"] = hours / observed_h if observed_h else None
         out[f"leaks.{name}.share_of_held"] = (
             None if name in ("held_unknown", "unallocated") or not held_h else hours / held_h)
-        out[f"leaks.{name}.usd"] = (usd or 0.0) if any_priced else None
-    # per job: gpuaudit reads "null when nothing was priced" per job (a job on unpriced
-    # cards has null dollars, not 0), so the check does too
-    jobs, job_priced = {}, dict(con.execute(
-        "SELECT job, count(price) > 0 FROM iv WHERE job IS NOT NULL GROUP BY job").fetchall())
-    for job, c, ms, usd in con.execute(
-            f"SELECT job, {classify_sql(thresholds)} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv "
-            f"WHERE job IS NOT NULL GROUP BY job, c").fetchall():
-        jobs.setdefault(job, {})[c] = (ms / HOUR_MS, (usd or 0.0) if job_priced[job] else None)
-    out["leaks.jobs"] = jobs
+        out[f"leaks.{name}.usd"] = usd
+    out["leaks.jobs"], _ = classes_by(ctx, "job")
     if by is not None:
-        # per --by group: a sample without the label goes to group "-"; rows by held hours
+        # a sample without the label goes to group "-"; rows by held hours, then name
         label = {"team": "team", "user": "owner", "job": "job", "host": "host"}[by]
-        key = f"coalesce(nullif({label}, ''), '-')"
-        groups, group_priced, group_held = {}, {}, {}
-        for g, priced, held_ms in con.execute(
-                f"SELECT {key} AS g, count(price) > 0, coalesce(sum(w) FILTER (WHERE held), 0) "
-                f"FROM iv GROUP BY g").fetchall():
-            group_priced[g], group_held[g] = priced, held_ms
-        for g, c, ms, usd in con.execute(
-                f"SELECT {key} AS g, {classify_sql(thresholds)} AS c, sum(w), fsum(w / 3600000.0 * price) "
-                f"FROM iv GROUP BY g, c").fetchall():
-            groups.setdefault(g, {})[c] = (ms / HOUR_MS, (usd or 0.0) if group_priced[g] else None)
-        out["leaks.groups"] = groups
-        out["leaks.groups_priced"] = group_priced
-        out["leaks.group_order"] = [g for g, _ in sorted(group_held.items(), key=lambda kv: (-kv[1], kv[0]))]
-    out["leaks.jobs_priced"] = job_priced
+        out["leaks.groups"], held = classes_by(ctx, f"coalesce(nullif({label}, ''), '-')")
+        out["leaks.group_order"] = [g for g, _ in sorted(held.items(), key=lambda kv: (-kv[1], kv[0]))]
 
-    # §10: a host is node-held in a bucket when one of its GPUs has held weight there
+
+def node_view(ctx, out):
+    """§10: a host is node-held in a bucket when one of its GPUs has held weight there."""
+    con, any_priced = ctx["con"], ctx["any_priced"]
     node_rows = con.execute("""
         WITH hb AS (
             SELECT host, k, sum(part) FILTER (WHERE held) AS held,
                    coalesce(sum(part) FILTER (WHERE NOT held), 0) AS unalloc,
                    fsum(part / 3600000.0 * price) FILTER (WHERE NOT held) AS unalloc_usd
             FROM parts GROUP BY host, k)
-        SELECT host, coalesce(held, 0) > 0 AS node_held, coalesce(held, 0), unalloc, unalloc_usd FROM hb""").fetchall()
+        SELECT host, coalesce(held, 0) > 0, coalesce(held, 0), unalloc, unalloc_usd FROM hb""").fetchall()
     gpus_per_host = dict(con.execute("SELECT host, count(DISTINCT gpu) FROM iv GROUP BY host").fetchall())
     hosts = {h: {"gpus": n, "node_held": 0, "held": 0, "stranded": 0, "stranded_usd": 0.0}
              for h, n in gpus_per_host.items()}
@@ -308,6 +321,7 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
         h = hosts[host]
         h["held"] += held
         if node_held:
+            # held-unknown weight is not counted: node-held = held + unallocated weight
             node_held_ms += held + unalloc
             stranded_ms += unalloc
             stranded_usd += unalloc_usd or 0.0
@@ -330,10 +344,13 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
             "stranded_usd": v["stranded_usd"] if any_priced else None}
         for h, v in hosts.items()}
 
-    # §11: over buckets with observed > 0, nearest rank
-    seen = [b for b in buckets if b["observed"] > 0]
+
+def purchase(ctx, out, want):
+    """§11: over buckets with observed > 0, nearest rank; the verdict's first rule that holds."""
+    measured = ctx["measured"]
+    seen = [b for b in out["timeline.buckets"] if b["observed"] > 0]
     held_series = [b["held"] for b in seen]
-    out["purchase.owned"] = owned
+    owned = out["purchase.owned"]
     out["purchase.observed_buckets"] = len(seen)
     out["purchase.held_p50"] = nearest_rank(held_series, 50)
     out["purchase.held_p95"] = nearest_rank(held_series, 95)
@@ -348,8 +365,8 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
          if measured[m]), None)
     out["purchase.want"] = want
     uncovered = None
-    if len(seen) < 24 or window_ms < 24 * HOUR_MS or spare_p5 is None:
-        verdict = "insufficient_data"
+    if len(seen) < 24 or out["window.hours"] < 24 or spare_p5 is None:
+        verdict = "insufficient_data"  # too short, or spare cannot be counted
     elif want is not None and spare_p5 >= want:
         verdict = "reclaim_first"
     elif want is None and spare_p5 >= 0.10 * owned:
@@ -359,9 +376,6 @@ def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thre
         uncovered = None if want is None else want - spare_p5
     out["purchase.verdict"] = verdict
     out["purchase.uncovered_gpus"] = uncovered
-    out["auto_bucket"] = auto
-    out["leaks.thresholds"] = thresholds
-    return out
 
 
 # ------------------------------------------------------- gpuaudit's side, compared
@@ -461,7 +475,7 @@ def compare(ga, mine, rel, verbose):
     pairs = []
     for job, classes in sorted(mine["leaks.jobs"].items()):
         for name in CLASSES:
-            hours, usd = classes.get(name, (0.0, 0.0 if mine["leaks.jobs_priced"][job] else None))
+            hours, usd = classes[name]
             g = gjobs.get(job, {}).get(name, {})
             pairs.append((f"leaks.jobs[{job}].{name}.gpu_hours", g.get("gpu_hours"), hours))
             pairs.append((f"leaks.jobs[{job}].{name}.usd", g.get("usd"), usd))
@@ -474,7 +488,7 @@ def compare(ga, mine, rel, verbose):
         pairs = []
         for group, classes in sorted(mine["leaks.groups"].items()):
             for name in CLASSES:
-                hours, usd = classes.get(name, (0.0, 0.0 if mine["leaks.groups_priced"][group] else None))
+                hours, usd = classes[name]
                 g = ggroups.get(group, {}).get(name, {})
                 pairs.append((f"leaks.groups[{group}].{name}.gpu_hours", g.get("gpu_hours"), hours))
                 pairs.append((f"leaks.groups[{group}].{name}.usd", g.get("usd"), usd))
