@@ -15,11 +15,6 @@ pub mod nvidia_smi_xml;
 pub mod nvml;
 pub mod procinfo;
 pub mod prometheus;
-pub mod prometheus_http;
-pub mod prometheus_json;
-pub mod prometheus_live;
-pub mod prometheus_pushdown;
-pub mod prometheus_text;
 pub mod scan;
 pub mod stream;
 pub mod write;
@@ -78,14 +73,14 @@ impl InputFormat {
         if nvidia_smi_xml::looks_like_xml(&text) {
             return Some(InputFormat::NvidiaSmiXml);
         }
-        if prometheus_json::looks_like_response(&text) {
+        if prometheus::json::looks_like_response(&text) {
             return Some(InputFormat::PromJson);
         }
         let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
         if nvidia_smi::looks_like_dmon(first) {
             return Some(InputFormat::NvidiaSmiDmon);
         }
-        if prometheus_text::looks_like_exposition(first) {
+        if prometheus::text::looks_like_exposition(first) {
             return Some(InputFormat::PromText);
         }
         if nvidia_smi::looks_like_query_csv(first) {
