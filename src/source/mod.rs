@@ -11,7 +11,6 @@ mod decode;
 pub mod files;
 mod filetime;
 pub mod nvidia_smi;
-pub mod nvidia_smi_xml;
 pub mod nvml;
 pub mod procinfo;
 pub mod prometheus;
@@ -70,7 +69,7 @@ impl InputFormat {
             return Some(InputFormat::Parquet);
         }
         let text = String::from_utf8_lossy(head);
-        if nvidia_smi_xml::looks_like_xml(&text) {
+        if nvidia_smi::xml::looks_like_xml(&text) {
             return Some(InputFormat::NvidiaSmiXml);
         }
         if prometheus::json::looks_like_response(&text) {
@@ -292,7 +291,7 @@ pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<Sampl
                     tables.pop().with_context(|| format!("{name}: no samples"))
                 }
                 InputFormat::NvidiaSmiDmon => nvidia_smi::read_dmon(name, path, opts),
-                InputFormat::NvidiaSmiXml => nvidia_smi_xml::read_xml(name, path, opts),
+                InputFormat::NvidiaSmiXml => nvidia_smi::xml::read_xml(name, path, opts),
             }
         }
     }
