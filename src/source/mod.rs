@@ -10,11 +10,9 @@ use std::time::Duration;
 mod decode;
 pub mod files;
 mod filetime;
+pub mod live;
 pub mod nvidia_smi;
-pub mod nvml;
-pub mod procinfo;
 pub mod prometheus;
-pub mod scan;
 pub mod stream;
 pub mod write;
 
