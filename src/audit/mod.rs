@@ -9,18 +9,18 @@ use model::Report;
 use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
 use tally::Present;
 
-pub mod assemble;
+pub(crate) mod assemble;
 pub mod check;
-pub mod diagnosis;
-pub mod engine;
-pub mod folds;
-pub mod held;
-pub mod interval;
-pub mod listing;
-pub mod mfu;
+pub(crate) mod diagnosis;
+pub(crate) mod engine;
+pub(crate) mod folds;
+pub(crate) mod held;
+pub(crate) mod interval;
+pub(crate) mod listing;
+pub(crate) mod mfu;
 pub mod model;
-pub mod tally;
-pub mod weights;
+pub(crate) mod tally;
+pub(crate) mod weights;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {
