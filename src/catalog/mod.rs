@@ -12,8 +12,8 @@ pub(crate) mod peaks;
 pub(crate) mod report;
 pub(crate) mod table;
 
-pub use dtype::Dtype;
-pub use names::{Resolved, closest, resolve};
+pub(crate) use dtype::Dtype;
+pub(crate) use names::{Resolved, closest, resolve};
 pub use table::GPUS;
 
 /// 1 GiB: memory is given as the datasheet's "GB", which NVML counts in MiB.
