@@ -394,7 +394,6 @@ fn parts_of(
     let present = Present {
         device_util: true,
         sm_active: plan.sm.is_some(),
-        sm_occupancy: plan.occ.is_some(),
         tensor_active: plan.tensor.is_some(),
         useful: false,
     };
