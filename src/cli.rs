@@ -2,14 +2,14 @@
 //! live in `cli/<name>.rs`; `cmd/` turns them into plain options.
 use clap::{Parser, Subcommand};
 
-pub mod audit;
-pub mod check;
-pub mod demo;
-pub mod input;
-pub mod mfu;
-pub mod prometheus;
-pub mod report;
-pub mod scan;
+pub(crate) mod audit;
+pub(crate) mod check;
+pub(crate) mod demo;
+pub(crate) mod input;
+pub(crate) mod mfu;
+pub(crate) mod prometheus;
+pub(crate) mod report;
+pub(crate) mod scan;
 
 pub use audit::AuditArgs;
 pub use check::CheckArgs;

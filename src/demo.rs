@@ -30,7 +30,6 @@ pub struct DemoSpec {
     pub gpus: usize,
     pub start_ms: i64,
     pub interval_ms: i64,
-    pub ticks: usize,
     pub seed: u64,
 }
 
@@ -40,9 +39,6 @@ impl DemoSpec {
     }
     pub fn total_gpus(&self) -> usize {
         self.nodes() * 8
-    }
-    pub fn rows(&self) -> usize {
-        self.total_gpus() * self.ticks
     }
 }
 
@@ -316,7 +312,6 @@ mod tests {
             gpus: 40,
             start_ms: 0,
             interval_ms: 300_000,
-            ticks: 10,
             seed: 7,
         };
         let a = generate(&spec, 0, 10)?;

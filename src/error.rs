@@ -9,7 +9,7 @@ use std::io::ErrorKind;
 /// Returned (wrapped in anyhow) when a check or a limit fails: exit 1.
 /// Everything else that reaches `main` as an error exits 2.
 #[derive(Debug)]
-pub struct Findings(pub String);
+pub(crate) struct Findings(pub String);
 
 impl fmt::Display for Findings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -22,7 +22,7 @@ impl std::error::Error for Findings {}
 /// An error that keeps an exit code decided before it happened (the wrapped
 /// command's, or 1 for a failed check), e.g. when the report cannot be written.
 #[derive(Debug)]
-pub struct KeepCode(pub u8);
+pub(crate) struct KeepCode(pub u8);
 
 impl fmt::Display for KeepCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -64,7 +64,7 @@ pub fn worth_a_word(err: &anyhow::Error) -> bool {
 /// Write a command's whole output, then return the exit it decided before
 /// writing. A closed stdout ends the output quietly: exit 0 when nothing
 /// failed, the decided failure (1, 2 or the command's code) otherwise.
-pub fn emit(text: &str, decided: anyhow::Result<u8>) -> anyhow::Result<u8> {
+pub(crate) fn emit(text: &str, decided: anyhow::Result<u8>) -> anyhow::Result<u8> {
     match (crate::output::write_stdout(text), decided) {
         (Ok(()), decided) => decided,
         // nothing failed: a broken pipe is a quiet 0, another write error a 2

@@ -1,8 +1,8 @@
 //! The per-GPU detail of a live scan (who holds each card, what it did), built
 //! from the samples and the audit's per-GPU summary. Pure computation.
 use crate::audit::model::{GpuSummary, Report};
-use crate::source::procinfo::Owner;
-use crate::source::scan::{MigParent, ScanData};
+use crate::source::live::process_owner::Owner;
+use crate::source::live::{MigParent, ScanData};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -114,7 +114,7 @@ pub fn build(
                 .iter()
                 .find(|g| g.gpu == unit.id && g.host == data.host);
             let last = rows.last();
-            let m = |f: fn(&crate::source::scan::Reading) -> Option<f64>| {
+            let m = |f: fn(&crate::source::live::Reading) -> Option<f64>| {
                 mean(rows.iter().map(|r| f(&r.reading)))
             };
             let holders = last
@@ -152,7 +152,7 @@ pub fn build(
                 model: unit.model.clone(),
                 mig_parent: unit.mig_parent.clone(),
                 samples: rows.len(),
-                held: last.and_then(|r| crate::source::scan::is_held(&r.reading, held_mem_bytes)),
+                held: last.and_then(|r| crate::source::live::is_held(&r.reading, held_mem_bytes)),
                 holders,
                 device_util: m(|r| r.device_util),
                 gr_engine_active: m(|r| r.gpm.gr_engine_active),

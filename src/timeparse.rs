@@ -176,14 +176,6 @@ pub fn format_time(ms: EpochMs) -> String {
     }
 }
 
-/// A short human form of a time for tables: `2026-07-06 14:05`.
-pub fn format_time_short(ms: EpochMs) -> String {
-    match Utc.timestamp_millis_opt(ms).single() {
-        Some(dt) => dt.format("%Y-%m-%d %H:%M").to_string(),
-        None => format!("@{ms}ms"),
-    }
-}
-
 /// A duration for people: `5m`, `1h`, `1h 30m`.
 pub fn format_duration_ms(ms: i64) -> String {
     humantime::format_duration(std::time::Duration::from_millis(ms.max(0) as u64)).to_string()

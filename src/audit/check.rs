@@ -176,13 +176,13 @@ pub static METRICS: &[Metric] = &[
     metric!("jobs.ett.min", Ratio, "min of jobs[].ett (training jobs)", |r| r.diagnosis.jobs.iter().flatten().filter_map(|j| j.ett).min_by(f64::total_cmp)),
 ];
 
-pub fn metric(name: &str) -> Option<&'static Metric> {
+pub(crate) fn metric(name: &str) -> Option<&'static Metric> {
     METRICS.iter().find(|m| m.name == name)
 }
 
 /// The four kinds of rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleKind {
+pub(crate) enum RuleKind {
     /// a floor on CURRENT
     Min,
     /// a ceiling on CURRENT
@@ -218,7 +218,7 @@ impl RuleKind {
 
 /// A limit with its unit made explicit.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Amount {
+pub(crate) enum Amount {
     /// a plain number in the metric's own unit (a fraction for ratios)
     Value(f64),
     /// percentage points of a ratio: `2pp` = 0.02
@@ -228,7 +228,7 @@ pub enum Amount {
 }
 
 #[derive(Debug, Clone)]
-pub struct Rule {
+pub(crate) struct Rule {
     pub kind: RuleKind,
     pub metric: &'static Metric,
     pub amount: Amount,
@@ -244,7 +244,7 @@ impl Rule {
 }
 
 /// Parse `METRIC=LIMIT` for one rule kind; errors are usage errors.
-pub fn parse_rule(kind: RuleKind, spec: &str) -> Result<Rule> {
+pub(crate) fn parse_rule(kind: RuleKind, spec: &str) -> Result<Rule> {
     let Some((name, limit)) = spec.split_once('=') else {
         bail!(
             "{} {spec}: expected METRIC=LIMIT (e.g. {} mfu=0.35)",
@@ -257,7 +257,7 @@ pub fn parse_rule(kind: RuleKind, spec: &str) -> Result<Rule> {
 }
 
 /// Build a rule from a metric name and a limit text (also used by the rules file).
-pub fn rule_from_parts(kind: RuleKind, name: &str, limit: &str) -> Result<Rule> {
+pub(crate) fn rule_from_parts(kind: RuleKind, name: &str, limit: &str) -> Result<Rule> {
     let Some(metric) = metric(name) else {
         let hint = suggest(name)
             .map(|s| format!("did you mean {s}? "))
@@ -371,7 +371,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Pass,
     Fail,
     /// the figure the rule needs is null (only with --allow-missing)
@@ -380,14 +380,14 @@ pub enum Verdict {
 
 /// Which report lacked a figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     Current,
     Baseline,
 }
 
 /// One rule checked.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub rule: Rule,
     pub baseline: Option<f64>,
     pub current: Option<f64>,
@@ -413,7 +413,11 @@ fn within(measured: f64, limit: f64) -> bool {
 }
 
 /// Check every rule; missing figures come back as `Skipped` with `missing` set.
-pub fn evaluate(rules: &[Rule], current: &Report, baseline: Option<&Report>) -> Vec<Outcome> {
+pub(crate) fn evaluate(
+    rules: &[Rule],
+    current: &Report,
+    baseline: Option<&Report>,
+) -> Vec<Outcome> {
     rules
         .iter()
         .map(|rule| evaluate_one(rule, current, baseline))
@@ -488,7 +492,7 @@ fn evaluate_one(rule: &Rule, current: &Report, baseline: Option<&Report>) -> Out
 
 /// Why two reports may not compare, as far as the rules that compare them go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CaveatKind {
+pub(crate) enum CaveatKind {
     /// priced by different sources, or a model at different prices
     Prices,
     /// windows more than 2x apart, for a rule on a total over the window
@@ -511,13 +515,13 @@ impl CaveatKind {
 
 /// A comparability warning: the check still runs, its verdicts may mislead.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Caveat {
+pub(crate) struct Caveat {
     pub kind: CaveatKind,
     pub message: String,
 }
 
 /// How far apart two windows may be before totals over them stop comparing.
-pub const WINDOW_RATIO_LIMIT: f64 = 2.0;
+pub(crate) const WINDOW_RATIO_LIMIT: f64 = 2.0;
 
 fn hours_text(h: f64) -> String {
     format!("{} h", trim_number((h * 100.0).round() / 100.0))
@@ -547,7 +551,7 @@ fn model_prices(r: &Report) -> Vec<(&str, f64)> {
 
 /// What makes CURRENT and BASELINE incomparable for the rules that compare them
 /// (--max-drop, --max-rise); --min and --max look at CURRENT alone.
-pub fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec<Caveat> {
+pub(crate) fn comparability(rules: &[Rule], current: &Report, baseline: &Report) -> Vec<Caveat> {
     let changes: Vec<&Rule> = rules.iter().filter(|r| r.kind.needs_baseline()).collect();
     if changes.is_empty() {
         return Vec::new();

@@ -2,7 +2,7 @@
 //! input is held by, what one sample's values say, and what a device read
 //! (processes, memory) says for the sources that decide held themselves.
 use super::AuditConfig;
-use crate::samples::{SampleTable, col};
+use crate::samples::col;
 use anyhow::{Result, bail};
 
 /// How a row is decided held (report-semantics.md §3).
@@ -34,11 +34,6 @@ impl HeldRule {
             HeldRule::Assumed => "--assume-held: every sample held".to_string(),
         }
     }
-}
-
-/// Decide the held rule from the columns the input has.
-pub fn held_rule(table: &SampleTable, cfg: &AuditConfig) -> Result<HeldRule> {
-    held_rule_from(&|c| table.has(c), &table.sources, cfg)
 }
 
 /// The held rule for any source that can say which canonical columns it has.

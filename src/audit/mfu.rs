@@ -1,11 +1,15 @@
 //! MFU of declared jobs, from the canonical samples (report-semantics.md §4,
 //! "useful"): a job's achieved model FLOP/s over the summed dense peaks of the
 //! GPUs it held, over its held time. Pure: nothing here reads files or prints.
+#[cfg(test)]
+use super::TableChunks;
 use super::engine::Engine;
 use super::folds::mfu::JobHeld;
-use super::{AuditConfig, ChunkSource, HeldRule, TableChunks, held_rule_from};
+use super::{AuditConfig, ChunkSource, HeldRule, held_rule_from};
 use crate::hardware::{self, Dtype};
-use crate::samples::{SampleTable, col};
+#[cfg(test)]
+use crate::samples::SampleTable;
+use crate::samples::col;
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -76,6 +80,7 @@ fn list(names: &[String]) -> String {
 }
 
 /// MFU of every declared job within cfg's window, from an in-memory table.
+#[cfg(test)]
 pub fn job_mfu(table: &SampleTable, cfg: &AuditConfig, decls: &[JobDeclaration]) -> Result<JobMfu> {
     declared_mfu(&TableChunks::new(table)?, cfg, decls)
 }

@@ -4,26 +4,26 @@ use crate::prices::PriceBook;
 use crate::samples::{SampleTable, col};
 use anyhow::{Context, Result};
 use engine::Engine;
-pub use held::{HeldRule, held_rule, held_rule_from};
+pub(crate) use held::{HeldRule, held_rule_from};
 use model::Report;
 use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
 use tally::Present;
 
-pub mod assemble;
+pub(crate) mod assemble;
 pub mod check;
-pub mod diagnosis;
-pub mod engine;
-pub mod folds;
-pub mod held;
-pub mod interval;
-pub mod listing;
-pub mod mfu;
+pub(crate) mod diagnosis;
+pub(crate) mod engine;
+pub(crate) mod folds;
+pub(crate) mod held;
+pub(crate) mod interval;
+pub(crate) mod listing;
+pub(crate) mod mfu;
 pub mod model;
-pub mod tally;
-pub mod weights;
+pub(crate) mod tally;
+pub(crate) mod weights;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GroupBy {
+pub(crate) enum GroupBy {
     Team,
     User,
     Job,
@@ -45,7 +45,7 @@ impl GroupBy {
 
 /// Plain options of the audit (no clap inside).
 #[derive(Debug, Clone)]
-pub struct AuditConfig {
+pub(crate) struct AuditConfig {
     pub since: Option<i64>,
     pub until: Option<i64>,
     pub max_gap_ms: Option<i64>,
@@ -86,10 +86,10 @@ impl AuditConfig {
     }
 }
 
-pub const DEFAULT_SNAPSHOT_MS: i64 = 3_600_000;
+pub(crate) const DEFAULT_SNAPSHOT_MS: i64 = 3_600_000;
 
 /// Earliest and latest sample time (ms), for relative --since/--until.
-pub fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
+pub(crate) fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
     let t = table.df.column(col::TIME)?.cast(&DataType::Int64)?;
     let ca = t.i64()?;
     let mut range: Option<(i64, i64)> = None;
@@ -104,15 +104,10 @@ pub fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
 
 /// Which layers the input can show (an absent column gives a null layer, not 0).
 /// (`useful` needs a jobs file: see [`engine::Engine::with_job_mfu`].)
-pub fn present_of(table: &SampleTable) -> Present {
-    present_from(&|c| table.has(c))
-}
-
 fn present_from(has: &dyn Fn(&str) -> bool) -> Present {
     Present {
         device_util: has(col::DEVICE_UTIL),
         sm_active: has(col::SM_ACTIVE),
-        sm_occupancy: has(col::SM_OCCUPANCY),
         tensor_active: has(col::TENSOR_ACTIVE),
         useful: false,
     }
@@ -121,7 +116,7 @@ fn present_from(has: &dyn Fn(&str) -> bool) -> Present {
 /// A dataset read in chunks, twice: first only time/host/gpu (steps), then
 /// every column (weights and tallies). Chunks must keep each GPU's samples in
 /// time order; the engine answers [`engine::OutOfOrder`] when they do not.
-pub trait ChunkSource {
+pub(crate) trait ChunkSource {
     fn has(&self, column: &str) -> bool;
     fn sources(&self) -> Vec<String>;
     fn rows_read(&self) -> u64;
@@ -136,12 +131,13 @@ pub trait ChunkSource {
 /// The streaming audit: memory grows with GPUs, jobs and episodes, not rows.
 /// A jobs file adds passes over the chunks (each job's held time, for MFU)
 /// before the audit's own, so it streams too.
-pub fn audit_chunks(source: &dyn ChunkSource, cfg: &AuditConfig) -> Result<Report> {
+#[cfg(test)]
+pub(crate) fn audit_chunks(source: &dyn ChunkSource, cfg: &AuditConfig) -> Result<Report> {
     audit_chunks_with_jobs(source, cfg, None)
 }
 
 /// The streaming audit with a jobs file's declarations.
-pub fn audit_chunks_with_jobs(
+pub(crate) fn audit_chunks_with_jobs(
     source: &dyn ChunkSource,
     cfg: &AuditConfig,
     jobs: Option<&mfu::DeclaredJobs>,
@@ -218,12 +214,12 @@ impl ChunkSource for TableChunks<'_> {
 }
 
 /// Run the audit on an in-memory table.
-pub fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
+pub(crate) fn audit(table: &SampleTable, cfg: &AuditConfig) -> Result<Report> {
     audit_with_jobs(table, cfg, None)
 }
 
 /// The audit of an in-memory table, with a jobs file's declarations.
-pub fn audit_with_jobs(
+pub(crate) fn audit_with_jobs(
     table: &SampleTable,
     cfg: &AuditConfig,
     jobs: Option<&mfu::DeclaredJobs>,

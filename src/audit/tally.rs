@@ -127,7 +127,6 @@ pub struct Tally {
 pub struct Present {
     pub device_util: bool,
     pub sm_active: bool,
-    pub sm_occupancy: bool,
     pub tensor_active: bool,
     pub useful: bool,
 }

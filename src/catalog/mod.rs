@@ -6,14 +6,14 @@
 //!
 //! The table ([`table::GPUS`]) is data; `tests/catalog.rs` and the tests below
 //! check that every entry is priced, has memory and a bf16 peak or a reason.
-pub mod dtype;
-pub mod names;
-pub mod peaks;
-pub mod report;
-pub mod table;
+pub(crate) mod dtype;
+pub(crate) mod names;
+pub(crate) mod peaks;
+pub(crate) mod report;
+pub(crate) mod table;
 
-pub use dtype::Dtype;
-pub use names::{Resolved, closest, resolve};
+pub(crate) use dtype::Dtype;
+pub(crate) use names::{Resolved, closest, resolve};
 pub use table::GPUS;
 
 /// 1 GiB: memory is given as the datasheet's "GB", which NVML counts in MiB.

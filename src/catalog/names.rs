@@ -79,6 +79,7 @@ pub enum Resolved {
 
 impl Resolved {
     /// The card, when the name means exactly one (a whole card or a MIG slice of it).
+    #[cfg(test)]
     pub fn card(&self) -> Option<&'static Gpu> {
         match self {
             Resolved::Card(g) | Resolved::Mig(g, _) => Some(g),

@@ -1,7 +1,7 @@
 //! When a scan samples: the wrapped command of `scan -- CMD` runs between a
 //! --pre and a --post margin, with a sample just before it starts and one just
 //! after it exits; SIGINT or SIGTERM ends any scan early, keeping what was sampled.
-use crate::source::scan::Wake;
+use crate::source::live::Wake;
 use anyhow::{Context, Result, anyhow};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::flag;

@@ -24,7 +24,6 @@ pub fn run(args: DemoArgs) -> Result<u8> {
         gpus: args.gpus,
         start_ms,
         interval_ms,
-        ticks,
         seed: args.seed,
     };
     let ticks_per_day = (86_400_000 / interval_ms).max(1) as usize;

@@ -3,16 +3,16 @@
 use crate::cli::{Cli, Command};
 use anyhow::Result;
 
-pub mod bracket;
-pub mod check;
-pub mod common;
-pub mod demo;
-pub mod mfu;
-pub mod peaks;
-pub mod progress;
-pub mod prometheus;
-pub mod report;
-pub mod scan;
+pub(crate) mod bracket;
+pub(crate) mod check;
+pub(crate) mod common;
+pub(crate) mod demo;
+pub(crate) mod mfu;
+pub(crate) mod peaks;
+pub(crate) mod progress;
+pub(crate) mod prometheus;
+pub(crate) mod report;
+pub(crate) mod scan;
 
 /// Run a parsed command line; the returned code is the process exit code.
 pub fn run(cli: Cli) -> Result<u8> {

@@ -63,10 +63,6 @@ pub fn bytes_gib(v: Option<u64>) -> String {
         .unwrap_or_else(|| "n/a".to_string())
 }
 
-pub fn opt_text(v: Option<&str>) -> String {
-    v.map(str::to_string).unwrap_or_else(|| "-".to_string())
-}
-
 /// A GPU id short enough for a table: a UUID keeps its head and tail around
 /// an ellipsis ("GPU-16d1…90ab"), so two cards still read apart.
 pub fn short_gpu(id: &str) -> String {

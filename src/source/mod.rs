@@ -10,17 +10,9 @@ use std::time::Duration;
 mod decode;
 pub mod files;
 mod filetime;
+pub mod live;
 pub mod nvidia_smi;
-pub mod nvidia_smi_xml;
-pub mod nvml;
-pub mod procinfo;
 pub mod prometheus;
-pub mod prometheus_http;
-pub mod prometheus_json;
-pub mod prometheus_live;
-pub mod prometheus_pushdown;
-pub mod prometheus_text;
-pub mod scan;
 pub mod stream;
 pub mod write;
 
@@ -75,17 +67,17 @@ impl InputFormat {
             return Some(InputFormat::Parquet);
         }
         let text = String::from_utf8_lossy(head);
-        if nvidia_smi_xml::looks_like_xml(&text) {
+        if nvidia_smi::xml::looks_like_xml(&text) {
             return Some(InputFormat::NvidiaSmiXml);
         }
-        if prometheus_json::looks_like_response(&text) {
+        if prometheus::json::looks_like_response(&text) {
             return Some(InputFormat::PromJson);
         }
         let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
         if nvidia_smi::looks_like_dmon(first) {
             return Some(InputFormat::NvidiaSmiDmon);
         }
-        if prometheus_text::looks_like_exposition(first) {
+        if prometheus::text::looks_like_exposition(first) {
             return Some(InputFormat::PromText);
         }
         if nvidia_smi::looks_like_query_csv(first) {
@@ -297,7 +289,7 @@ pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<Sampl
                     tables.pop().with_context(|| format!("{name}: no samples"))
                 }
                 InputFormat::NvidiaSmiDmon => nvidia_smi::read_dmon(name, path, opts),
-                InputFormat::NvidiaSmiXml => nvidia_smi_xml::read_xml(name, path, opts),
+                InputFormat::NvidiaSmiXml => nvidia_smi::xml::read_xml(name, path, opts),
             }
         }
     }

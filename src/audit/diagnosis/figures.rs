@@ -4,6 +4,7 @@
 use super::{LeakClass, Sections};
 
 /// Every figure name [`Sections::figure`] answers, for help and errors.
+#[cfg(test)]
 pub fn figure_names() -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for class in LeakClass::ALL {
@@ -17,6 +18,7 @@ pub fn figure_names() -> Vec<String> {
     names
 }
 
+#[cfg(test)]
 const NODES: [&str; 5] = [
     "node_held_gpu_hours",
     "stranded_gpu_hours",
@@ -25,6 +27,7 @@ const NODES: [&str; 5] = [
     "free_node_usd",
 ];
 
+#[cfg(test)]
 const PURCHASE: [&str; 6] = [
     "owned",
     "held_p50",

@@ -151,6 +151,7 @@ impl Sizing {
         }
     }
 
+    #[cfg(test)]
     pub fn merge(&mut self, o: &Sizing) {
         self.util_samples += o.util_samples;
         self.util_below += o.util_below;

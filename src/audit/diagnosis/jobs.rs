@@ -170,6 +170,7 @@ pub struct JobsSection {
 
 impl JobsSection {
     /// The lowest ETT of the training jobs (for a `check` rule on `jobs.ett.min`); None without any.
+    #[cfg(test)]
     pub fn min_ett(&self) -> Option<f64> {
         self.jobs
             .iter()
@@ -193,6 +194,7 @@ impl Cell {
         2 * self.idle > self.held
     }
 
+    #[cfg(test)]
     fn merge(&mut self, o: &Cell) {
         self.held += o.held;
         self.idle += o.idle;
@@ -334,6 +336,7 @@ impl JobState {
         }
     }
 
+    #[cfg(test)]
     fn merge(&mut self, o: JobState) {
         for (key, c) in o.cells.iter() {
             self.cells.get_mut(*key).merge(c);
@@ -433,6 +436,7 @@ impl Fold for JobsFold {
         self.state(job).add(iv, bucket);
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (job, s) in other.jobs {
             self.state(job).merge(s);

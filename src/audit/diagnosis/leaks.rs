@@ -204,6 +204,7 @@ impl ClassSums {
         }
     }
 
+    #[cfg(test)]
     fn merge(&mut self, o: &ClassSums) {
         for (a, b) in self.ticks.iter_mut().zip(o.ticks) {
             *a += b;
@@ -329,6 +330,7 @@ impl Fold for LeakFold {
         }
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.fleet.merge(&other.fleet);
         for (k, v) in other.groups {

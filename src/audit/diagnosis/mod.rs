@@ -198,6 +198,7 @@ impl Fold for DiagnosisFolds {
         self.jobs.add(iv);
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.timeline.merge(other.timeline);
         self.leaks.merge(other.leaks);

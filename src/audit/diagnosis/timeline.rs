@@ -50,6 +50,7 @@ impl BucketSums {
         }
     }
 
+    #[cfg(test)]
     fn merge(&mut self, o: &BucketSums) {
         self.observed += o.observed;
         self.held += o.held;
@@ -106,10 +107,6 @@ impl TimelineFold {
             gpus: Vec::new(),
             seen: Seen::default(),
         }
-    }
-
-    pub fn bucket_ticks(&self) -> i64 {
-        self.bucket
     }
 
     /// Distinct GPUs with observed weight inside the window (§11 `owned`).
@@ -182,6 +179,7 @@ impl Fold for TimelineFold {
         }
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (mine, theirs) in self.sums.iter_mut().zip(other.sums.iter()) {
             mine.merge(theirs);

@@ -92,6 +92,7 @@ impl Fold for EpisodesFold {
         }
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         if self.open.len() < other.open.len() {
             self.open.resize_with(other.open.len(), || None);

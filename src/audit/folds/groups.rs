@@ -70,6 +70,7 @@ impl Fold for GroupsFold {
         self.add_row(iv, &row_of(iv));
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (k, t) in other.groups {
             self.groups.entry(k).or_default().merge(&t);

@@ -80,6 +80,7 @@ impl Fold for JobsFold {
         self.add_row(iv, &row_of(iv));
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (job, (t, gpus)) in other.jobs {
             let e = self.jobs.entry(job).or_default();

@@ -41,6 +41,7 @@ impl IntervalUnion {
         self.spans.iter().map(|(s, e)| e - s).sum()
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: IntervalUnion) {
         for (s, e) in other.spans {
             self.insert(s, e);
@@ -99,6 +100,7 @@ impl Fold for MfuFold {
         e.1 += 1;
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (job, (wall, models)) in other.jobs {
             let (w, m) = self.jobs.entry(job).or_default();

@@ -74,6 +74,7 @@ impl Fold for Folds {
         }
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.tally.merge(other.tally);
         self.groups.merge(other.groups);

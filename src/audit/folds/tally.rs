@@ -34,6 +34,7 @@ impl Fold for TallyFold {
         self.add_row(iv, &row_of(iv));
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.total.merge(&other.total);
         self.span = match (self.span, other.span) {

@@ -18,6 +18,7 @@ fn bucket_seconds(s: &Sections) -> f64 {
 /// Every diagnosis section as table text, in the order a meeting reads them:
 /// the purchase answer, the timeline, where the hours went (and the leak mix
 /// of the first `top` groups), the node view; then why a section is missing.
+#[cfg(test)]
 pub fn table(s: &Sections, width: Option<u16>, top: usize) -> String {
     let mut parts: Vec<String> = purchase_paragraph(s).into_iter().collect();
     parts.push(sections_after_purchase(s, width, top));

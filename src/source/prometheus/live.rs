@@ -2,11 +2,11 @@
 //! `/api/v1/query_range`, in chunks of hosts and of time so memory stays
 //! bounded, and pivot them with the scrape reader's label rules into the
 //! canonical sample table the file audit runs on.
-use super::prometheus::{HOST_LABELS, LabelOptions, PromSample, pivot};
-use super::prometheus_http::Client;
-use super::prometheus_json::to_samples;
-use super::{ReadOptions, from_frame};
+use super::http::Client;
+use super::json::to_samples;
+use super::{HOST_LABELS, LabelOptions, PromSample, pivot};
 use crate::samples::{Quality, SampleTable};
+use crate::source::{ReadOptions, from_frame};
 use crate::timeparse::{format_duration_ms, format_time};
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

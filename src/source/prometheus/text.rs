@@ -5,7 +5,7 @@
 //! malformed lines silently and split labels on commas inside quoted values
 //! (prometheus-parse), or pull a PEG toolchain whose errors are grammar dumps
 //! (openmetrics-parser). A dump with a broken line must fail naming the line.
-use super::prometheus::PromSample;
+use super::PromSample;
 use crate::timeparse::epoch_number_to_ms;
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;

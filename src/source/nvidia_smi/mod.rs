@@ -13,6 +13,8 @@ use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+pub mod xml;
+
 const DEFAULT_ALIGN_MS: i64 = 5_000;
 const MIB: f64 = 1_048_576.0;
 

@@ -18,9 +18,9 @@
 //!   any of the metrics); held comes from the owner label alone (pulled mode
 //!   also skips an exporter's own pod named in `exported_pod`).
 //! - step alignment: evaluation times are multiples of --step, as in pulled mode.
-use super::prometheus::{GPU_LABELS, HOST_LABELS};
-use super::prometheus_http::Client;
-use super::prometheus_live::{LiveQuery, METRICS};
+use super::http::Client;
+use super::live::{LiveQuery, METRICS};
+use super::{GPU_LABELS, HOST_LABELS};
 use crate::audit::assemble::{Parts, assemble};
 use crate::audit::model::{DataQuality, Report, Sources};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
@@ -394,7 +394,6 @@ fn parts_of(
     let present = Present {
         device_util: true,
         sm_active: plan.sm.is_some(),
-        sm_occupancy: plan.occ.is_some(),
         tensor_active: plan.tensor.is_some(),
         useful: false,
     };

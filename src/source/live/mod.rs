@@ -1,12 +1,15 @@
 //! Live sampling of the local GPUs: the sampling loop, behind a small [`Sampler`]
 //! trait (NVML in production, an in-memory stand-in in unit tests), and the
 //! canonical sample frame the samples become. Nothing here prints.
-use super::procinfo::Owner;
 use crate::samples::{Kind, col, dtype_of};
 use anyhow::Result;
 use polars::prelude::*;
+use process_owner::Owner;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+pub mod nvml;
+pub mod process_owner;
 
 /// A canonical column and how to read it off a reading.
 type Getter<T> = (&'static str, fn(&Reading) -> Option<T>);

@@ -1,8 +1,8 @@
 //! Prometheus HTTP API responses: `/api/v1/query` (vector) and
 //! `/api/v1/query_range` (matrix). [`parse_response`] works on a body, so the
 //! live-Prometheus reader can share it with the file reader.
-use super::prometheus::PromSample;
-use super::prometheus_text::parse_value;
+use super::PromSample;
+use super::text::parse_value;
 use crate::timeparse::epoch_number_to_ms;
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! The NVML sampler: the local GPUs through nvml-wrapper, initialised once.
 //! GPUs in MIG mode are sampled per MIG instance; GPM (Hopper and newer) gives
 //! chip activity from consecutive samples.
-use super::scan::{Gpm, MigParent, ProcSample, Reading, Sampler, UnitInfo};
+use super::{Gpm, MigParent, ProcSample, Reading, Sampler, UnitInfo};
 use anyhow::{Result, anyhow, bail};
 use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::enums::gpm::GpmMetricId;

@@ -1,7 +1,7 @@
 //! A blocking client for the Prometheus HTTP API (also Thanos, Mimir,
 //! VictoriaMetrics): auth, timeouts, retries with backoff, and errors that
 //! say what the server said. Credentials never appear in messages.
-use super::prometheus_json::{Response, parse_response};
+use super::json::{Response, parse_response};
 use anyhow::{Result, anyhow, bail};
 use serde::Deserialize;
 use std::io::Read;

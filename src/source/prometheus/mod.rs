@@ -10,6 +10,12 @@ use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+pub mod http;
+pub mod json;
+pub mod live;
+pub mod pushdown;
+pub mod text;
+
 /// One sample of one metric as an exporter or Prometheus gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromSample {
@@ -476,13 +482,13 @@ pub fn read_files(
             .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
         match format {
             InputFormat::PromJson => {
-                let response = super::prometheus_json::parse_response(&text)
+                let response = json::parse_response(&text)
                     .map_err(|e| anyhow!("{name}:{}: {}", e.line, e.message))?;
                 let stem = path
                     .file_stem()
                     .map(|s| s.to_string_lossy().to_string())
                     .unwrap_or_else(|| name.clone());
-                let (samples, unnamed) = super::prometheus_json::to_samples(response, &stem);
+                let (samples, unnamed) = json::to_samples(response, &stem);
                 if unnamed > 0 {
                     notes.push(format!(
                         "{name}: {unnamed} series without a metric name (a function dropped __name__) are named '{stem}' (map it with --map {stem}=CANONICAL)"
@@ -491,7 +497,7 @@ pub fn read_files(
                 all.extend(samples);
             }
             _ => {
-                let mut samples = super::prometheus_text::parse_exposition(&text, name)?;
+                let mut samples = text::parse_exposition(&text, name)?;
                 let untimed = samples.iter().filter(|s| s.time_ms.is_none()).count();
                 if untimed > 0 {
                     let (t, note) =

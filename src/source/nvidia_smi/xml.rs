@@ -1,8 +1,8 @@
 //! `nvidia-smi -q -x` snapshots (one document, or several appended by `-l`):
 //! utilization, memory, power, MIG mode and the processes that hold each GPU.
-use super::filetime::fallback_time;
-use super::{ReadOptions, from_frame};
 use crate::samples::{Quality, SampleTable, col, is_missing_marker, parse_number_text};
+use crate::source::filetime::fallback_time;
+use crate::source::{ReadOptions, from_frame};
 use crate::timeparse::EpochMs;
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{NaiveDateTime, TimeZone, Utc};
