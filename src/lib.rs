@@ -9,6 +9,8 @@ pub mod cmd;
 pub mod demo;
 pub mod error;
 pub mod flops;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hardware;
 pub mod jobs;
 pub mod output;
