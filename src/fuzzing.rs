@@ -7,7 +7,7 @@
 //!
 //! Not a public API: hidden from the docs, kept thin so the parsers stay private
 //! to their modules in spirit.
-use crate::samples::{COLUMNS, Kind, Quality, SampleTable, UserMap, dtype_of};
+use crate::samples::{COLUMNS, Kind, Quality, SampleTable, TIME_RANGE_MS, UserMap, dtype_of};
 use crate::source::{InputFormat, ReadOptions};
 use polars::prelude::*;
 use std::path::PathBuf;
@@ -398,12 +398,15 @@ pub fn weights(data: &[u8]) {
     let flags = data[0];
     let word = |at: usize| u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
     let max_gap = Some(i64::from(word(1))).filter(|g| *g > 0);
+    // times as every source delivers them: within the canonical range (normalisation
+    // refuses others), so the weights' arithmetic must hold over all of it
+    let (lo, hi) = (*TIME_RANGE_MS.start(), *TIME_RANGE_MS.end());
     let mut times: Vec<i64> = data[9..]
         .chunks_exact(8)
         .map(|c| {
             let mut b = [0u8; 8];
             b.copy_from_slice(c);
-            i64::from_le_bytes(b)
+            lo + i64::from_le_bytes(b).rem_euclid(hi - lo + 1)
         })
         .collect();
     times.sort_unstable();
@@ -487,8 +490,19 @@ fn check_table(table: &SampleTable) {
             _ => {}
         }
     }
-    assert!(
-        df.column(crate::samples::col::TIME).is_ok(),
-        "a canonical table without time"
-    );
+    let Ok(times) = df
+        .column(crate::samples::col::TIME)
+        .and_then(|c| c.cast(&DataType::Int64))
+    else {
+        panic!("a canonical table without time");
+    };
+    let Ok(times) = times.i64() else {
+        panic!("time is not i64 underneath");
+    };
+    for t in times.iter() {
+        assert!(
+            t.is_some_and(|t| TIME_RANGE_MS.contains(&t)),
+            "time {t:?} outside the canonical range"
+        );
+    }
 }
