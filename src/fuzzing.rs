@@ -12,8 +12,11 @@ use crate::source::{InputFormat, ReadOptions};
 use polars::prelude::*;
 use std::path::PathBuf;
 
+/// One entry point: raw bytes in, a panic only when an invariant breaks.
+pub type EntryPoint = fn(&[u8]);
+
 /// Every entry point by the name of its fuzz target (and seed/regression folder).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, EntryPoint)] = &[
     ("timestamp", timestamp),
     ("duration", duration),
     ("size", size),

@@ -21,7 +21,7 @@ fn root() -> PathBuf {
 }
 
 /// Runs `target` over every file of `dir`; returns how many it ran.
-fn run_all(target: &str, run: fn(&[u8]), dir: &Path) -> usize {
+fn run_all(target: &str, run: gpuaudit::fuzzing::EntryPoint, dir: &Path) -> usize {
     let files = files_in(dir);
     for file in &files {
         let Ok(bytes) = std::fs::read(file) else {
