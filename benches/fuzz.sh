@@ -37,7 +37,7 @@ cd "$fuzz" || exit 2
 targets=${FUZZ_TARGETS:-$(cargo +nightly fuzz list 2>/dev/null)}
 [ -n "$targets" ] || { echo "$me: no fuzz targets" >&2; exit 2; }
 
-echo "== building $(echo $targets | wc -w) targets (nightly, $flags)" >&2
+echo "== building the fuzz targets (nightly, $flags)" >&2
 # shellcheck disable=SC2086
 if ! CARGO_BUILD_JOBS=${FUZZ_JOBS:-1} nice -n 19 cargo +nightly fuzz build $flags >"$logs/build.log" 2>&1; then
     tail -20 "$logs/build.log" >&2
