@@ -232,6 +232,14 @@ fn declaration(name: &str, r: &Record, declares_kind: bool) -> Result<Option<Job
             r.at
         ),
     };
+    // each number is finite, but a product of two large ones may not be
+    let (Work::Rate(amount) | Work::Total(amount)) = work;
+    if !amount.is_finite() {
+        bail!(
+            "{name}: {} (job '{job}'): the declared work is too large to be a number of FLOPs; check its units",
+            r.at
+        );
+    }
     let dtype = match r.fields.get("dtype") {
         None | Some(Val::Null) => Dtype::Bf16,
         Some(Val::Text(t)) if t.trim().is_empty() => Dtype::Bf16,
@@ -258,7 +266,6 @@ fn declaration(name: &str, r: &Record, declares_kind: bool) -> Result<Option<Job
 }
 
 /// Read and check a jobs file: the work declarations (MFU) only.
-#[cfg(test)]
 pub fn read_jobs_file(path: &Path) -> Result<Vec<JobDeclaration>> {
     read_jobs(path).map(|f| f.declarations)
 }

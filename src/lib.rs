@@ -9,6 +9,9 @@ pub mod cmd;
 pub(crate) mod demo;
 pub mod error;
 pub(crate) mod flops;
+/// Entry points for the cargo-fuzz targets in fuzz/ (not an API).
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hardware;
 pub(crate) mod jobs;
 pub(crate) mod output;

@@ -694,7 +694,11 @@ pub fn normalize(
         let column = match kind {
             // Fast paths: a column already in canonical form is shared, not copied
             // (this is what keeps a 100M-row parquet scan cheap).
-            Kind::Time if src.dtype() == &dtype_of(Kind::Time) && src.null_count() == 0 => {
+            Kind::Time
+                if src.dtype() == &dtype_of(Kind::Time)
+                    && src.null_count() == 0
+                    && datetimes_in_range(&src) =>
+            {
                 src.with_name((*name).into()).into_column()
             }
             Kind::Label
@@ -870,10 +874,34 @@ fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
 /// Timestamps of any shape into epoch ms, and how many text values carried no
 /// UTC offset. A value that does not parse is an error naming the row: a
 /// sample without a time cannot be placed.
+/// The instants a canonical time may hold: years 1 to 9999, what RFC 3339 can
+/// write. An epoch number of 1e300 (or a datetime of i64::MAX) is no time at
+/// all, and left in it would overflow every step and weight computed from it.
+pub const TIME_RANGE_MS: std::ops::RangeInclusive<i64> = -62_135_596_800_000..=253_402_300_799_999;
+
 fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)> {
     let mut naive = 0u64;
     let ms = to_time_ms_counting(src, origin, name, &mut naive)?;
+    if let Some(i) = ms.iter().position(|v| !TIME_RANGE_MS.contains(v)) {
+        let written = src.get(i).map(|v| v.to_string()).unwrap_or_default();
+        bail!(
+            "{origin}: column '{name}' row {}: {written} lies outside the years 1 to 9999 (not a timestamp)",
+            i + 1
+        );
+    }
     Ok((ms, naive))
+}
+
+/// Whether a datetime column lies within [`TIME_RANGE_MS`] (min and max, no copy).
+fn datetimes_in_range(src: &Series) -> bool {
+    let Ok(phys) = src.cast(&DataType::Int64) else {
+        return false;
+    };
+    let Ok(ca) = phys.i64() else { return false };
+    match (ca.min(), ca.max()) {
+        (Some(lo), Some(hi)) => TIME_RANGE_MS.contains(&lo) && TIME_RANGE_MS.contains(&hi),
+        _ => true,
+    }
 }
 
 fn to_time_ms_counting(

@@ -685,3 +685,183 @@ fn gpm_counters_going_backwards_make_that_sample_na_not_a_wild_ratio() -> Result
     assert!(notes.contains("went backwards or wrapped"), "{notes}");
     Ok(())
 }
+
+// ---------------------------------------------------------------- files changing between passes
+
+/// Audit `path` as a stream, calling `change` between its two passes (the
+/// seam lives in the crate: the stream and the audit are not public).
+fn audit_changed_between_passes(
+    path: &Path,
+    change: impl FnOnce() + 'static,
+) -> Result<gpuaudit::audit::model::Report> {
+    gpuaudit::fuzzing::audit_changed_between_passes(path, change)
+}
+
+fn demo_fleet_copy(dir: &Path, name: &str) -> Result<PathBuf> {
+    let path = dir.join(name);
+    std::fs::copy(root().join("testdata/demo-fleet.parquet"), &path)?;
+    Ok(path)
+}
+
+#[test]
+fn a_parquet_deleted_between_the_two_passes_is_an_error_naming_it() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = demo_fleet_copy(dir.path(), "deleted.parquet")?;
+    let gone = path.clone();
+    let err = match audit_changed_between_passes(&path, move || {
+        let _ = std::fs::remove_file(&gone);
+    }) {
+        Ok(r) => panic!(
+            "a report from a deleted file ({} rows used)",
+            r.sources.rows_used
+        ),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(
+        err.contains("deleted.parquet"),
+        "the file is not named: {err}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_parquet_truncated_between_the_two_passes_is_an_error_naming_it() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = demo_fleet_copy(dir.path(), "truncated.parquet")?;
+    let whole = std::fs::read(&path)?;
+    let target = path.clone();
+    let err = match audit_changed_between_passes(&path, move || {
+        let _ = std::fs::write(&target, &whole[..whole.len() / 2]);
+    }) {
+        Ok(r) => panic!(
+            "a report from a truncated file ({} rows used)",
+            r.sources.rows_used
+        ),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(
+        err.contains("truncated.parquet"),
+        "the file is not named: {err}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_parquet_rewritten_shorter_between_the_two_passes_is_an_error_not_a_partial_report()
+-> Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let path = demo_fleet_copy(dir.path(), "rewritten.parquet")?;
+    // the same file rewritten with its first 1000 rows only: valid, but not what pass 1 read
+    let mut shorter = ParquetReader::new(std::fs::File::open(&path)?)
+        .finish()?
+        .head(Some(1000));
+    let staged = dir.path().join("staged.parquet");
+    ParquetWriter::new(std::fs::File::create(&staged)?).finish(&mut shorter)?;
+    let target = path.clone();
+    let err = match audit_changed_between_passes(&path, move || {
+        let _ = std::fs::rename(&staged, &target);
+    }) {
+        Ok(r) => panic!(
+            "a silent partial report from a file rewritten between passes ({} rows used)",
+            r.sources.rows_used
+        ),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(
+        err.contains("rewritten.parquet") && err.contains("changed while"),
+        "{err}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_parquet_that_grew_between_the_two_passes_is_audited_as_it_was_opened() -> Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let path = demo_fleet_copy(dir.path(), "growing.parquet")?;
+    let unchanged = audit_changed_between_passes(&path, || {})?;
+    // a writer appended a second copy of every row after pass 1 counted them
+    let rows = ParquetReader::new(std::fs::File::open(&path)?).finish()?;
+    let mut longer = rows.vstack(&rows)?;
+    let staged = dir.path().join("staged.parquet");
+    ParquetWriter::new(std::fs::File::create(&staged)?).finish(&mut longer)?;
+    let target = path.clone();
+    let grown = audit_changed_between_passes(&path, move || {
+        let _ = std::fs::rename(&staged, &target);
+    })?;
+    assert_eq!(grown.sources.rows_used, unchanged.sources.rows_used);
+    assert_close(
+        grown.layers.held_gpu_hours,
+        unchanged.layers.held_gpu_hours,
+        "held GPU-hours",
+    );
+    assert_close(
+        grown.layers.observed_gpu_hours,
+        unchanged.layers.observed_gpu_hours,
+        "observed GPU-hours",
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------- output that cannot be written
+
+fn dev_full() -> Result<std::fs::File> {
+    Ok(std::fs::OpenOptions::new().write(true).open("/dev/full")?)
+}
+
+fn small_fleet_report() -> Result<std::process::Command> {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuaudit"));
+    c.env("NO_COLOR", "1")
+        .arg("report")
+        .arg(root().join("testdata/small-fleet.csv"))
+        .args(["--format", "json", "--quiet"]);
+    Ok(c)
+}
+
+#[test]
+fn stdout_on_a_full_disk_is_one_clear_error_exit_2() -> Result<()> {
+    let out = small_fleet_report()?
+        .stdout(dev_full()?)
+        .stderr(std::process::Stdio::piped())
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("standard output") && stderr.contains("No space left"),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+#[test]
+fn stdout_closed_by_the_reader_ends_quietly_exit_0() -> Result<()> {
+    // `gpuaudit report ... | head -c0`: the reader is gone before the report is written
+    let mut child = small_fleet_report()?
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    drop(child.stdout.take());
+    let out = child.wait_with_output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "a closed pipe needs no word: {stderr}");
+    Ok(())
+}
+
+#[test]
+fn output_to_a_full_disk_is_one_clear_error_naming_it() -> Result<()> {
+    let out = small_fleet_report()?
+        .args(["--output", "/dev/full"])
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--output /dev/full") && stderr.contains("No space left"),
+        "{stderr}"
+    );
+    Ok(())
+}

@@ -131,7 +131,6 @@ pub(crate) trait ChunkSource {
 /// The streaming audit: memory grows with GPUs, jobs and episodes, not rows.
 /// A jobs file adds passes over the chunks (each job's held time, for MFU)
 /// before the audit's own, so it streams too.
-#[cfg(test)]
 pub(crate) fn audit_chunks(source: &dyn ChunkSource, cfg: &AuditConfig) -> Result<Report> {
     audit_chunks_with_jobs(source, cfg, None)
 }

@@ -1,7 +1,6 @@
 //! How much time each sample stands for (report-semantics.md §2).
 
 /// Weights of one GPU's samples (sorted by time, duplicates already removed).
-#[cfg(test)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuWeights {
     /// per sample, in ms
@@ -75,7 +74,6 @@ pub fn cap_until(t: i64, w: i64, until: Option<i64>) -> i64 {
 
 /// weight = min(next - t, max_gap, until - t); the last sample min(step, max_gap, until - t);
 /// a single sample weighs `snapshot_ms` (capped by until - t).
-#[cfg(test)]
 pub fn weights(
     times: &[i64],
     max_gap_opt: Option<i64>,

@@ -560,9 +560,12 @@ impl ParquetStream {
             let lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
             let mut offset = 0usize;
             while offset < p.rows {
+                // never past the rows counted when the stream opened: a file that
+                // grew since then reads alike in both passes
+                let len = self.slice_rows.min(p.rows - offset);
                 let slice = lf
                     .clone()
-                    .slice(offset as i64, self.slice_rows as IdxSize)
+                    .slice(offset as i64, len as IdxSize)
                     .select(projection.clone())
                     .collect()
                     .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))
@@ -596,6 +599,16 @@ impl ParquetStream {
                         return Ok(quality);
                     }
                 }
+            }
+            if offset < p.rows {
+                // rewritten shorter since it was opened: the passes would disagree,
+                // and what is left would be a silently partial report
+                let _ = tx.send(Err(anyhow!(
+                    "{}: changed while being read ({} rows when the audit began, {offset} now); audit a file no one is writing",
+                    p.name,
+                    p.rows
+                )));
+                return Ok(quality);
             }
         }
         Ok(quality)

@@ -391,6 +391,19 @@ fn dmon_rows(name: &str, text: &str) -> Result<(Vec<String>, Vec<DmonRow>)> {
                 .map(|s| s.to_ascii_lowercase())
                 .collect();
             if names.iter().any(|n| n == "gpu") {
+                // dmon repeats its header; one with other columns under samples
+                // read by the first would misplace every field after it
+                if let Some(first) = header.as_ref()
+                    && *first != names
+                    && !rows.is_empty()
+                {
+                    bail!(
+                        "{name}:{}: a header with other columns ('# {}') after samples under '# {}'; give each dmon run its own file",
+                        i + 1,
+                        names.join(" "),
+                        first.join(" ")
+                    );
+                }
                 header = Some(names); // the units line (# Idx W C ...) has no "gpu"
             }
             continue;
