@@ -9,25 +9,11 @@
 //! node-held in every bucket: node-held 8 GPU-h, stranded 8 - 4 = 4 ($8),
 //! free-node 12 - 4 = 8 ($16); 4 buckets < 24: insufficient_data.
 mod common;
-use common::{assert_close, gpuaudit, num};
+use common::{assert_close, gpuaudit, num, report_json as json};
 use serde_json::Value;
 
 fn data(name: &str) -> String {
     format!("{}/testdata/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn json(args: &[&str]) -> anyhow::Result<Value> {
-    let out = gpuaudit()?
-        .arg("report")
-        .args(args)
-        .args(["--format", "json"])
-        .output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(serde_json::from_slice(&out.stdout)?)
 }
 
 fn class(v: &Value, name: &str) -> Value {

@@ -3,7 +3,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 mod common;
-use common::{assert_close, gpuaudit, num};
+use common::{assert_close, gpuaudit, num, report_json};
 
 fn data(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -11,20 +11,6 @@ fn data(rel: &str) -> String {
         .join(rel)
         .display()
         .to_string()
-}
-
-fn report_json(args: &[&str]) -> anyhow::Result<Value> {
-    let out = gpuaudit()?
-        .arg("report")
-        .args(args)
-        .args(["--format", "json"])
-        .output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "report failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(serde_json::from_slice(&out.stdout)?)
 }
 
 /// testdata/small-fleet.csv, computed by hand: 3 GPUs x 6 samples 10 min apart

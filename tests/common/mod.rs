@@ -24,3 +24,18 @@ pub fn assert_close(got: f64, want: f64, what: &str) {
         "{what}: got {got}, want {want}"
     );
 }
+
+/// `gpuaudit report ARGS --format json`, parsed; an error with stderr when it fails.
+pub fn report_json(args: &[&str]) -> anyhow::Result<Value> {
+    let out = gpuaudit()?
+        .arg("report")
+        .args(args)
+        .args(["--format", "json"])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
