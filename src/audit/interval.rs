@@ -81,6 +81,74 @@ pub trait Names {
     fn gpu_of(&self, gpu: usize) -> &str;
 }
 
+/// Per-label state, indexed by label id: the engine's ids are dense (0..labels
+/// seen), so an interval finds its label's state by an index, not a hash.
+/// Items keep the order their labels were first seen in.
+#[derive(Debug, Clone)]
+pub struct ByLabel<T> {
+    /// by label id: 1 + the label's place in `items`, 0 for none
+    index: Vec<u32>,
+    items: Vec<(u32, T)>,
+}
+
+impl<T> Default for ByLabel<T> {
+    fn default() -> Self {
+        ByLabel {
+            index: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T: Default> ByLabel<T> {
+    /// The place of label `id` in [`ByLabel::iter`]'s order, added when new.
+    pub fn place(&mut self, id: u32) -> usize {
+        let slot = id as usize;
+        if slot >= self.index.len() {
+            self.index.resize(slot + 1, 0);
+        }
+        match self.index.get(slot).copied() {
+            Some(at) if at > 0 => at as usize - 1,
+            _ => {
+                self.items.push((id, T::default()));
+                // at most u32::MAX labels: there are no more label ids
+                self.index[slot] = self.items.len() as u32;
+                self.items.len() - 1
+            }
+        }
+    }
+
+    /// The state of label `id`, added when new.
+    pub fn entry(&mut self, id: u32) -> &mut T {
+        let at = self.place(id);
+        &mut self.items[at].1
+    }
+}
+
+impl<T> ByLabel<T> {
+    /// The state at a place [`ByLabel::place`] returned.
+    pub fn at_mut(&mut self, place: usize) -> Option<&mut T> {
+        self.items.get_mut(place).map(|(_, t)| t)
+    }
+
+    /// (label id, state), in the order labels were first seen.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
+        self.items.iter().map(|(id, t)| (*id, t))
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+}
+
+impl<T> IntoIterator for ByLabel<T> {
+    type Item = (u32, T);
+    type IntoIter = std::vec::IntoIter<(u32, T)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
 /// Split [start, start + weight) at epoch-aligned bucket boundaries of
 /// `bucket` ticks: yields (bucket index k, ticks of the interval inside
 /// [k·bucket, (k+1)·bucket)). The parts sum to `weight`; nothing is yielded
@@ -118,6 +186,20 @@ mod tests {
         let parts: Vec<_> = split_at_buckets(100, 100, 100).collect();
         assert_eq!(parts, vec![(1, 100)]);
         assert_eq!(split_at_buckets(7, 0, 100).count(), 0);
+    }
+
+    #[test]
+    fn by_label_keeps_one_state_per_id_in_first_seen_order() {
+        let mut m: ByLabel<i64> = ByLabel::default();
+        *m.entry(7) += 2;
+        *m.entry(3) += 5;
+        *m.entry(7) += 1;
+        assert_eq!(m.place(3), 1);
+        assert_eq!(m.iter().collect::<Vec<_>>(), vec![(7, &3), (3, &5)]);
+        if let Some(v) = m.at_mut(0) {
+            *v = 10;
+        }
+        assert_eq!(m.into_iter().collect::<Vec<_>>(), vec![(7, 10), (3, 5)]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! that into a row per job, the findings and the declared-kind disagreements.
 use super::findings::{self, Finding, GangMember, Sizing};
 use super::percentile_of;
-use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
+use crate::audit::interval::{ByLabel, Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
 use crate::audit::tally::Sum;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -203,29 +203,31 @@ impl Cell {
     }
 }
 
-/// A job's cells by (bucket, GPU). The engine hands a GPU's samples over in
-/// time order, so the cell of the previous sample is remembered and most adds
-/// skip the hash lookup.
+/// A job's cells by (bucket, GPU). Samples of one GPU come in time order, so
+/// the fold remembers per GPU the cell its previous sample went to (a
+/// [`Cursor`]) and most adds skip the hash lookup, however GPUs interleave.
 #[derive(Debug, Clone, Default)]
 struct Cells {
     cells: Vec<((i64, usize), Cell)>,
     index: KeyMap<usize>,
-    last: Option<((i64, usize), usize)>,
 }
 
 impl Cells {
-    fn get_mut(&mut self, key: (i64, usize)) -> &mut Cell {
-        let at = match self.last {
-            Some((k, at)) if k == key => at,
-            _ => {
-                let at = *self.index.entry(key).or_insert_with(|| {
-                    self.cells.push((key, Cell::default()));
-                    self.cells.len() - 1
-                });
-                self.last = Some((key, at));
-                at
-            }
+    /// The place of the cell of `key` in `cells`, added when new.
+    fn slot(&mut self, key: (i64, usize)) -> usize {
+        *self.index.entry(key).or_insert_with(|| {
+            self.cells.push((key, Cell::default()));
+            self.cells.len() - 1
+        })
+    }
+
+    /// The cell of `key`: at `hint`'s place when the hint is of the same bucket.
+    fn get_mut(&mut self, key: (i64, usize), hint: &mut Option<(i64, usize)>) -> &mut Cell {
+        let at = match *hint {
+            Some((k, at)) if k == key.0 => at,
+            _ => self.slot(key),
         };
+        *hint = Some((key.0, at));
         &mut self.cells[at].1
     }
 
@@ -293,7 +295,8 @@ fn bump<K: PartialEq + Copy>(list: &mut Vec<(K, i64)>, key: K, ticks: i64) {
 }
 
 impl JobState {
-    fn add(&mut self, iv: &Interval, bucket: i64) {
+    /// `hint`: the bucket and cell of this GPU's previous sample of this job.
+    fn add(&mut self, iv: &Interval, bucket: i64, hint: &mut Option<(i64, usize)>) {
         let w = iv.weight;
         self.first_held = self.first_held.min(iv.start);
         self.last_end = self.last_end.max(iv.end());
@@ -324,7 +327,7 @@ impl JobState {
         }
         self.sizing.add(iv.device_util, iv.sm_active, iv.mem_used);
         for (k, part) in split_at_buckets(iv.start, w, bucket) {
-            let c = self.cells.get_mut((k, iv.gpu));
+            let c = self.cells.get_mut((k, iv.gpu), hint);
             c.held += part;
             if iv.idle {
                 c.idle += part;
@@ -339,7 +342,7 @@ impl JobState {
     #[cfg(test)]
     fn merge(&mut self, o: JobState) {
         for (key, c) in o.cells.iter() {
-            self.cells.get_mut(*key).merge(c);
+            self.cells.get_mut(*key, &mut None).merge(c);
         }
         self.first_held = self.first_held.min(o.first_held);
         self.last_end = self.last_end.max(o.last_end);
@@ -376,11 +379,12 @@ pub struct JobsFold {
     window_start: i64,
     window_end: i64,
     declared: BTreeMap<String, Declared>,
-    /// by job label id: 1 + the job's place in `jobs`, 0 for none (ids are dense)
-    index: Vec<u32>,
-    jobs: Vec<(u32, JobState)>,
+    jobs: ByLabel<JobState>,
     /// the previous sample's job and its place in `jobs` (consecutive samples share a job)
     last: Option<(u32, usize)>,
+    /// per GPU slot: the place in `jobs` of its previous held sample's job and
+    /// that sample's (bucket, cell)
+    cursors: Vec<Option<(usize, (i64, usize))>>,
 }
 
 impl JobsFold {
@@ -397,31 +401,27 @@ impl JobsFold {
             window_start,
             window_end,
             declared,
-            index: Vec::new(),
-            jobs: Vec::new(),
+            jobs: ByLabel::default(),
             last: None,
+            cursors: Vec::new(),
         }
     }
 
-    fn state(&mut self, job: u32) -> &mut JobState {
-        let at = match self.last {
+    /// The place of `job` in `jobs`, added when new.
+    fn place(&mut self, job: u32) -> usize {
+        match self.last {
             Some((j, at)) if j == job => at,
             _ => {
-                let slot = job as usize;
-                if slot >= self.index.len() {
-                    self.index.resize(slot + 1, 0);
-                }
-                if self.index[slot] == 0 {
-                    self.jobs.push((job, JobState::default()));
-                    // at most u32::MAX jobs: there are no more label ids
-                    self.index[slot] = self.jobs.len() as u32;
-                }
-                let at = self.index[slot] as usize - 1;
+                let at = self.jobs.place(job);
                 self.last = Some((job, at));
                 at
             }
-        };
-        &mut self.jobs[at].1
+        }
+    }
+
+    #[cfg(test)]
+    fn state(&mut self, job: u32) -> &mut JobState {
+        self.jobs.entry(job)
     }
 }
 
@@ -433,7 +433,18 @@ impl Fold for JobsFold {
         }
         let Some(job) = iv.job else { return };
         let bucket = self.bucket_ticks;
-        self.state(job).add(iv, bucket);
+        let at = self.place(job);
+        if self.cursors.len() <= iv.gpu {
+            self.cursors.resize(iv.gpu + 1, None);
+        }
+        let Some(cursor) = self.cursors.get_mut(iv.gpu) else {
+            return;
+        };
+        let mut hint = cursor.and_then(|(job_at, cell)| (job_at == at).then_some(cell));
+        if let Some(s) = self.jobs.at_mut(at) {
+            s.add(iv, bucket, &mut hint);
+        }
+        *cursor = hint.map(|cell| (at, cell));
     }
 
     #[cfg(test)]
@@ -598,8 +609,8 @@ impl JobsFold {
         let mut jobs = Vec::with_capacity(self.jobs.len());
         let mut found = Vec::new();
         let mut disagreements = Vec::new();
-        for (id, s) in &self.jobs {
-            let name = names.label(*id).to_string();
+        for (id, s) in self.jobs.iter() {
+            let name = names.label(id).to_string();
             let (row, mut job_findings) = self.job_row(&name, s, names);
             if let Some(declared) = row.declared_kind.filter(|d| *d != row.inferred_shape) {
                 disagreements.push(Disagreement {
@@ -1127,12 +1138,12 @@ mod tests {
             f.add(&held(0, 0, s as f64 / 3600.0, 1.0 / 3600.0, 0.9));
         }
         assert_eq!(f.jobs.len(), 1);
-        assert_eq!(f.jobs[0].1.cells.len(), 1);
+        assert_eq!(f.state(0).cells.len(), 1);
         // a sample across a boundary is split: 0.5 h in bucket 0 and in bucket 1
         let mut f = fold(2);
         f.add(&held(0, 0, 0.5, 1.0, 0.9));
-        let mut cells: Vec<_> = f.jobs[0]
-            .1
+        let mut cells: Vec<_> = f
+            .state(0)
             .cells
             .iter()
             .map(|(k, c)| (k.0, c.held))

@@ -3,7 +3,7 @@
 //! `--by` group and per job.
 use super::Sum;
 use crate::audit::GroupBy;
-use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_HOUR};
+use crate::audit::interval::{ByLabel, Fold, Interval, Names, TICKS_PER_HOUR};
 use anyhow::{Context, Result, bail};
 use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
@@ -252,7 +252,7 @@ pub struct LeakFold {
     by: Option<GroupBy>,
     fleet: ClassSums,
     groups: HashMap<Option<u32>, ClassSums>,
-    jobs: HashMap<u32, ClassSums>,
+    jobs: ByLabel<ClassSums>,
 }
 
 impl LeakFold {
@@ -262,7 +262,7 @@ impl LeakFold {
             by,
             fleet: ClassSums::default(),
             groups: HashMap::default(),
-            jobs: HashMap::default(),
+            jobs: ByLabel::default(),
         }
     }
 
@@ -303,7 +303,7 @@ impl LeakFold {
             .jobs
             .iter()
             .map(|(id, sums)| LeakGroup {
-                name: names.label(*id).to_string(),
+                name: names.label(id).to_string(),
                 classes: sums.rows(),
             })
             .collect();
@@ -326,7 +326,7 @@ impl Fold for LeakFold {
             self.groups.entry(key).or_default().add(class, iv);
         }
         if let Some(job) = iv.job {
-            self.jobs.entry(job).or_default().add(class, iv);
+            self.jobs.entry(job).add(class, iv);
         }
     }
 
@@ -337,7 +337,7 @@ impl Fold for LeakFold {
             self.groups.entry(k).or_default().merge(&v);
         }
         for (k, v) in other.jobs {
-            self.jobs.entry(k).or_default().merge(&v);
+            self.jobs.entry(k).merge(&v);
         }
     }
 }

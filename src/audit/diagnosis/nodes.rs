@@ -2,7 +2,7 @@
 //! any of its GPUs has held weight there; the cards of a node-held host that
 //! are not held are stranded, those of a host nobody holds are free.
 use super::Sum;
-use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
+use crate::audit::interval::{ByLabel, Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
 use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
@@ -15,10 +15,41 @@ struct HostBucket {
     unallocated_usd: Sum,
 }
 
+/// One host's buckets, dense from the first bucket it was seen in to the
+/// last: an interval costs an index, not a hash, and a host seen for a day of
+/// a year costs a day (at most the window's buckets, as the timeline).
 #[derive(Debug, Clone, Default)]
 struct HostState {
-    /// bucket index k → sums; sparse, so a host seen for a day of a year costs a day
-    buckets: HashMap<i64, HostBucket>,
+    /// bucket index k of `buckets[0]`
+    first: i64,
+    buckets: Vec<HostBucket>,
+}
+
+impl HostState {
+    fn bucket_mut(&mut self, k: i64) -> Option<&mut HostBucket> {
+        if self.buckets.is_empty() {
+            self.first = k;
+        }
+        if k < self.first {
+            // a GPU of the host seen after another, from an earlier time
+            let earlier = usize::try_from(self.first - k).ok()?;
+            self.buckets
+                .splice(0..0, std::iter::repeat_n(HostBucket::default(), earlier));
+            self.first = k;
+        }
+        let at = usize::try_from(k - self.first).ok()?;
+        if at >= self.buckets.len() {
+            self.buckets.resize(at + 1, HostBucket::default());
+        }
+        self.buckets.get_mut(at)
+    }
+
+    /// The buckets with weight, by index k.
+    fn buckets(&self) -> impl Iterator<Item = (i64, &HostBucket)> {
+        (self.first..)
+            .zip(&self.buckets)
+            .filter(|(_, b)| b.held > 0 || b.unallocated > 0)
+    }
 }
 
 /// State of the node view: per host, per bucket, held and unallocated ticks.
@@ -27,7 +58,7 @@ pub struct NodesFold {
     bucket: i64,
     window_start: i64,
     window_end: i64,
-    hosts: HashMap<u32, HostState>,
+    hosts: ByLabel<HostState>,
     /// the host of each GPU slot seen (a slot is one GPU of one host), so
     /// GPUs per host are counted once at the end, not hashed per interval
     gpu_host: Vec<Option<u32>>,
@@ -41,7 +72,7 @@ impl NodesFold {
             bucket: bucket_ticks.max(1),
             window_start,
             window_end,
-            hosts: HashMap::default(),
+            hosts: ByLabel::default(),
             gpu_host: Vec::new(),
             priced: false,
         }
@@ -62,8 +93,8 @@ impl NodesFold {
                 let t = host_totals(state);
                 totals.add(&t);
                 NodeHost {
-                    host: names.label(*id).to_string(),
-                    gpus: gpus.get(id).copied().unwrap_or(0),
+                    host: names.label(id).to_string(),
+                    gpus: gpus.get(&id).copied().unwrap_or(0),
                     node_held_gpu_hours: hours(t.node_held),
                     held_gpu_hours: hours(t.held),
                     stranded_gpu_hours: hours(t.stranded),
@@ -121,7 +152,7 @@ impl NodeTotals {
 /// (held or unallocated) cards, and their unallocated cards are stranded.
 fn host_totals(state: &HostState) -> NodeTotals {
     let mut t = NodeTotals::default();
-    for b in state.buckets.values() {
+    for (_, b) in state.buckets() {
         t.held += b.held;
         if b.held > 0 {
             t.node_held += b.held + b.unallocated;
@@ -148,13 +179,15 @@ impl Fold for NodesFold {
         if let Some(slot) = self.gpu_host.get_mut(iv.gpu) {
             *slot = Some(iv.host);
         }
-        let host = self.hosts.entry(iv.host).or_default();
+        self.priced |= iv.price.is_some() && !iv.held_unknown;
+        let host = self.hosts.entry(iv.host);
         if iv.held_unknown {
             return;
         }
-        self.priced |= iv.price.is_some();
         for (k, part) in split_at_buckets(start, end - start, self.bucket) {
-            let b = host.buckets.entry(k).or_default();
+            let Some(b) = host.bucket_mut(k) else {
+                continue;
+            };
             if iv.held {
                 b.held += part;
             } else {
@@ -178,9 +211,11 @@ impl Fold for NodesFold {
             }
         }
         for (id, theirs) in other.hosts {
-            let mine = self.hosts.entry(id).or_default();
-            for (k, b) in theirs.buckets {
-                let m = mine.buckets.entry(k).or_default();
+            let mine = self.hosts.entry(id);
+            for (k, b) in theirs.buckets() {
+                let Some(m) = mine.bucket_mut(k) else {
+                    continue;
+                };
                 m.held += b.held;
                 m.unallocated += b.unallocated;
                 m.unallocated_usd.merge(&b.unallocated_usd);

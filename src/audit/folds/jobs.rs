@@ -1,15 +1,14 @@
 //! Held time per job and the GPUs each job held, for the `--jobs` summaries.
 use super::row_of;
-use crate::audit::interval::{Fold, Interval, Names};
+use crate::audit::interval::{ByLabel, Fold, Interval, Names};
 use crate::audit::model::JobSummary;
 use crate::audit::tally::{Basis, Present, Row, Tally};
-use foldhash::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub struct JobsFold {
     basis: Basis,
     /// job label id -> (tally of its held intervals, the GPU slots it held)
-    jobs: HashMap<u32, (Tally, BTreeSet<usize>)>,
+    jobs: ByLabel<(Tally, BTreeSet<usize>)>,
     /// per GPU slot, the job of its last held interval: a GPU's set entry is
     /// written once per change of job, not once per sample
     last_job: Vec<Option<u32>>,
@@ -19,7 +18,7 @@ impl JobsFold {
     pub fn new(basis: Basis) -> Self {
         JobsFold {
             basis,
-            jobs: HashMap::default(),
+            jobs: ByLabel::default(),
             last_job: Vec::new(),
         }
     }
@@ -28,7 +27,7 @@ impl JobsFold {
         let (true, Some(job)) = (iv.held, iv.job) else {
             return;
         };
-        let e = self.jobs.entry(job).or_default();
+        let e = self.jobs.entry(job);
         e.0.add(row, self.basis);
         if self.last_job.len() <= iv.gpu {
             self.last_job.resize(iv.gpu + 1, None);
@@ -50,7 +49,7 @@ impl JobsFold {
             .jobs
             .iter()
             .map(|(job, (t, gpu_set))| {
-                let job = names.label(*job).to_string();
+                let job = names.label(job).to_string();
                 let r = t.ratios(present);
                 let m = mfu.get(&job).copied();
                 JobSummary {
@@ -83,7 +82,7 @@ impl Fold for JobsFold {
     #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (job, (t, gpus)) in other.jobs {
-            let e = self.jobs.entry(job).or_default();
+            let e = self.jobs.entry(job);
             e.0.merge(&t);
             e.1.extend(gpus);
         }
