@@ -427,14 +427,26 @@ impl<'a> Engine<'a> {
         };
         let ca = ca.rechunk();
         let mut by_view: HashMap<u128, Option<u32>> = HashMap::default();
+        // neighbouring rows often share the label (a host's GPUs, a gang's
+        // job): the previous row's view is checked before the hash
+        let mut previous: Option<(u128, Option<u32>)> = None;
         Ok(views_of(&ca)?
-            .map(|(v, s)| match by_view.get(&v) {
-                Some(id) => *id,
-                None => {
-                    let id = (!s.is_empty()).then(|| self.labels.intern(s));
-                    by_view.insert(v, id);
-                    id
+            .map(|(v, s)| {
+                if let Some((pv, id)) = previous
+                    && pv == v
+                {
+                    return id;
                 }
+                let id = match by_view.get(&v) {
+                    Some(id) => *id,
+                    None => {
+                        let id = (!s.is_empty()).then(|| self.labels.intern(s));
+                        by_view.insert(v, id);
+                        id
+                    }
+                };
+                previous = Some((v, id));
+                id
             })
             .collect())
     }
@@ -648,7 +660,11 @@ impl<'a> Engine<'a> {
 
     /// The weighed interval of one sample, handed to every fold.
     fn finalize(&mut self, g: usize, p: Pending, w_ms: i64, gap_after: bool) {
-        let mfu = p.job.and_then(|j| self.mfu_by_label.get(&j).copied());
+        // no jobs file (the usual case): no lookup per interval
+        let mfu = p
+            .job
+            .filter(|_| !self.mfu_by_label.is_empty())
+            .and_then(|j| self.mfu_by_label.get(&j).copied());
         let iv = Interval {
             gpu: g,
             host: self.gpus[g].host_id,
