@@ -659,7 +659,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The weighed interval of one sample, handed to every fold.
-    fn finalize(&mut self, g: usize, p: Pending, w_ms: i64, gap_after: bool) {
+    fn finalize(&mut self, g: usize, p: Pending, w_us: i64, gap_after: bool) {
         // no jobs file (the usual case): no lookup per interval
         let mfu = p
             .job
