@@ -117,9 +117,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     };
     let host = host_name();
 
-    // Leaked: a reader stuck in a hung driver call may outlive the scan, so NVML
-    // stays initialised until the process exits.
-    let nvml: &'static nvml_wrapper::Nvml = Box::leak(Box::new(open(args.nvml_lib.as_deref())?));
+    let nvml = open(args.nvml_lib.as_deref(), nvml_timeout)?;
     let signals = Signals::catch()?;
     let mut bracket = if args.command.is_empty() {
         Bracket::plain()
