@@ -150,12 +150,17 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
         }
         Role::Inference => {
             out.held = true;
-            out.job = Some(format!("chat-serve-{}", node / 5));
+            // Traffic follows the working day (peak 15:00 UTC); replica 7 is an
+            // over-provisioned spare that never gets a request: its own job, so the
+            // job view shows an idle inference job beside the busy pool.
+            out.job = Some(if slot == 7 {
+                format!("chat-serve-{}-spare", node / 5)
+            } else {
+                format!("chat-serve-{}", node / 5)
+            });
             out.user = Some("svc-inference");
             out.team = Some("product");
             out.mem_gib = 38.0 + noise(1);
-            // Traffic follows the working day (peak 15:00 UTC); replica 7 is an
-            // over-provisioned spare that never gets a request.
             let diurnal = (((day_hour - 9.0) / 24.0) * std::f64::consts::TAU)
                 .sin()
                 .max(0.0);

@@ -121,6 +121,21 @@ fn the_demo_fleet_tells_its_story() -> anyhow::Result<()> {
     assert_eq!(job("pretrain-0")["interruptions"].as_u64(), Some(1));
     assert_close(num(&job("pretrain-0"), "/mean_recovery_hours"), 3.0, "hang");
     assert_eq!(job("chat-serve-0")["shape"], "inference");
+    assert_eq!(job("chat-serve-0")["gpus"].as_u64(), Some(7));
+    // the spare replica is its own inference job, idle for the whole week: parked
+    let spare = job("chat-serve-0-spare");
+    assert_eq!(spare["shape"], "idle");
+    assert_eq!(spare["gpus"].as_u64(), Some(1));
+    assert_close(num(&spare, "/held_gpu_hours"), 168.0, "a week on one card");
+    assert_close(num(&spare, "/idle_share"), 1.0, "never a request");
+    let spare_findings: Vec<&str> = v["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["job"] == "chat-serve-0-spare")
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert_eq!(spare_findings, ["parked"]);
     let kinds: Vec<&str> = v["findings"]
         .as_array()
         .into_iter()
