@@ -6,9 +6,9 @@ use crate::source::from_frame;
 use crate::timeparse::format_time;
 use polars::prelude::{Column, DataFrame};
 
-const T0: i64 = 1_700_000_000_000; // ms, a real epoch
-const MIN: i64 = 60_000;
-const HOUR: f64 = 3_600_000.0;
+const T0: i64 = 1_700_000_000_000_000; // µs (ticks), a real epoch
+const MIN: i64 = super::interval::TICKS_PER_MINUTE;
+const HOUR: f64 = super::interval::TICKS_PER_HOUR;
 
 fn table(cols: Vec<Column>) -> Result<SampleTable> {
     let df = DataFrame::new_infer_height(cols)?;

@@ -3,7 +3,7 @@
 //! the window and split at bucket boundaries; metric-weighted sums are split
 //! the same way (part × metric), so a bucket holds exactly its share.
 use super::Sum;
-use crate::audit::interval::{Fold, Interval, Names, split_at_buckets};
+use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_SECOND, split_at_buckets};
 use crate::timeparse::format_time;
 use serde::{Deserialize, Serialize};
 
@@ -125,7 +125,7 @@ impl TimelineFold {
         let buckets: Vec<TimelineBucket> =
             (0..self.sums.len()).map(|i| self.bucket_of(i)).collect();
         Timeline {
-            bucket_seconds: self.bucket as f64 / 1000.0,
+            bucket_seconds: self.bucket as f64 / TICKS_PER_SECOND as f64,
             unobserved_buckets: self.sums.iter().filter(|s| s.observed == 0).count(),
             buckets,
         }
@@ -229,6 +229,7 @@ pub struct TimelineBucket {
 mod tests {
     use super::super::testkit::{H, TestNames, free, held};
     use super::*;
+    const MINUTE: i64 = crate::audit::interval::TICKS_PER_MINUTE;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
@@ -316,8 +317,8 @@ mod tests {
     #[test]
     fn merged_shards_equal_one_fold() {
         let ivs = [
-            held(0, 0, 0, 90 * 60_000, Some(0.25)),
-            free(1, 1, 30 * 60_000, H),
+            held(0, 0, 0, 90 * MINUTE, Some(0.25)),
+            free(1, 1, 30 * MINUTE, H),
         ];
         let mut one = TimelineFold::new(H, 0, 2 * H);
         ivs.iter().for_each(|iv| one.add(iv));

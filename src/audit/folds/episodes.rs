@@ -123,7 +123,7 @@ mod tests {
         }
     }
 
-    const MIN: i64 = 60_000;
+    const MIN: i64 = crate::audit::interval::TICKS_PER_MINUTE;
 
     fn idle(start_min: i64, job: u32, gap_after: bool) -> Interval {
         Interval {
