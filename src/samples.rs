@@ -703,6 +703,20 @@ pub fn normalize(
             {
                 src.with_name((*name).into()).into_column()
             }
+            // a millisecond datetime scales up exactly, in one vectorised cast
+            Kind::Time
+                if matches!(src.dtype(), DataType::Datetime(TimeUnit::Milliseconds, _))
+                    && src.null_count() == 0
+                    && datetimes_in_range(&src) =>
+            {
+                src.cast(&DataType::Datetime(TimeUnit::Microseconds, None))
+                    .and_then(|s| s.cast(&DataType::Int64))
+                    .and_then(|s| s.cast(&dtype_of(Kind::Time)))
+                    .map_err(anyhow::Error::from)
+                    .with_context(|| what("timestamps"))?
+                    .with_name((*name).into())
+                    .into_column()
+            }
             Kind::Label
                 if src.dtype() == &DataType::String
                     && (*name != col::HOST || src.null_count() == 0) =>
@@ -886,7 +900,16 @@ fn to_time_us(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)>
     let mut naive = 0u64;
     let us = to_time_us_counting(src, origin, name, &mut naive)?;
     if let Some(i) = us.iter().position(|v| !TIME_RANGE_US.contains(v)) {
-        let written = src.get(i).map(|v| v.to_string()).unwrap_or_default();
+        // polars cannot print a datetime past its range (it panics): the raw value
+        let written = match src.dtype() {
+            DataType::Datetime(unit, _) => src
+                .cast(&DataType::Int64)
+                .ok()
+                .and_then(|p| p.i64().ok().and_then(|c| c.get(i)))
+                .map(|v| format!("datetime {v} ({unit} since 1970)"))
+                .unwrap_or_default(),
+            _ => src.get(i).map(|v| v.to_string()).unwrap_or_default(),
+        };
         bail!(
             "{origin}: column '{name}' row {}: {written} lies outside the years 1 to 9999 (not a timestamp)",
             i + 1
@@ -897,13 +920,29 @@ fn to_time_us(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)>
 
 /// Whether a datetime column lies within [`TIME_RANGE_US`] (min and max, no copy).
 fn datetimes_in_range(src: &Series) -> bool {
+    let DataType::Datetime(unit, _) = src.dtype() else {
+        return false;
+    };
     let Ok(phys) = src.cast(&DataType::Int64) else {
         return false;
     };
     let Ok(ca) = phys.i64() else { return false };
     match (ca.min(), ca.max()) {
-        (Some(lo), Some(hi)) => TIME_RANGE_US.contains(&lo) && TIME_RANGE_US.contains(&hi),
+        (Some(lo), Some(hi)) => {
+            TIME_RANGE_US.contains(&datetime_to_us(*unit, lo))
+                && TIME_RANGE_US.contains(&datetime_to_us(*unit, hi))
+        }
         _ => true,
+    }
+}
+
+/// A datetime's physical value in µs, exactly: ms scale up (saturating: out
+/// of range is refused after), ns truncate to the microsecond.
+fn datetime_to_us(unit: TimeUnit, v: i64) -> i64 {
+    match unit {
+        TimeUnit::Milliseconds => v.saturating_mul(1_000),
+        TimeUnit::Microseconds => v,
+        TimeUnit::Nanoseconds => v.div_euclid(1_000),
     }
 }
 
@@ -923,16 +962,12 @@ fn to_time_us_counting(
         DataType::Datetime(unit, _) => {
             let phys = src.cast(&DataType::Int64)?;
             let ca = phys.i64()?;
-            // exact: ms scale up (saturating: out of range is refused after),
-            // ns truncate to the microsecond
-            let to_us = |v: i64| match unit {
-                TimeUnit::Milliseconds => v.saturating_mul(1_000),
-                TimeUnit::Microseconds => v,
-                TimeUnit::Nanoseconds => v.div_euclid(1_000),
-            };
             ca.iter()
                 .enumerate()
-                .map(|(i, v)| v.map(to_us).ok_or_else(|| bad_row(i, "null")))
+                .map(|(i, v)| {
+                    v.map(|v| datetime_to_us(*unit, v))
+                        .ok_or_else(|| bad_row(i, "null"))
+                })
                 .collect()
         }
         DataType::Date => {
@@ -1170,6 +1205,55 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// ms and ns datetime columns become canonical µs exactly (ns truncated);
+    /// integer epochs of every unit too.
+    #[test]
+    fn every_time_unit_converts_to_microseconds() -> Result<()> {
+        const T: i64 = 1_780_000_000_000_000; // µs
+        let times = |unit: TimeUnit, v: Vec<i64>| -> Result<Vec<Option<i64>>> {
+            let col = Series::new(col::TIME.into(), v)
+                .cast(&DataType::Datetime(unit, None))?
+                .into_column();
+            let df = DataFrame::new_infer_height(vec![col, Column::new("gpu".into(), ["g", "g"])])?;
+            let t = crate::source::from_frame("t", df, &[], Quality::default())?;
+            let c = t.df.column(col::TIME)?.cast(&DataType::Int64)?;
+            Ok(c.i64()?.iter().collect())
+        };
+        let want = vec![Some(T), Some(T + 1_500)];
+        assert_eq!(
+            times(TimeUnit::Milliseconds, vec![T / 1_000, T / 1_000 + 1])?,
+            vec![Some(T), Some(T + 1_000)]
+        );
+        assert_eq!(times(TimeUnit::Microseconds, vec![T, T + 1_500])?, want);
+        assert_eq!(
+            times(
+                TimeUnit::Nanoseconds,
+                vec![T * 1_000 + 999, (T + 1_500) * 1_000 + 1]
+            )?,
+            want
+        );
+        let ints = |v: Vec<i64>| -> Result<Vec<Option<i64>>> {
+            let df = DataFrame::new_infer_height(vec![
+                Column::new(col::TIME.into(), v),
+                Column::new("gpu".into(), ["g", "g"]),
+            ])?;
+            let t = crate::source::from_frame("t", df, &[], Quality::default())?;
+            let c = t.df.column(col::TIME)?.cast(&DataType::Int64)?;
+            Ok(c.i64()?.iter().collect())
+        };
+        assert_eq!(ints(vec![T, T + 1_500])?, want);
+        assert_eq!(ints(vec![T * 1_000 + 999, (T + 1_500) * 1_000 + 1])?, want);
+        // a millisecond datetime beyond the year 9999 is refused, not wrapped
+        let e = times(TimeUnit::Milliseconds, vec![i64::MAX / 2, 0]).map(|_| ());
+        let e = format!(
+            "{:#}",
+            e.err().unwrap_or_else(|| anyhow::anyhow!("accepted"))
+        );
+        assert!(e.contains("row 1: datetime 4611686018427387903 (ms"), "{e}");
+        assert!(e.contains("outside the years 1 to 9999"), "{e}");
+        Ok(())
     }
 
     #[test]
