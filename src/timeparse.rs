@@ -201,6 +201,53 @@ pub fn format_time(us: EpochUs) -> String {
     }
 }
 
+/// A tick (µs) as a report time. Normalised times lie in the years 1..9999;
+/// anything beyond chrono's range clamps to it rather than fail.
+pub fn to_datetime(us: EpochUs) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_micros(us).unwrap_or(if us < 0 {
+        DateTime::<Utc>::MIN_UTC
+    } else {
+        DateTime::<Utc>::MAX_UTC
+    })
+}
+
+/// RFC 3339 text of a report time, as `gpuaudit.report/1` has always written
+/// it: UTC with `Z`, no fraction for whole seconds, else 3, 6 or 9 digits.
+pub fn rfc3339(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// A report time from RFC 3339 text, for tests.
+#[cfg(test)]
+pub fn utc(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .expect("an RFC 3339 test time")
+}
+
+/// Serde for report times: written by [`rfc3339`], read from any RFC 3339
+/// text (any offset, taken to UTC), so baselines written before the model
+/// held `DateTime` parse unchanged. Use with `#[serde(with = "...")]`.
+pub mod rfc3339_serde {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&super::rfc3339(t))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|_| {
+                D::Error::custom(format!(
+                    "'{text}' is not an RFC 3339 time (expected e.g. 2026-07-01T00:00:00Z)"
+                ))
+            })
+    }
+}
+
 /// A duration for people: `5m`, `1h`, `1h 30m`.
 pub fn format_duration_us(us: i64) -> String {
     humantime::format_duration(std::time::Duration::from_micros(us.max(0) as u64)).to_string()
