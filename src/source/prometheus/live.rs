@@ -58,7 +58,7 @@ const KEEP_LABELS: &[&str] = &[
 
 /// Ticks (µs) as a PromQL duration in milliseconds, the finest unit PromQL
 /// has (a step is a whole number of ms, and `until` is floored to one).
-pub fn promql_ms(us: i64) -> i64 {
+pub fn promql_millis(us: i64) -> i64 {
     us.div_euclid(1_000)
 }
 
@@ -139,7 +139,7 @@ impl LiveQuery {
         format!(
             "last_over_time({}[{}ms])",
             self.selector(&[metric], extra),
-            promql_ms(self.step_us) - 1
+            promql_millis(self.step_us) - 1
         )
     }
 

@@ -112,7 +112,7 @@ impl Plan {
         format!(
             "last_over_time({metric}{{{}}}[{}ms])",
             parts.join(", "),
-            super::live::promql_ms(self.step_us) - 1
+            super::live::promql_millis(self.step_us) - 1
         )
     }
 
@@ -355,8 +355,8 @@ fn sum_points(
             // (end - 1ms - range, end - 1ms] holds exactly the step multiples in [start, end).
             let query = format!(
                 "sum by ({outer}) (sum_over_time(({inner})[{}ms:{}ms]))",
-                super::live::promql_ms(end - start),
-                super::live::promql_ms(q.step_us)
+                super::live::promql_millis(end - start),
+                super::live::promql_millis(q.step_us)
             );
             let response = client.query(&query, end - 1_000)?;
             for s in response.series {
