@@ -34,11 +34,11 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         .context("--at")?;
     let align_us = match input.align.as_deref() {
         Some(a) => {
-            let ms = parse_duration_us(a).context("--align")?;
-            if ms < 0 {
+            let us = parse_duration_us(a).context("--align")?;
+            if us < 0 {
                 bail!("--align must not be negative");
             }
-            Some(ms)
+            Some(us)
         }
         None => None,
     };
@@ -89,18 +89,18 @@ pub fn audit_config_with_end(
         bail!("--since must be before --until");
     }
     if let Some(g) = &args.max_gap {
-        let ms = parse_duration_us(g).context("--max-gap")?;
-        if ms <= 0 {
+        let us = parse_duration_us(g).context("--max-gap")?;
+        if us <= 0 {
             bail!("--max-gap must be positive");
         }
-        cfg.max_gap_us = Some(ms);
+        cfg.max_gap_us = Some(us);
     }
     if let Some(i) = &args.interval {
-        let ms = parse_duration_us(i).context("--interval")?;
-        if ms <= 0 {
+        let us = parse_duration_us(i).context("--interval")?;
+        if us <= 0 {
             bail!("--interval must be positive");
         }
-        cfg.interval_us = Some(ms);
+        cfg.interval_us = Some(us);
     }
     cfg.idle_below = parse_fraction(&args.idle_below).context("--idle-below")?;
     cfg.min_idle_us = parse_duration_us(&args.min_idle).context("--min-idle")?;
@@ -115,11 +115,11 @@ pub fn audit_config_with_end(
     });
     cfg.top = args.top;
     if let Some(b) = &args.bucket {
-        let ms = parse_duration_us(b).context("--bucket")?;
-        if ms <= 0 {
+        let us = parse_duration_us(b).context("--bucket")?;
+        if us <= 0 {
             bail!("--bucket must be positive");
         }
-        cfg.bucket_us = Some(ms);
+        cfg.bucket_us = Some(us);
     }
     if let Some(path) = &args.leak_thresholds {
         cfg.leak_thresholds = crate::audit::diagnosis::LeakThresholds::from_file(path)

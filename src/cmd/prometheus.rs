@@ -41,7 +41,7 @@ fn client(p: &PrometheusArgs, url: &str) -> Result<Client> {
         bail!("--prom-timeout must be positive");
     }
     let opts = ClientOptions {
-        timeout: Duration::from_millis(timeout as u64),
+        timeout: Duration::from_micros(timeout as u64),
         retries: p.prom_retries,
         auth,
     };
@@ -53,7 +53,7 @@ pub fn build(args: &ReportArgs, url: &str) -> Result<Report> {
     if !args.input.inputs.is_empty() {
         bail!("give either input files or --prometheus, not both");
     }
-    let now = chrono::Utc::now().timestamp_millis();
+    let now = chrono::Utc::now().timestamp_micros();
     let until = live_time(args.audit.until.as_deref().unwrap_or("now"), now).context("--until")?;
     let since =
         live_time(args.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
