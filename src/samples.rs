@@ -4,6 +4,7 @@
 //! names (or canonical names); [`normalize`] maps them onto the canonical
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
+use crate::audit::model::{ColumnName, Note};
 use crate::timeparse::{epoch_number_to_ms, parse_timestamp_zoned};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
@@ -448,8 +449,8 @@ pub struct Quality {
     pub invalid: BTreeMap<String, u64>,
     /// rows dropped because a required value (gpu) was missing
     pub rows_dropped: u64,
-    /// human-readable notes (which source column fed what, timestamps assumed, ...)
-    pub notes: Vec<String>,
+    /// what a reader decided (which source column fed what, timestamps assumed, ...)
+    pub notes: Vec<Note>,
     /// warnings a reader counted (e.g. lines it skipped)
     pub warnings: Vec<String>,
     /// source columns of `--map` entries some input had (a map no input matches is refused)
@@ -727,10 +728,10 @@ pub fn normalize(
             Kind::Time => {
                 let (ms, naive) = to_time_ms(&src, origin, &r.source)?;
                 if naive > 0 {
-                    quality.notes.push(format!(
-                        "{}: {naive} timestamps without a UTC offset, taken as UTC",
-                        label_of(r)
-                    ));
+                    quality.notes.push(Note::NaiveTimesAsUtc {
+                        column: column_name(r),
+                        count: naive,
+                    });
                 }
                 Series::new((*name).into(), ms)
                     .cast(&dtype_of(Kind::Time))
@@ -823,13 +824,17 @@ fn decide_units(
     Ok(out)
 }
 
-/// "device_util" or "device_util (column 'busy')": how notes name a column.
-pub fn label_of(r: &Resolved) -> String {
-    if r.source == r.canonical {
-        r.canonical.to_string()
-    } else {
-        format!("{} (column '{}')", r.canonical, r.source)
+/// The column a note or warning names: canonical, and the input's own name.
+pub fn column_name(r: &Resolved) -> ColumnName {
+    ColumnName {
+        canonical: r.canonical.to_string(),
+        source: r.source.clone(),
     }
+}
+
+/// "device_util" or "device_util (column 'busy')": how warnings name a column.
+pub fn label_of(r: &Resolved) -> String {
+    crate::render::notes::column_text(&column_name(r))
 }
 
 /// Apply one unit decision: the unit it sets, the note or warning it adds, or
@@ -844,8 +849,11 @@ pub fn match_decision(
     use crate::units::Decision;
     match decision {
         Decision::Keep => {}
-        Decision::Percent { note } => {
-            quality.notes.push(note);
+        Decision::Percent { max } => {
+            quality.notes.push(Note::ReadAsPercent {
+                column: column_name(r),
+                max,
+            });
             units.insert(r.canonical, Unit::Percent);
         }
         Decision::Implausible { warning } => quality.warnings.push(warning),

@@ -96,9 +96,9 @@ pub fn stats(src: &Series) -> Option<Stats> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     Keep,
-    /// values above 1 and within 0..100: percent (the note says so)
+    /// values above 1 and within 0..100: percent (a note says so, with the max)
     Percent {
-        note: String,
+        max: f64,
     },
     /// only 0 and 1, written as integers: 100% busy or 1% busy? Refused.
     Ambiguous,
@@ -118,9 +118,7 @@ pub fn decide(kind: Kind, unit: Unit, stats: &Stats, label: &str) -> Decision {
     }
     match kind {
         Kind::Fraction if stats.max > 1.0 && stats.max <= 100.0 && stats.min >= 0.0 => {
-            Decision::Percent {
-                note: format!("{label} read as percent: max {}", stats.max),
-            }
+            Decision::Percent { max: stats.max }
         }
         Kind::Fraction if stats.integer_written && stats.min >= 0.0 && stats.max == 1.0 => {
             Decision::Ambiguous
@@ -161,12 +159,7 @@ mod tests {
             &st(&[0.0, 7.0, 99.7], false),
             "u",
         );
-        assert_eq!(
-            d,
-            Decision::Percent {
-                note: "u read as percent: max 99.7".into()
-            }
-        );
+        assert_eq!(d, Decision::Percent { max: 99.7 });
         assert_eq!(
             decide(Kind::Fraction, Unit::AsIs, &st(&[0.2, 0.9], false), "u"),
             Decision::Keep

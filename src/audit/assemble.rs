@@ -152,7 +152,7 @@ fn group_rows((by, tallies): &(GroupBy, Vec<(String, Tally)>), present: &Present
 
 /// Not-useful dollars count held hours whose basis metric was not measured
 /// as not useful: say how many.
-fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<String> {
+fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<Note> {
     if cost.not_useful_usd.is_none() || total.held_h <= 0.0 {
         return None;
     }
@@ -162,11 +162,8 @@ fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<Str
         Basis::SmActive => total.sm_known_h.get(),
         Basis::Active => total.active_known_h.get(),
     };
-    (total.held_h - known > 1e-9 * total.held_h).then(|| {
-        format!(
-            "not-useful dollars count {:.2} held GPU-hours without {} as not useful",
-            total.held_h - known,
-            basis.name()
-        )
+    (total.held_h - known > 1e-9 * total.held_h).then(|| Note::UnmeasuredBasis {
+        held_gpu_hours: total.held_h - known,
+        basis: basis.name().to_string(),
     })
 }

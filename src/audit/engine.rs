@@ -760,10 +760,9 @@ impl<'a> Engine<'a> {
         let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
         if snapshot {
-            notes.push(format!(
-                "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
-                crate::timeparse::format_duration_ms(self.snapshot_ms)
-            ));
+            notes.push(crate::audit::model::Note::Snapshot {
+                weight_ms: self.snapshot_ms,
+            });
         }
         Parts {
             window_start,

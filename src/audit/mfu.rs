@@ -6,6 +6,7 @@ use super::TableChunks;
 use super::engine::Engine;
 use super::folds::mfu::JobHeld;
 use super::{AuditConfig, ChunkSource, HeldRule, held_rule_from};
+use crate::audit::model::Note;
 use crate::hardware::{self, Dtype};
 #[cfg(test)]
 use crate::samples::SampleTable;
@@ -47,7 +48,7 @@ pub struct DeclaredJobs {
 pub struct JobMfu {
     pub mfu: BTreeMap<String, f64>,
     pub warnings: Vec<String>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// Held time per job, weighed exactly as the audit weighs samples (§2, §3):
@@ -65,15 +66,17 @@ fn held_by_job(
     Ok(engine.finish_mfu())
 }
 
+/// How many job names a note or warning lists.
+const LISTED: usize = 10;
+
 fn list(names: &[String]) -> String {
-    const SHOWN: usize = 10;
     let mut s = names
         .iter()
-        .take(SHOWN)
+        .take(LISTED)
         .map(|n| format!("'{n}'"))
         .collect::<Vec<_>>()
         .join(", ");
-    if names.len() > SHOWN {
+    if names.len() > LISTED {
         s.push_str(&format!(", … ({} in all)", names.len()));
     }
     s
@@ -206,14 +209,13 @@ fn mfu_of(
         .cloned()
         .collect();
     if !undeclared.is_empty() {
-        out.notes.push(format!(
-            "useful: {} held job(s) have no declaration in the jobs file and count as 0 useful: {}",
-            undeclared.len(),
-            list(&undeclared)
-        ));
+        out.notes.push(Note::UndeclaredJobs {
+            examples: undeclared.iter().take(LISTED).cloned().collect(),
+            count: undeclared.len(),
+        });
     }
     if whole.is_some() {
-        out.notes.push("useful: MFU of jobs declared by model_flops is taken over all their samples, not only the window".to_string());
+        out.notes.push(Note::WholeJobMfu);
     }
     out
 }
@@ -319,7 +321,8 @@ mod tests {
                 && r.warnings[1].contains("'NVIDIA L4'")
                 && r.warnings[1].contains("2 held samples")
         );
-        assert!(r.notes[0].contains("'a'"), "{:?}", r.notes);
+        let note = crate::render::notes::note_text(&r.notes[0]);
+        assert!(note.contains("'a'"), "{:?}", r.notes);
         Ok(())
     }
 

@@ -60,7 +60,10 @@ pub struct Sources {
     pub rows_used: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+/// What could not be used and what the readers and the audit decided. Its
+/// `Serialize` is in render/json.rs: `notes` are written as their text (the
+/// strings of gpuaudit.report/1), `note_codes` as the typed notes.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
 #[serde(default)]
 pub struct DataQuality {
     pub duplicates: u64,
@@ -72,8 +75,180 @@ pub struct DataQuality {
     pub held_unknown_gpu_hours: f64,
     pub rows_outside_window: u64,
     pub rows_dropped: u64,
-    pub notes: Vec<String>,
+    /// read back from a document, each note is its text (`Note::Text`)
+    pub notes: Vec<Note>,
     pub warnings: Vec<String>,
+}
+
+/// A data-quality note as data: what a reader or the audit decided. Its
+/// English text is built in one place, `render::notes::note_text`; the
+/// JSON writes both (docs/semantics.md, "Notes"). A note read back from a
+/// JSON document is its text, `Text`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Note {
+    /// timestamps without a UTC offset, taken as UTC
+    NaiveTimesAsUtc {
+        column: ColumnName,
+        count: u64,
+    },
+    /// a fraction column decided percent from its values
+    ReadAsPercent {
+        column: ColumnName,
+        max: f64,
+    },
+    /// metrics of one GPU stamped apart, joined into one sample
+    MetricsAligned {
+        widest_ms: i64,
+        align_ms: i64,
+    },
+    /// where Prometheus series' owners came from (`examples`: the first few)
+    OwnerFrom {
+        from: OwnerSource,
+        label: Option<String>,
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// series without `__name__`, named after their file
+    UnnamedSeries {
+        file: String,
+        count: u64,
+        named: String,
+    },
+    /// rows without timestamps placed at --at or the file's modification time
+    UntimedRows {
+        file: String,
+        rows: UntimedRows,
+        time_ms: i64,
+        from: TimeFrom,
+    },
+    /// nvidia-smi has no device activity for MIG-enabled GPUs
+    MigNoActivity {
+        file: String,
+        gpus: usize,
+    },
+    /// nvidia-smi XML: held when a compute process runs
+    HeldFromProcesses {
+        file: String,
+    },
+    /// an nvidia-smi log without an id column, read as GPU '0'
+    NoGpuColumn {
+        file: String,
+    },
+    /// an nvidia-smi log's held state from its compute-apps files
+    HeldFromApps {
+        file: String,
+        apps: Vec<String>,
+    },
+    /// what a pulled Prometheus report read
+    PrometheusPulled {
+        points: u64,
+        requests: u64,
+        query: PromQuery,
+    },
+    /// how --pushdown's layers can differ from a pulled report
+    PushdownCaveat,
+    PushdownQueried {
+        query: PromQuery,
+        requests: u64,
+    },
+    GroupsFromLabel {
+        label: String,
+    },
+    /// the diagnosis sections need every sample
+    DiagnosisNotWithPushdown,
+    /// held jobs without a declaration (`examples`: the first few)
+    UndeclaredJobs {
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// MFU of model_flops declarations is over all the job's samples
+    WholeJobMfu,
+    /// every GPU has one sample, weighed `weight_ms`
+    Snapshot {
+        weight_ms: i64,
+    },
+    /// held GPU-hours without the basis metric, counted not useful
+    UnmeasuredBasis {
+        held_gpu_hours: f64,
+        basis: String,
+    },
+    /// a live scan metric NVML could not give for one GPU
+    MetricUnsupported {
+        gpu: String,
+        metric: String,
+        why: String,
+    },
+    /// a note read back from a document (its text), or a reader's own words
+    #[serde(untagged)]
+    Text(String),
+}
+
+impl Note {
+    /// Whether two notes say the same thing for de-duplication: owner notes
+    /// of one kind are one note whatever their examples (chunks differ there).
+    pub fn same_kind(&self, other: &Note) -> bool {
+        match (self, other) {
+            (
+                Note::OwnerFrom { from, label, .. },
+                Note::OwnerFrom {
+                    from: f2,
+                    label: l2,
+                    ..
+                },
+            ) => from == f2 && label == l2,
+            _ => self == other,
+        }
+    }
+}
+
+/// A canonical column and the input column that fed it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ColumnName {
+    pub canonical: String,
+    pub source: String,
+}
+
+/// Where a Prometheus series' owner came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnerSource {
+    /// --job-label
+    Label,
+    ExportedPod,
+    Pod,
+    HpcJob,
+    /// pod labels naming the exporter itself, not taken as a workload
+    ExporterPodIgnored,
+}
+
+/// What rows of an input carried no timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UntimedRows {
+    Samples {
+        count: Option<usize>,
+    },
+    Snapshots,
+    /// nvidia-smi dmon without -o DT: taken 1 s apart
+    DmonSamples,
+}
+
+/// Which time untimed rows took.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeFrom {
+    At,
+    FileModified,
+}
+
+/// A Prometheus range query: server, window and step.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PromQuery {
+    pub base: String,
+    pub since_ms: i64,
+    pub until_ms: i64,
+    pub step_ms: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

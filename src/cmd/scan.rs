@@ -178,10 +178,13 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     };
     for (unit, reasons) in &data.unsupported {
         for (metric, why) in reasons {
-            quality.notes.push(format!(
-                "GPU {}: {metric} n/a: {why}",
-                data.units[*unit].label
-            ));
+            quality
+                .notes
+                .push(crate::audit::model::Note::MetricUnsupported {
+                    gpu: data.units[*unit].label.clone(),
+                    metric: metric.to_string(),
+                    why: why.clone(),
+                });
         }
     }
     quality.notes.dedup();

@@ -518,7 +518,7 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
     );
     row("rows dropped (no GPU id)", q.rows_dropped.to_string());
     for n in &q.notes {
-        row("note", n.clone());
+        row("note", crate::render::notes::note_text(n));
     }
     for w in &q.warnings {
         row("warning", w.clone());
