@@ -4,7 +4,7 @@
 //! names (or canonical names); [`normalize`] maps them onto the canonical
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
-use crate::audit::model::{ColumnName, Note};
+use crate::audit::model::{ColumnName, Note, TimeBulk, Warning};
 use crate::timeparse::{epoch_number_to_ms, parse_timestamp_zoned};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
@@ -452,7 +452,7 @@ pub struct Quality {
     /// what a reader decided (which source column fed what, timestamps assumed, ...)
     pub notes: Vec<Note>,
     /// warnings a reader counted (e.g. lines it skipped)
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// source columns of `--map` entries some input had (a map no input matches is refused)
     pub maps_found: BTreeSet<String>,
 }
@@ -582,14 +582,15 @@ impl SampleTable {
             .df
             .filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
         self.quality.rows_dropped += count as u64;
-        use crate::timeparse::format_time;
-        self.quality.warnings.push(format!(
-            "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, {} .. {} (samples within 7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
-            format_time(first),
-            format_time(last),
-            format_time(bulk_start),
-            format_time(bulk_end)
-        ));
+        self.quality.warnings.push(Warning::FarOutsideTimes {
+            count: count as u64,
+            first_ms: first,
+            last_ms: last,
+            bulk: TimeBulk::Samples {
+                start_ms: bulk_start,
+                end_ms: bulk_end,
+            },
+        });
         Ok(())
     }
 
@@ -613,9 +614,10 @@ impl SampleTable {
                 continue;
             }
             let invalid = self.quality.invalid.get(*name).copied().unwrap_or(0);
-            self.quality.warnings.push(format!(
-                "{name}: no usable value ({invalid} invalid, the rest missing): not measured"
-            ));
+            self.quality.warnings.push(Warning::Unmeasured {
+                column: name.to_string(),
+                invalid,
+            });
             self.present.remove(name);
             self.df = self.df.drop(name)?;
         }
@@ -814,7 +816,7 @@ fn decide_units(
             continue;
         };
         match_decision(
-            crate::units::decide(kind, r.unit, &stats, &label_of(r)),
+            crate::units::decide(kind, r.unit, &stats),
             r,
             origin,
             quality,
@@ -830,11 +832,6 @@ pub fn column_name(r: &Resolved) -> ColumnName {
         canonical: r.canonical.to_string(),
         source: r.source.clone(),
     }
-}
-
-/// "device_util" or "device_util (column 'busy')": how warnings name a column.
-pub fn label_of(r: &Resolved) -> String {
-    crate::render::notes::column_text(&column_name(r))
 }
 
 /// Apply one unit decision: the unit it sets, the note or warning it adds, or
@@ -856,7 +853,10 @@ pub fn match_decision(
             });
             units.insert(r.canonical, Unit::Percent);
         }
-        Decision::Implausible { warning } => quality.warnings.push(warning),
+        Decision::Implausible { max_bytes } => quality.warnings.push(Warning::BytesImplausible {
+            column: column_name(r),
+            max_bytes,
+        }),
         Decision::Ambiguous => bail!(
             "{origin}: column '{}' ({}) holds only the integers 0 and 1: fractions (0 or 100% busy) or percent (0% or 1%)? Say which: --map {}={}:fraction or --map {}={}:percent",
             r.source,

@@ -104,7 +104,7 @@ pub enum Decision {
     Ambiguous,
     /// memory whose busiest value is under 1 MiB: a warning names the likely unit
     Implausible {
-        warning: String,
+        max_bytes: f64,
     },
 }
 
@@ -112,7 +112,7 @@ pub enum Decision {
 /// README): a fraction column with a value above 1 and none outside 0..100 is
 /// percent; one holding only the integers 0 and 1 (at least one 1) cannot tell
 /// and is refused; anything else is taken as named.
-pub fn decide(kind: Kind, unit: Unit, stats: &Stats, label: &str) -> Decision {
+pub fn decide(kind: Kind, unit: Unit, stats: &Stats) -> Decision {
     if unit != Unit::AsIs {
         return Decision::Keep; // the name or the user stated it
     }
@@ -124,10 +124,7 @@ pub fn decide(kind: Kind, unit: Unit, stats: &Stats, label: &str) -> Decision {
             Decision::Ambiguous
         }
         Kind::Bytes if stats.max > 0.0 && stats.max < 1_048_576.0 => Decision::Implausible {
-            warning: format!(
-                "{label}: the busiest value is {} bytes, under 1 MiB: likely MiB (or KiB), not bytes; state it with --map",
-                stats.max
-            ),
+            max_bytes: stats.max,
         },
         _ => Decision::Keep,
     }
@@ -153,20 +150,15 @@ mod tests {
 
     #[test]
     fn percent_is_read_from_values_above_one() {
-        let d = decide(
-            Kind::Fraction,
-            Unit::AsIs,
-            &st(&[0.0, 7.0, 99.7], false),
-            "u",
-        );
+        let d = decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 7.0, 99.7], false));
         assert_eq!(d, Decision::Percent { max: 99.7 });
         assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[0.2, 0.9], false), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.2, 0.9], false)),
             Decision::Keep
         );
         // out of 0..100: not percent, the values are counted invalid
         assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[5.0, 150.0], false), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[5.0, 150.0], false)),
             Decision::Keep
         );
     }
@@ -174,15 +166,15 @@ mod tests {
     #[test]
     fn integer_zero_one_is_ambiguous_float_is_not() {
         assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], true), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], true)),
             Decision::Ambiguous
         );
         assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], false), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], false)),
             Decision::Keep
         );
         assert_eq!(
-            decide(Kind::Fraction, Unit::Fraction, &st(&[0.0, 1.0], true), "u"),
+            decide(Kind::Fraction, Unit::Fraction, &st(&[0.0, 1.0], true)),
             Decision::Keep
         );
     }

@@ -440,6 +440,7 @@ fn comparable(mut d: Value) -> Value {
             q.remove("notes");
             q.remove("note_codes");
             q.remove("warnings");
+            q.remove("warning_codes");
         }
     }
     d

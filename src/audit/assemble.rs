@@ -70,10 +70,9 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     quality.held_unknown_activity_gpu_hours = total.held_unknown_activity_h;
     quality.held_unknown_gpu_hours = total.held_unknown_ms as f64 / MS_PER_HOUR;
     if total.held_unknown_ms > 0 {
-        quality.warnings.push(format!(
-            "held: {:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated",
-            total.held_unknown_ms as f64 / MS_PER_HOUR
-        ));
+        quality.warnings.push(Warning::HeldUnreadable {
+            gpu_hours: total.held_unknown_ms as f64 / MS_PER_HOUR,
+        });
     }
     quality.warnings.extend(ambiguous);
     let mut diagnosis = parts.diagnosis;

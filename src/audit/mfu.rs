@@ -6,7 +6,7 @@ use super::TableChunks;
 use super::engine::Engine;
 use super::folds::mfu::JobHeld;
 use super::{AuditConfig, ChunkSource, HeldRule, held_rule_from};
-use crate::audit::model::Note;
+use crate::audit::model::{JobMfuValue, Note, Warning};
 use crate::hardware::{self, Dtype};
 #[cfg(test)]
 use crate::samples::SampleTable;
@@ -47,7 +47,7 @@ pub struct DeclaredJobs {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobMfu {
     pub mfu: BTreeMap<String, f64>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     pub notes: Vec<Note>,
 }
 
@@ -68,19 +68,6 @@ fn held_by_job(
 
 /// How many job names a note or warning lists.
 const LISTED: usize = 10;
-
-fn list(names: &[String]) -> String {
-    let mut s = names
-        .iter()
-        .take(LISTED)
-        .map(|n| format!("'{n}'"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > LISTED {
-        s.push_str(&format!(", … ({} in all)", names.len()));
-    }
-    s
-}
 
 /// MFU of every declared job within cfg's window, from an in-memory table.
 #[cfg(test)]
@@ -155,7 +142,7 @@ fn mfu_of(
 ) -> JobMfu {
     let mut out = JobMfu::default();
     let mut absent: Vec<String> = Vec::new();
-    let mut over_one: Vec<String> = Vec::new();
+    let mut over_one: Vec<JobMfuValue> = Vec::new();
     let mut no_peak = NoPeak::new();
     for d in decls {
         let Some(in_window) = windowed.get(&d.job) else {
@@ -176,31 +163,31 @@ fn mfu_of(
             Work::Total(flops) => flops / capacity,
         };
         if mfu > 1.0 {
-            over_one.push(format!("'{}' {:.1}%", d.job, mfu * 100.0));
+            over_one.push(JobMfuValue {
+                job: d.job.clone(),
+                mfu,
+            });
         }
         out.mfu.insert(d.job.clone(), mfu);
     }
 
     if !absent.is_empty() {
-        out.warnings.push(format!(
-            "{} declared job(s) have no held samples in the window: {}",
-            absent.len(),
-            list(&absent)
-        ));
+        out.warnings.push(Warning::DeclaredJobsAbsent {
+            examples: absent.iter().take(LISTED).cloned().collect(),
+            count: absent.len(),
+        });
     }
     for ((model, dtype), (samples, jobs)) in &no_peak {
-        let jobs: Vec<String> = jobs.iter().cloned().collect();
-        out.warnings.push(format!(
-            "no dense {dtype} peak for model '{model}' ({samples} held samples of job(s) {}): their MFU is n/a; add a peak_tflops column to the jobs file (see `gpuaudit peaks`)",
-            list(&jobs)
-        ));
+        out.warnings.push(Warning::NoDensePeak {
+            model: model.clone(),
+            dtype: dtype.name().to_string(),
+            samples: *samples,
+            jobs: jobs.iter().take(LISTED).cloned().collect(),
+            jobs_count: jobs.len(),
+        });
     }
     if !over_one.is_empty() {
-        out.warnings.push(format!(
-            "{} job(s) declare more model FLOPs than their GPUs' dense peak allows (MFU above 100%): {}; check flops_per_token, tokens_per_sec and dtype",
-            over_one.len(),
-            over_one.join(", ")
-        ));
+        out.warnings.push(Warning::MfuOverOne { jobs: over_one });
     }
     let declared: BTreeSet<&str> = decls.iter().map(|d| d.job.as_str()).collect();
     let undeclared: Vec<String> = windowed
@@ -315,11 +302,16 @@ mod tests {
         let r = job_mfu(&table()?, &cfg()?, &decls)?;
         assert!(r.mfu.is_empty());
         assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
-        assert!(r.warnings[0].contains("1 declared job(s)") && r.warnings[0].contains("'ghost'"));
+        let w: Vec<String> = r
+            .warnings
+            .iter()
+            .map(crate::render::notes::warning_text)
+            .collect();
+        assert!(w[0].contains("1 declared job(s)") && w[0].contains("'ghost'"));
         assert!(
-            r.warnings[1].contains("fp64")
-                && r.warnings[1].contains("'NVIDIA L4'")
-                && r.warnings[1].contains("2 held samples")
+            w[1].contains("fp64")
+                && w[1].contains("'NVIDIA L4'")
+                && w[1].contains("2 held samples")
         );
         let note = crate::render::notes::note_text(&r.notes[0]);
         assert!(note.contains("'a'"), "{:?}", r.notes);

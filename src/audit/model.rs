@@ -77,7 +77,8 @@ pub struct DataQuality {
     pub rows_dropped: u64,
     /// read back from a document, each note is its text (`Note::Text`)
     pub notes: Vec<Note>,
-    pub warnings: Vec<String>,
+    /// read back from a document, each warning is its text (`Warning::Text`)
+    pub warnings: Vec<Warning>,
 }
 
 /// A data-quality note as data: what a reader or the audit decided. Its
@@ -207,6 +208,88 @@ impl Note {
 pub struct ColumnName {
     pub canonical: String,
     pub source: String,
+}
+
+/// A counted data-quality warning as data: what was left out or cannot be
+/// trusted. Its text is `render::notes::warning_text`; the JSON writes both,
+/// as `warnings` and `warning_codes` (docs/semantics.md, "Notes").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Warning {
+    /// samples far outside the bulk of the data's time, left out
+    FarOutsideTimes {
+        count: u64,
+        first_ms: i64,
+        last_ms: i64,
+        bulk: TimeBulk,
+    },
+    /// a metric column without one usable value: not measured
+    Unmeasured { column: String, invalid: u64 },
+    /// the same, found by a streaming reader in one file
+    UnmeasuredInFile { column: String, file: String },
+    /// a memory column whose busiest value is under 1 MiB
+    BytesImplausible { column: ColumnName, max_bytes: f64 },
+    /// Prometheus samples without a GPU label, skipped (`examples`: the first few metrics)
+    NoGpuLabel {
+        samples: u64,
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// Prometheus's own warning or info on an answer (its words)
+    PrometheusWarned { text: String },
+    /// nvidia-smi XML: UUIDs repeat, GPUs told apart by PCI bus id
+    UuidsRepeat { file: String },
+    /// nvidia-smi XML: activity without a listed compute process
+    BusyWithoutProcess { file: String, gpus: usize },
+    /// a live scan's GPU whose samples stopped at a failure
+    GpuFailed {
+        gpu: String,
+        uuid: Option<String>,
+        /// 1-based
+        tick: usize,
+        ticks: usize,
+        /// samples it missed after the failure
+        missing: usize,
+        error: String,
+    },
+    /// a signal stopped the live scan
+    ScanStopped { signal: String, ticks: usize },
+    /// declared jobs without held samples in the window
+    DeclaredJobsAbsent { examples: Vec<String>, count: usize },
+    /// no dense peak for a model and dtype: those jobs' MFU is n/a
+    NoDensePeak {
+        model: String,
+        dtype: String,
+        samples: u64,
+        jobs: Vec<String>,
+        jobs_count: usize,
+    },
+    /// jobs declaring more FLOPs than their GPUs' dense peak
+    MfuOverOne { jobs: Vec<JobMfuValue> },
+    /// GPU-hours whose held value could not be read
+    HeldUnreadable { gpu_hours: f64 },
+    /// GPU model names that could mean several cards
+    AmbiguousModels { models: Vec<AmbiguousModel> },
+    /// a warning read back from a document (its text)
+    #[serde(untagged)]
+    Text(String),
+}
+
+/// Where the bulk of a data set's time lies, as its warning says it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeBulk {
+    /// the first and last sample kept (an in-memory table)
+    Samples { start_ms: i64, end_ms: i64 },
+    /// the fences the kept samples lie within (a streamed dataset)
+    Fences { lo_ms: i64, hi_ms: i64 },
+}
+
+/// A job and its MFU (a fraction).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct JobMfuValue {
+    pub job: String,
+    pub mfu: f64,
 }
 
 /// Where a Prometheus series' owner came from.

@@ -156,15 +156,14 @@ pub fn run(args: ScanArgs) -> Result<u8> {
 
     let mut warnings = data.warnings();
     for w in &warnings {
-        eprintln!("gpuaudit: warning: {w}");
+        eprintln!("gpuaudit: warning: {}", render::notes::warning_text(w));
     }
     if let Some(sig) = bracket.stopped_by {
-        let w = format!(
-            "{} stopped the scan after {} ticks; the report covers what was sampled",
-            signal_name(sig),
-            data.ticks
-        );
-        eprintln!("gpuaudit: {w}");
+        let w = crate::audit::model::Warning::ScanStopped {
+            signal: signal_name(sig),
+            ticks: data.ticks,
+        };
+        eprintln!("gpuaudit: {}", render::notes::warning_text(&w));
         warnings.push(w);
     }
     if data.rows.is_empty() {
@@ -215,7 +214,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         &report,
         held_mem,
         interval.as_secs_f64(),
-        warnings.clone(),
+        warnings.iter().map(render::notes::warning_text).collect(),
     );
     if let Some(flops) = crate::cmd::mfu::declared_flops_per_sec(&args.work)? {
         // The node's live MFU: declared work over the dense peaks of the GPUs held now.

@@ -1,5 +1,5 @@
-use crate::audit::model::{DataQuality, Note, Report};
-use crate::render::notes::note_text;
+use crate::audit::model::{DataQuality, Note, Report, Warning};
+use crate::render::notes::{note_text, warning_text};
 use anyhow::Result;
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -11,10 +11,10 @@ pub fn render(report: &Report) -> Result<String> {
     Ok(s)
 }
 
-/// `data_quality` as written: `notes` are the notes' text (the strings of
-/// gpuaudit.report/1 since v0.1.0), `note_codes` the same notes as objects
-/// with a `code` (a note read back from a document is its string there too;
-/// absent without notes).
+/// `data_quality` as written: `notes` and `warnings` are their text (the
+/// strings of gpuaudit.report/1 since v0.1.0), `note_codes` and
+/// `warning_codes` the same as objects with a `code` (one read back from a
+/// document is its string there too; absent when empty).
 #[derive(Serialize)]
 struct DataQualityJson<'a> {
     duplicates: u64,
@@ -28,7 +28,10 @@ struct DataQualityJson<'a> {
     /// absent when there are no notes (documents without notes read as before)
     #[serde(skip_serializing_if = "<[Note]>::is_empty")]
     note_codes: &'a [Note],
-    warnings: &'a [String],
+    warnings: Vec<String>,
+    /// absent when there are no warnings
+    #[serde(skip_serializing_if = "<[Warning]>::is_empty")]
+    warning_codes: &'a [Warning],
 }
 
 impl Serialize for DataQuality {
@@ -55,7 +58,8 @@ impl Serialize for DataQuality {
             rows_dropped: *rows_dropped,
             notes: notes.iter().map(note_text).collect(),
             note_codes: notes,
-            warnings,
+            warnings: warnings.iter().map(warning_text).collect(),
+            warning_codes: warnings,
         }
         .serialize(serializer)
     }
@@ -95,12 +99,13 @@ mod tests {
             serde_json::json!({"code": "whole_job_mfu"})
         );
         assert_eq!(q["notes"].as_array().map(Vec::len), Some(2));
+        assert_eq!(q.get("warning_codes"), None, "absent without warnings");
         Ok(())
     }
 
     #[test]
     fn a_documents_string_notes_read_back_as_text_and_write_the_same() -> Result<()> {
-        let doc = r#"{"schema":"gpuaudit.report/1","data_quality":{"notes":["a: b","c"]}}"#;
+        let doc = r#"{"schema":"gpuaudit.report/1","data_quality":{"notes":["a: b","c"],"warnings":["w"]}}"#;
         let r: Report = serde_json::from_str(doc)?;
         assert_eq!(
             r.data_quality.notes,
@@ -108,6 +113,8 @@ mod tests {
         );
         let v: serde_json::Value = serde_json::from_str(&render(&r)?)?;
         assert_eq!(v["data_quality"]["notes"], serde_json::json!(["a: b", "c"]));
+        assert_eq!(r.data_quality.warnings, vec![Warning::Text("w".into())]);
+        assert_eq!(v["data_quality"]["warnings"], serde_json::json!(["w"]));
         // a typed note read back (from note_codes) is the same note
         let typed: Note = serde_json::from_str(r#"{"code":"snapshot","weight_ms":3600000}"#)?;
         assert_eq!(

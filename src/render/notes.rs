@@ -1,6 +1,9 @@
-//! The English text of every data-quality note: the one place it is built.
-//! `--format json` writes these strings as `data_quality.notes`.
-use crate::audit::model::{ColumnName, Note, OwnerSource, PromQuery, TimeFrom, UntimedRows};
+//! The English text of every data-quality note and warning: the one place it
+//! is built. `--format json` writes these strings as `data_quality.notes` and
+//! `data_quality.warnings`.
+use crate::audit::model::{
+    ColumnName, Note, OwnerSource, PromQuery, TimeBulk, TimeFrom, UntimedRows, Warning,
+};
 use crate::timeparse::{format_duration_ms, format_time};
 
 /// The sentence a note stands for.
@@ -79,6 +82,115 @@ pub fn note_text(note: &Note) -> String {
         ),
         Note::MetricUnsupported { gpu, metric, why } => format!("GPU {gpu}: {metric} n/a: {why}"),
         Note::Text(text) => text.clone(),
+    }
+}
+
+/// The sentence a warning stands for.
+pub fn warning_text(warning: &Warning) -> String {
+    match warning {
+        Warning::FarOutsideTimes {
+            count,
+            first_ms,
+            last_ms,
+            bulk,
+        } => far_outside_text(*count, *first_ms, *last_ms, *bulk),
+        Warning::Unmeasured { column, invalid } => {
+            format!("{column}: no usable value ({invalid} invalid, the rest missing): not measured")
+        }
+        Warning::UnmeasuredInFile { column, file } => format!(
+            "{column}: no usable value in {file} (all missing or out of range): not measured"
+        ),
+        Warning::BytesImplausible { column, max_bytes } => format!(
+            "{}: the busiest value is {max_bytes} bytes, under 1 MiB: likely MiB (or KiB), not bytes; state it with --map",
+            column_text(column)
+        ),
+        Warning::NoGpuLabel {
+            samples,
+            examples,
+            count,
+        } => format!(
+            "{samples} samples without a GPU label (UUID or gpu) skipped: {}",
+            examples_text(examples, *count)
+        ),
+        Warning::PrometheusWarned { text } => {
+            format!("Prometheus warned (the answer may be partial): {text}")
+        }
+        Warning::UuidsRepeat { file } => {
+            format!("{file}: GPU UUIDs repeat (masked?): GPUs told apart by PCI bus id")
+        }
+        Warning::BusyWithoutProcess { file, gpus } => format!(
+            "{file}: {gpus} GPU(s) show activity but list no compute process (hidden by a container's PID namespace?): counted as not held"
+        ),
+        Warning::GpuFailed {
+            gpu,
+            uuid,
+            tick,
+            ticks,
+            missing,
+            error,
+        } => format!(
+            "GPU {gpu} ({}) failed at tick {tick} of {ticks}: {error}; its remaining {missing} samples are missing",
+            uuid.as_deref().unwrap_or("no uuid"),
+        ),
+        Warning::ScanStopped { signal, ticks } => format!(
+            "{signal} stopped the scan after {ticks} ticks; the report covers what was sampled"
+        ),
+        Warning::DeclaredJobsAbsent { examples, count } => format!(
+            "{count} declared job(s) have no held samples in the window: {}",
+            quoted_list(examples, *count)
+        ),
+        Warning::NoDensePeak {
+            model,
+            dtype,
+            samples,
+            jobs,
+            jobs_count,
+        } => format!(
+            "no dense {dtype} peak for model '{model}' ({samples} held samples of job(s) {}): their MFU is n/a; add a peak_tflops column to the jobs file (see `gpuaudit peaks`)",
+            quoted_list(jobs, *jobs_count)
+        ),
+        Warning::MfuOverOne { jobs } => format!(
+            "{} job(s) declare more model FLOPs than their GPUs' dense peak allows (MFU above 100%): {}; check flops_per_token, tokens_per_sec and dtype",
+            jobs.len(),
+            jobs.iter()
+                .map(|j| format!("'{}' {:.1}%", j.job, j.mfu * 100.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Warning::HeldUnreadable { gpu_hours } => format!(
+            "held: {gpu_hours:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated"
+        ),
+        Warning::AmbiguousModels { models } => format!(
+            "{} GPU model name(s) could mean several cards and are neither priced nor peaked as any of them: {}; name the card in a --prices file (or give --price)",
+            models.len(),
+            models
+                .iter()
+                .map(|a| format!(
+                    "'{}' ({:.2} GPU-hours; one of {})",
+                    a.name,
+                    a.gpu_hours,
+                    a.candidates.join(", ")
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        Warning::Text(text) => text.clone(),
+    }
+}
+
+fn far_outside_text(count: u64, first_ms: i64, last_ms: i64, bulk: TimeBulk) -> String {
+    let (first, last) = (format_time(first_ms), format_time(last_ms));
+    match bulk {
+        TimeBulk::Samples { start_ms, end_ms } => format!(
+            "time: {count} samples far outside the bulk of the data left out ({first} .. {last}); the window is the bulk, {} .. {} (samples within 7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
+            format_time(start_ms),
+            format_time(end_ms)
+        ),
+        TimeBulk::Fences { lo_ms, hi_ms } => format!(
+            "time: {count} samples far outside the bulk of the data left out ({first} .. {last}); the window is the bulk, within {} .. {} (7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
+            format_time(lo_ms),
+            format_time(hi_ms)
+        ),
     }
 }
 
@@ -282,5 +394,69 @@ mod tests {
         };
         assert!(aligned(1000).same_kind(&aligned(1000)));
         assert!(!aligned(1000).same_kind(&aligned(2000)));
+    }
+
+    #[test]
+    fn warnings_carry_their_numbers_into_the_text() {
+        use crate::audit::model::{AmbiguousModel, JobMfuValue};
+        let t = 1_771_529_464_000; // 2026-02-19T19:31:04Z
+        let far = Warning::FarOutsideTimes {
+            count: 2,
+            first_ms: 0,
+            last_ms: t,
+            bulk: TimeBulk::Fences {
+                lo_ms: t,
+                hi_ms: t + 3_600_000,
+            },
+        };
+        assert_eq!(
+            warning_text(&far),
+            "time: 2 samples far outside the bulk of the data left out (1970-01-01T00:00:00Z .. 2026-02-19T19:31:04Z); the window is the bulk, within 2026-02-19T19:31:04Z .. 2026-02-19T20:31:04Z (7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back"
+        );
+        let failed = Warning::GpuFailed {
+            gpu: "1".into(),
+            uuid: None,
+            tick: 3,
+            ticks: 4,
+            missing: 2,
+            error: "lost".into(),
+        };
+        assert_eq!(
+            warning_text(&failed),
+            "GPU 1 (no uuid) failed at tick 3 of 4: lost; its remaining 2 samples are missing"
+        );
+        let over = Warning::MfuOverOne {
+            jobs: vec![JobMfuValue {
+                job: "a".into(),
+                mfu: 1.234,
+            }],
+        };
+        assert!(warning_text(&over).starts_with(
+            "1 job(s) declare more model FLOPs than their GPUs' dense peak allows (MFU above 100%): 'a' 123.4%;"
+        ));
+        let ambiguous = Warning::AmbiguousModels {
+            models: vec![AmbiguousModel {
+                name: "X".into(),
+                candidates: vec!["X 1".into(), "X 2".into()],
+                gpu_hours: 1.5,
+            }],
+        };
+        assert!(
+            warning_text(&ambiguous)
+                .contains(": 'X' (1.50 GPU-hours; one of X 1, X 2); name the card")
+        );
+        let labels = Warning::NoGpuLabel {
+            samples: 7,
+            examples: vec!["m1".into()],
+            count: 6,
+        };
+        assert_eq!(
+            warning_text(&labels),
+            "7 samples without a GPU label (UUID or gpu) skipped: m1, …"
+        );
+        assert_eq!(
+            warning_text(&Warning::HeldUnreadable { gpu_hours: 0.125 }),
+            "held: 0.12 GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated"
+        );
     }
 }

@@ -542,7 +542,7 @@ pub fn data_quality_text(report: &Report) -> String {
         out.push_str(&format!("  note: {}\n", super::notes::note_text(n)));
     }
     for w in &q.warnings {
-        out.push_str(&format!("  warning: {w}\n"));
+        out.push_str(&format!("  warning: {}\n", super::notes::warning_text(w)));
     }
     out
 }

@@ -521,7 +521,7 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
         row("note", crate::render::notes::note_text(n));
     }
     for w in &q.warnings {
-        row("warning", w.clone());
+        row("warning", crate::render::notes::warning_text(w));
     }
     out.push_str("</tbody></table>\n</section>\n");
 }

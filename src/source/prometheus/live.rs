@@ -5,7 +5,7 @@
 use super::http::Client;
 use super::json::to_samples;
 use super::{HOST_LABELS, LabelOptions, PromSample, pivot};
-use crate::audit::model::{Note, PromQuery};
+use crate::audit::model::{Note, PromQuery, Warning};
 use crate::samples::{Quality, SampleTable};
 use crate::source::{ReadOptions, from_frame};
 use crate::timeparse::format_time;
@@ -321,9 +321,10 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
         query: q.query_of(client.base()),
     });
     for w in &client.warnings {
-        table.quality.warnings.push(format!(
-            "Prometheus warned (the answer may be partial): {w}"
-        ));
+        table
+            .quality
+            .warnings
+            .push(Warning::PrometheusWarned { text: w.clone() });
     }
     table.sources = vec![client.base().to_string()];
     Ok(table)

@@ -3,7 +3,7 @@
 //! with the workload's labels (never the scrape target's) as job and team.
 use super::filetime::fallback_time;
 use super::{InputFormat, ReadOptions, from_frame};
-use crate::audit::model::{Note, OwnerSource, UntimedRows};
+use crate::audit::model::{Note, OwnerSource, UntimedRows, Warning};
 use crate::samples::{Quality, SampleTable, col};
 use anyhow::{Context, Result, anyhow, bail};
 use polars::prelude::*;
@@ -295,11 +295,11 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
     if !without_gpu.is_empty() {
         let n: u64 = without_gpu.values().sum();
         let names: Vec<&str> = without_gpu.keys().take(5).map(String::as_str).collect();
-        quality.warnings.push(format!(
-            "{n} samples without a GPU label (UUID or gpu) skipped: {}{}",
-            names.join(", "),
-            if without_gpu.len() > 5 { ", …" } else { "" }
-        ));
+        quality.warnings.push(Warning::NoGpuLabel {
+            samples: n,
+            examples: names.iter().map(|s| s.to_string()).collect(),
+            count: without_gpu.len(),
+        });
     }
     owner_notes(&owner_sources, opts, quality);
 

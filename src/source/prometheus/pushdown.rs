@@ -22,7 +22,7 @@ use super::http::Client;
 use super::live::{LiveQuery, METRICS};
 use super::{GPU_LABELS, HOST_LABELS};
 use crate::audit::assemble::{Parts, assemble};
-use crate::audit::model::{DataQuality, Note, Report, Sources};
+use crate::audit::model::{DataQuality, Note, Report, Sources, Warning};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::timeparse::{MS_PER_HOUR, format_time};
@@ -415,7 +415,7 @@ fn parts_of(
     let warnings = client
         .warnings
         .iter()
-        .map(|w| format!("Prometheus warned (the answer may be partial): {w}"))
+        .map(|w| Warning::PrometheusWarned { text: w.clone() })
         .collect();
     let sums = sums_of(aggs, cfg, q.step_ms, present.basis());
     Parts {
