@@ -147,7 +147,9 @@ mod tests {
             purchase: Some(Purchase {
                 owned: 4,
                 verdict: Verdict::InsufficientData,
-                rule: "too short to decide".to_string(),
+                rule: crate::audit::diagnosis::purchase::PurchaseRule::Text(
+                    "too short to decide".to_string(),
+                ),
                 ..Purchase::default()
             }),
             notes: vec![crate::audit::model::Note::Text(
