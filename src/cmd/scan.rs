@@ -1,8 +1,7 @@
 //! `gpuaudit scan`: sample this node's GPUs through NVML, name who holds each
 //! card, and print the same held-vs-used report as `report` (one audit path).
 use super::bracket::{Bracket, Signals, exit_code, signal_name};
-use super::common::audit_config;
-use crate::audit::audit;
+use super::common::audit_options;
 use crate::cli::scan::{ScanArgs, ScanFormat};
 use crate::error::emit;
 use crate::render;
@@ -202,13 +201,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     }
     // The command's exit, or an error running it (exit 2, after the samples are safe).
     let status = bracket.finish()?;
-    let mut cfg = audit_config(&args.audit, &table)?;
     // A GPU that failed after its first sample stands for one interval, not for the
     // hour a snapshot stands for; only --once is a snapshot.
-    if !args.once && args.audit.interval.is_none() {
-        cfg.interval_ms = Some(interval_ms);
-    }
-    let report = audit(&table, &cfg)?;
+    let last_weight = (!args.once && args.audit.interval.is_none()).then_some(interval_ms);
+    let report = crate::pipeline::sampled_report(&table, &audit_options(&args.audit), last_weight)?;
     let mut detail = crate::scan::build(
         &data,
         &report,
