@@ -467,7 +467,7 @@ pub fn read_files(
                 if unnamed > 0 {
                     notes.push(Note::UnnamedSeries {
                         file: name.clone(),
-                        count: unnamed as u64,
+                        count: unnamed,
                         named: stem,
                     });
                 }
