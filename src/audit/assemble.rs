@@ -5,7 +5,7 @@ use super::AuditConfig;
 use super::GroupBy;
 use super::model::*;
 use super::tally::{Basis, Present, Tally};
-use crate::timeparse::{MS_PER_HOUR, format_time};
+use crate::timeparse::{US_PER_HOUR, format_time};
 
 /// What a report is made of, before the rules of presentation apply.
 pub struct Parts {
@@ -38,7 +38,7 @@ pub struct Parts {
 pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     let Parts { present, total, .. } = &parts;
     let basis = present.basis();
-    let window_hours = (parts.window_end - parts.window_start).max(0) as f64 / MS_PER_HOUR;
+    let window_hours = (parts.window_end - parts.window_start).max(0) as f64 / US_PER_HOUR;
     let layers = total.layers(present);
     let ratios = total.ratios(present);
     let mut cost = total.cost(

@@ -30,9 +30,9 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         .map(|t| parse_cli_time(t, None))
         .transpose()
         .context("--at")?;
-    let align_ms = match input.align.as_deref() {
+    let align_us = match input.align.as_deref() {
         Some(a) => {
-            let ms = parse_duration_ms(a).context("--align")?;
+            let ms = parse_duration_us(a).context("--align")?;
             if ms < 0 {
                 bail!("--align must not be negative");
             }
@@ -51,7 +51,7 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         at,
         job_label: input.job_label.clone(),
         team_label: input.team_label.clone(),
-        align_ms,
+        align_us,
         columns,
     })
 }

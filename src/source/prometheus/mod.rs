@@ -24,7 +24,7 @@ pub struct PromSample {
     pub labels: BTreeMap<String, String>,
     /// NaN = no value (Prometheus' missing and stale markers)
     pub value: f64,
-    pub time_ms: Option<i64>,
+    pub time_us: Option<i64>,
 }
 
 /// How labels become owners and how far apart metrics may be stamped.
@@ -35,10 +35,10 @@ pub struct LabelOptions {
     /// label that names the team (default: the workload's namespace)
     pub team_label: Option<String>,
     /// samples of different metrics of one GPU this close form one row
-    pub align_ms: Option<i64>,
+    pub align_us: Option<i64>,
 }
 
-const DEFAULT_ALIGN_MS: i64 = 5_000;
+const DEFAULT_ALIGN_US: i64 = 5_000;
 pub const HOST_LABELS: &[&str] = &[
     "Hostname",
     "hostname",
@@ -181,7 +181,7 @@ struct Row {
 fn smallest_step(samples: &[PromSample]) -> Option<i64> {
     let mut by_series: BTreeMap<(&str, &BTreeMap<String, String>), Vec<i64>> = BTreeMap::new();
     for s in samples {
-        if let Some(t) = s.time_ms {
+        if let Some(t) = s.time_us {
             by_series
                 .entry((s.metric.as_str(), &s.labels))
                 .or_default()
@@ -204,9 +204,9 @@ fn smallest_step(samples: &[PromSample]) -> Option<i64> {
 /// per metric, named as the metric so the canonical aliases and `--map` apply.
 pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame, Quality)> {
     let mut quality = Quality::default();
-    let align = match opts.align_ms {
+    let align = match opts.align_us {
         Some(a) => a,
-        None => smallest_step(&samples).map_or(DEFAULT_ALIGN_MS, |s| (s / 2).max(1)),
+        None => smallest_step(&samples).map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)),
     };
     let by = group_by_gpu(samples, opts, &mut quality);
     let metrics = by.metrics.clone();
@@ -284,7 +284,7 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
             Some(s.value)
         };
         gpus.entry((host, gpu)).or_default().push(Pending {
-            time: s.time_ms.unwrap_or_default(),
+            time: s.time_us.unwrap_or_default(),
             metric: idx,
             value,
             model: first(&s.labels, MODEL_LABELS).map(str::to_string),
@@ -475,7 +475,7 @@ pub fn read_files(
             }
             _ => {
                 let mut samples = text::parse_exposition(&text, name)?;
-                let untimed = samples.iter().filter(|s| s.time_ms.is_none()).count();
+                let untimed = samples.iter().filter(|s| s.time_us.is_none()).count();
                 if untimed > 0 {
                     let (t, note) = fallback_time(
                         name,
@@ -497,7 +497,7 @@ pub fn read_files(
     let label_opts = LabelOptions {
         job_label: opts.job_label.clone(),
         team_label: opts.team_label.clone(),
-        align_ms: opts.align_ms,
+        align_us: opts.align_us,
     };
     let (frame, mut quality) = pivot(all, &label_opts)?;
     let names: Vec<String> = files.iter().map(|(n, _, _)| n.clone()).collect();
@@ -526,7 +526,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             value,
-            time_ms: Some(t),
+            time_us: Some(t),
         }
     }
 
