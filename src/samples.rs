@@ -5,7 +5,7 @@
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
 use crate::audit::model::{ColumnName, Note, TimeBulk, Warning};
-use crate::timeparse::{epoch_number_to_ms, parse_timestamp_zoned};
+use crate::timeparse::{epoch_number_to_us, parse_timestamp_zoned};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -584,11 +584,11 @@ impl SampleTable {
         self.quality.rows_dropped += count as u64;
         self.quality.warnings.push(Warning::FarOutsideTimes {
             count: count as u64,
-            first_ms: first,
-            last_ms: last,
+            first_us: first,
+            last_us: last,
             bulk: TimeBulk::Samples {
-                start_ms: bulk_start,
-                end_ms: bulk_end,
+                start_us: bulk_start,
+                end_us: bulk_end,
             },
         });
         Ok(())

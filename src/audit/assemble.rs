@@ -68,10 +68,10 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
         quality.notes.push(note);
     }
     quality.held_unknown_activity_gpu_hours = total.held_unknown_activity_h;
-    quality.held_unknown_gpu_hours = total.held_unknown_ms as f64 / MS_PER_HOUR;
-    if total.held_unknown_ms > 0 {
+    quality.held_unknown_gpu_hours = total.held_unknown_us as f64 / US_PER_HOUR;
+    if total.held_unknown_us > 0 {
         quality.warnings.push(Warning::HeldUnreadable {
-            gpu_hours: total.held_unknown_ms as f64 / MS_PER_HOUR,
+            gpu_hours: total.held_unknown_us as f64 / US_PER_HOUR,
         });
     }
     quality.warnings.extend(ambiguous);

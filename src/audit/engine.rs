@@ -761,7 +761,7 @@ impl<'a> Engine<'a> {
         let mut notes = quality.notes.clone();
         if snapshot {
             notes.push(crate::audit::model::Note::Snapshot {
-                weight_ms: self.snapshot_ms,
+                weight_us: self.snapshot_us,
             });
         }
         Parts {

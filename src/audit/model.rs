@@ -100,8 +100,8 @@ pub enum Note {
     },
     /// metrics of one GPU stamped apart, joined into one sample
     MetricsAligned {
-        widest_ms: i64,
-        align_ms: i64,
+        widest_us: i64,
+        align_us: i64,
     },
     /// where Prometheus series' owners came from (`examples`: the first few)
     OwnerFrom {
@@ -120,7 +120,7 @@ pub enum Note {
     UntimedRows {
         file: String,
         rows: UntimedRows,
-        time_ms: i64,
+        time_us: i64,
         from: TimeFrom,
     },
     /// nvidia-smi has no device activity for MIG-enabled GPUs
@@ -165,9 +165,9 @@ pub enum Note {
     },
     /// MFU of model_flops declarations is over all the job's samples
     WholeJobMfu,
-    /// every GPU has one sample, weighed `weight_ms`
+    /// every GPU has one sample, weighed `weight_us`
     Snapshot {
-        weight_ms: i64,
+        weight_us: i64,
     },
     /// held GPU-hours without the basis metric, counted not useful
     UnmeasuredBasis {
@@ -219,8 +219,8 @@ pub enum Warning {
     /// samples far outside the bulk of the data's time, left out
     FarOutsideTimes {
         count: u64,
-        first_ms: i64,
-        last_ms: i64,
+        first_us: i64,
+        last_us: i64,
         bulk: TimeBulk,
     },
     /// a metric column without one usable value: not measured
@@ -280,9 +280,9 @@ pub enum Warning {
 #[serde(rename_all = "snake_case")]
 pub enum TimeBulk {
     /// the first and last sample kept (an in-memory table)
-    Samples { start_ms: i64, end_ms: i64 },
+    Samples { start_us: i64, end_us: i64 },
     /// the fences the kept samples lie within (a streamed dataset)
-    Fences { lo_ms: i64, hi_ms: i64 },
+    Fences { lo_us: i64, hi_us: i64 },
 }
 
 /// A job and its MFU (a fraction).
@@ -329,9 +329,9 @@ pub enum TimeFrom {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct PromQuery {
     pub base: String,
-    pub since_ms: i64,
-    pub until_ms: i64,
-    pub step_ms: i64,
+    pub since_us: i64,
+    pub until_us: i64,
+    pub step_us: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

@@ -5,7 +5,7 @@ use crate::cli::{AuditArgs, InputArgs};
 use crate::pipeline::{AuditOptions, Origin, ReportRequest};
 use crate::samples::UserMap;
 use crate::source::{InputFormat, ReadOptions};
-use crate::timeparse::{parse_cli_time, parse_duration_ms};
+use crate::timeparse::{parse_cli_time, parse_duration_us};
 use anyhow::{Context, Result, bail};
 
 pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {

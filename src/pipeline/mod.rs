@@ -15,7 +15,7 @@ use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
 use crate::source::prometheus::pushdown as prometheus_pushdown;
 use crate::source::{Input, InputFormat, ReadOptions};
 use crate::timeparse::{
-    is_relative, parse_cli_time, parse_duration_ms, parse_fraction, parse_size_bytes,
+    is_relative, parse_cli_time, parse_duration_us, parse_fraction, parse_size_bytes,
 };
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -99,16 +99,16 @@ pub fn report(req: &ReportRequest) -> Result<Report> {
     }
 }
 
-/// The report of a table sampled live (`scan`); `interval_ms` overrides the
+/// The report of a table sampled live (`scan`); `interval_us` overrides the
 /// weight of a GPU's last sample (a scan's tick, unless --interval was given).
 pub fn sampled_report(
     table: &SampleTable,
     opts: &AuditOptions,
-    interval_ms: Option<i64>,
+    interval_us: Option<i64>,
 ) -> Result<Report> {
     let mut cfg = audit_config_for(opts, table)?;
-    if let Some(ms) = interval_ms {
-        cfg.interval_ms = Some(ms);
+    if let Some(ms) = interval_us {
+        cfg.interval_us = Some(ms);
     }
     crate::audit::audit(table, &cfg)
 }
@@ -157,11 +157,11 @@ const DEFAULT_SINCE: &str = "7d";
 
 /// A live --since/--until: RFC 3339, a date, `now`, or a span back from NOW
 /// (unlike files, where a span counts back from the end of the data).
-fn live_time(text: &str, now_ms: i64) -> Result<i64> {
+fn live_time(text: &str, now_us: i64) -> Result<i64> {
     if text.trim().eq_ignore_ascii_case("now") {
-        return Ok(now_ms);
+        return Ok(now_us);
     }
-    parse_cli_time(text, Some(now_ms))
+    parse_cli_time(text, Some(now_us))
 }
 
 fn client(p: &PrometheusOptions) -> Result<Client> {
@@ -176,7 +176,7 @@ fn client(p: &PrometheusOptions) -> Result<Client> {
         },
         (None, None) => Auth::None,
     };
-    let timeout = parse_duration_ms(&p.timeout).context("--prom-timeout")?;
+    let timeout = parse_duration_us(&p.timeout).context("--prom-timeout")?;
     if timeout <= 0 {
         bail!("--prom-timeout must be positive");
     }
@@ -194,7 +194,7 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
     let until = live_time(req.audit.until.as_deref().unwrap_or("now"), now).context("--until")?;
     let since =
         live_time(req.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
-    let step = parse_duration_ms(&p.step).context("--step")?;
+    let step = parse_duration_us(&p.step).context("--step")?;
     let q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
     let mut client = client(p)?;
     // The window is applied by the query itself: the audit must not count back from the data.
@@ -208,8 +208,8 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
             bail!("--jobs needs each job's samples: it cannot be combined with --pushdown");
         }
         let mut cfg = audit_config_for(&audit, &SampleTable::concat(Vec::new())?)?;
-        cfg.since = Some(q.since_ms);
-        cfg.until = Some(q.until_ms);
+        cfg.since = Some(q.since_us);
+        cfg.until = Some(q.until_us);
         return prometheus_pushdown::report(
             &mut client,
             &q,
@@ -220,8 +220,8 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
     }
     let table = prometheus_live::load(&mut client, &q, &req.read)?;
     let mut cfg = audit_config_for(&audit, &table)?;
-    cfg.since = Some(q.since_ms);
-    cfg.until = Some(q.until_ms);
+    cfg.since = Some(q.since_us);
+    cfg.until = Some(q.until_us);
     let jobs = declared_jobs(req.audit.jobs.as_deref())?;
     crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
 }
@@ -269,15 +269,15 @@ pub fn audit_config(
     {
         bail!("--since must be before --until");
     }
-    cfg.max_gap_ms = positive_duration(opts.max_gap.as_deref(), "--max-gap")?;
-    cfg.interval_ms = positive_duration(opts.interval.as_deref(), "--interval")?;
+    cfg.max_gap_us = positive_duration(opts.max_gap.as_deref(), "--max-gap")?;
+    cfg.interval_us = positive_duration(opts.interval.as_deref(), "--interval")?;
     cfg.idle_below = parse_fraction(&opts.idle_below).context("--idle-below")?;
-    cfg.min_idle_ms = parse_duration_ms(&opts.min_idle).context("--min-idle")?;
+    cfg.min_idle_us = parse_duration_us(&opts.min_idle).context("--min-idle")?;
     cfg.held_mem_bytes = parse_size_bytes(&opts.held_mem).context("--held-mem")?;
     cfg.assume_held = opts.assume_held;
     cfg.by = opts.by;
     cfg.top = opts.top;
-    cfg.bucket_ms = positive_duration(opts.bucket.as_deref(), "--bucket")?;
+    cfg.bucket_us = positive_duration(opts.bucket.as_deref(), "--bucket")?;
     if let Some(path) = &opts.leak_thresholds {
         cfg.leak_thresholds = crate::audit::diagnosis::LeakThresholds::from_file(path)
             .context("--leak-thresholds")?;
@@ -289,7 +289,7 @@ pub fn audit_config(
 /// A duration flag that must be positive, when given.
 fn positive_duration(text: Option<&str>, flag: &str) -> Result<Option<i64>> {
     let Some(t) = text else { return Ok(None) };
-    let ms = parse_duration_ms(t).with_context(|| flag.to_string())?;
+    let ms = parse_duration_us(t).with_context(|| flag.to_string())?;
     if ms <= 0 {
         bail!("{flag} must be positive");
     }

@@ -116,11 +116,11 @@ mod tests {
         assert_eq!(r.data_quality.warnings, vec![Warning::Text("w".into())]);
         assert_eq!(v["data_quality"]["warnings"], serde_json::json!(["w"]));
         // a typed note read back (from note_codes) is the same note
-        let typed: Note = serde_json::from_str(r#"{"code":"snapshot","weight_ms":3600000}"#)?;
+        let typed: Note = serde_json::from_str(r#"{"code":"snapshot","weight_us":3600000}"#)?;
         assert_eq!(
             typed,
             Note::Snapshot {
-                weight_ms: 3_600_000
+                weight_us: 3_600_000
             }
         );
         Ok(())

@@ -4,7 +4,7 @@
 use crate::audit::model::{
     ColumnName, Note, OwnerSource, PromQuery, TimeBulk, TimeFrom, UntimedRows, Warning,
 };
-use crate::timeparse::{format_duration_ms, format_time};
+use crate::timeparse::{format_duration_us, format_time};
 
 /// The sentence a note stands for.
 pub fn note_text(note: &Note) -> String {
@@ -17,12 +17,12 @@ pub fn note_text(note: &Note) -> String {
             format!("{} read as percent: max {max}", column_text(column))
         }
         Note::MetricsAligned {
-            widest_ms,
-            align_ms,
+            widest_us,
+            align_us,
         } => format!(
             "metrics of one GPU stamped up to {} apart were aligned into one sample (--align {})",
-            format_duration_ms(*widest_ms),
-            format_duration_ms(*align_ms)
+            format_duration_us(*widest_us),
+            format_duration_us(*align_us)
         ),
         Note::OwnerFrom {
             from,
@@ -36,9 +36,9 @@ pub fn note_text(note: &Note) -> String {
         Note::UntimedRows {
             file,
             rows,
-            time_ms,
+            time_us,
             from,
-        } => untimed_text(file, *rows, *time_ms, *from),
+        } => untimed_text(file, *rows, *time_us, *from),
         Note::MigNoActivity { file, gpus } => format!(
             "{file}: MIG enabled on {gpus} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)"
         ),
@@ -70,9 +70,9 @@ pub fn note_text(note: &Note) -> String {
             quoted_list(examples, *count)
         ),
         Note::WholeJobMfu => "useful: MFU of jobs declared by model_flops is taken over all their samples, not only the window".to_string(),
-        Note::Snapshot { weight_ms } => format!(
+        Note::Snapshot { weight_us } => format!(
             "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
-            format_duration_ms(*weight_ms)
+            format_duration_us(*weight_us)
         ),
         Note::UnmeasuredBasis {
             held_gpu_hours,
@@ -90,10 +90,10 @@ pub fn warning_text(warning: &Warning) -> String {
     match warning {
         Warning::FarOutsideTimes {
             count,
-            first_ms,
-            last_ms,
+            first_us,
+            last_us,
             bulk,
-        } => far_outside_text(*count, *first_ms, *last_ms, *bulk),
+        } => far_outside_text(*count, *first_us, *last_us, *bulk),
         Warning::Unmeasured { column, invalid } => {
             format!("{column}: no usable value ({invalid} invalid, the rest missing): not measured")
         }
@@ -178,18 +178,18 @@ pub fn warning_text(warning: &Warning) -> String {
     }
 }
 
-fn far_outside_text(count: u64, first_ms: i64, last_ms: i64, bulk: TimeBulk) -> String {
-    let (first, last) = (format_time(first_ms), format_time(last_ms));
+fn far_outside_text(count: u64, first_us: i64, last_us: i64, bulk: TimeBulk) -> String {
+    let (first, last) = (format_time(first_us), format_time(last_us));
     match bulk {
-        TimeBulk::Samples { start_ms, end_ms } => format!(
+        TimeBulk::Samples { start_us, end_us } => format!(
             "time: {count} samples far outside the bulk of the data left out ({first} .. {last}); the window is the bulk, {} .. {} (samples within 7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
-            format_time(start_ms),
-            format_time(end_ms)
+            format_time(start_us),
+            format_time(end_us)
         ),
-        TimeBulk::Fences { lo_ms, hi_ms } => format!(
+        TimeBulk::Fences { lo_us, hi_us } => format!(
             "time: {count} samples far outside the bulk of the data left out ({first} .. {last}); the window is the bulk, within {} .. {} (7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
-            format_time(lo_ms),
-            format_time(hi_ms)
+            format_time(lo_us),
+            format_time(hi_us)
         ),
     }
 }
@@ -210,9 +210,9 @@ fn query_text(q: &PromQuery) -> String {
     format!(
         "{} from {} to {} every {}",
         q.base,
-        format_time(q.since_ms),
-        format_time(q.until_ms),
-        format_duration_ms(q.step_ms)
+        format_time(q.since_us),
+        format_time(q.until_us),
+        format_duration_us(q.step_us)
     )
 }
 
@@ -249,7 +249,7 @@ fn quoted_list(examples: &[String], count: usize) -> String {
     s
 }
 
-fn untimed_text(file: &str, rows: UntimedRows, time_ms: i64, from: TimeFrom) -> String {
+fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> String {
     let what = match rows {
         UntimedRows::Samples { count: Some(n) } => format!("{n} samples"),
         UntimedRows::Samples { count: None } => "samples".to_string(),
@@ -257,10 +257,10 @@ fn untimed_text(file: &str, rows: UntimedRows, time_ms: i64, from: TimeFrom) -> 
         UntimedRows::DmonSamples => "dmon samples".to_string(),
     };
     let took = match from {
-        TimeFrom::At => format!("--at {}", format_time(time_ms)),
+        TimeFrom::At => format!("--at {}", format_time(time_us)),
         TimeFrom::FileModified => format!(
             "the file's modification time {} (give --at TIME to set it)",
-            format_time(time_ms)
+            format_time(time_us)
         ),
     };
     let spacing = if rows == UntimedRows::DmonSamples {
@@ -334,7 +334,7 @@ mod tests {
         let at = Note::UntimedRows {
             file: "x.prom".into(),
             rows: UntimedRows::Samples { count: Some(3) },
-            time_ms: t,
+            time_us: t,
             from: TimeFrom::At,
         };
         assert_eq!(
@@ -344,7 +344,7 @@ mod tests {
         let dmon = Note::UntimedRows {
             file: "d.log".into(),
             rows: UntimedRows::DmonSamples,
-            time_ms: t,
+            time_us: t,
             from: TimeFrom::FileModified,
         };
         assert_eq!(
@@ -357,9 +357,9 @@ mod tests {
     fn queries_and_durations_are_written_out() {
         let q = PromQuery {
             base: "http://p:9090".into(),
-            since_ms: 0,
-            until_ms: 3_600_000,
-            step_ms: 30_000,
+            since_us: 0,
+            until_us: 3_600_000,
+            step_us: 30_000,
         };
         assert_eq!(
             note_text(&Note::PushdownQueried {
@@ -389,8 +389,8 @@ mod tests {
         assert!(of(OwnerSource::Pod, &["a"]).same_kind(&of(OwnerSource::Pod, &["b", "c"])));
         assert!(!of(OwnerSource::Pod, &["a"]).same_kind(&of(OwnerSource::HpcJob, &["a"])));
         let aligned = |w| Note::MetricsAligned {
-            widest_ms: w,
-            align_ms: 15_000,
+            widest_us: w,
+            align_us: 15_000,
         };
         assert!(aligned(1000).same_kind(&aligned(1000)));
         assert!(!aligned(1000).same_kind(&aligned(2000)));
@@ -402,11 +402,11 @@ mod tests {
         let t = 1_771_529_464_000; // 2026-02-19T19:31:04Z
         let far = Warning::FarOutsideTimes {
             count: 2,
-            first_ms: 0,
-            last_ms: t,
+            first_us: 0,
+            last_us: t,
             bulk: TimeBulk::Fences {
-                lo_ms: t,
-                hi_ms: t + 3_600_000,
+                lo_us: t,
+                hi_us: t + 3_600_000,
             },
         };
         assert_eq!(

@@ -1,7 +1,7 @@
 //! The time given to samples that carry none: `--at`, else the file's
 //! modification time, and the note that says which.
 use crate::audit::model::{Note, TimeFrom, UntimedRows};
-use crate::timeparse::EpochMs;
+use crate::timeparse::EpochUs;
 use anyhow::{Context, Result};
 use std::path::Path;
 
@@ -9,13 +9,13 @@ use std::path::Path;
 pub fn fallback_time(
     name: &str,
     path: &Path,
-    at: Option<EpochMs>,
+    at: Option<EpochUs>,
     rows: UntimedRows,
-) -> Result<(EpochMs, Note)> {
-    let note = |time_ms, from| Note::UntimedRows {
+) -> Result<(EpochUs, Note)> {
+    let note = |time_us, from| Note::UntimedRows {
         file: name.to_string(),
         rows,
-        time_ms,
+        time_us,
         from,
     };
     if let Some(t) = at {

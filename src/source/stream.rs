@@ -57,11 +57,11 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     quality.rows_dropped += count;
     quality.warnings.push(Warning::FarOutsideTimes {
         count,
-        first_ms: first,
-        last_ms: last,
+        first_us: first,
+        last_us: last,
         bulk: TimeBulk::Fences {
-            lo_ms: lo,
-            hi_ms: hi,
+            lo_us: lo,
+            hi_us: hi,
         },
     });
     Ok(Some((lo, hi)))

@@ -328,7 +328,7 @@ fn gpu_table(
         }
     };
     if let Some((apps, app_names)) = apps {
-        let (held, jobs) = join_apps(name, log, &times, apps, opts.align_ms)?;
+        let (held, jobs) = join_apps(name, log, &times, apps, opts.align_us)?;
         quality.notes.push(Note::HeldFromApps {
             file: name.to_string(),
             apps: app_names.to_vec(),

@@ -138,9 +138,9 @@ impl LiveQuery {
     pub fn query_of(&self, base: &str) -> PromQuery {
         PromQuery {
             base: base.to_string(),
-            since_ms: self.since_ms,
-            until_ms: self.until_ms,
-            step_ms: self.step_ms,
+            since_us: self.since_us,
+            until_us: self.until_us,
+            step_us: self.step_us,
         }
     }
 }

@@ -213,8 +213,8 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
     let wide = aligned(by, align);
     if wide.widest_merge > 0 {
         quality.notes.push(Note::MetricsAligned {
-            widest_ms: wide.widest_merge,
-            align_ms: align,
+            widest_us: wide.widest_merge,
+            align_us: align,
         });
     }
     Ok((frame_of(&metrics, wide)?, quality))
@@ -485,8 +485,8 @@ pub fn read_files(
                             count: Some(untimed),
                         },
                     )?;
-                    for s in samples.iter_mut().filter(|s| s.time_ms.is_none()) {
-                        s.time_ms = Some(t);
+                    for s in samples.iter_mut().filter(|s| s.time_us.is_none()) {
+                        s.time_us = Some(t);
                     }
                     notes.push(note);
                 }
