@@ -5,7 +5,7 @@ use super::AuditConfig;
 use super::GroupBy;
 use super::model::*;
 use super::tally::{Basis, Present, Tally};
-use crate::timeparse::{US_PER_HOUR, format_time};
+use crate::timeparse::{US_PER_HOUR, to_datetime};
 
 /// What a report is made of, before the rules of presentation apply.
 pub struct Parts {
@@ -83,8 +83,8 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     Report {
         schema: SCHEMA.to_string(),
         window: Window {
-            start: format_time(parts.window_start),
-            end: format_time(parts.window_end),
+            start: to_datetime(parts.window_start),
+            end: to_datetime(parts.window_end),
             hours: window_hours,
             snapshot: parts.snapshot,
         },

@@ -172,7 +172,7 @@ fn opt_u64(df: &DataFrame, name: &str) -> Result<Option<UInt64Chunked>> {
     }
 }
 
-/// The key columns of a sample table, contiguous: time (epoch ms), host, gpu.
+/// The key columns of a sample table, contiguous: time (epoch µs), host, gpu.
 pub(crate) fn sample_keys(df: &DataFrame) -> Result<(Int64Chunked, StringChunked, StringChunked)> {
     let time = df
         .column(col::TIME)?

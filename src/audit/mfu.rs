@@ -111,7 +111,7 @@ fn capacity_of(d: &JobDeclaration, held: &JobHeld, no_peak: &mut NoPeak) -> Opti
     let mut capacity = 0.0;
     let mut complete = true;
     for (m, ticks) in &held.ticks_by_model {
-        let secs = *ticks as f64 / 1000.0;
+        let secs = *ticks as f64 / super::interval::TICKS_PER_SECOND as f64;
         let peak = d.peak_tflops.or_else(|| {
             m.as_deref()
                 .and_then(|m| hardware::lookup(m))
@@ -158,7 +158,9 @@ fn mfu_of(
         };
         let mfu = match d.work {
             Work::Rate(flops_per_sec) => {
-                flops_per_sec * (held.wall.covered() as f64 / 1000.0) / capacity
+                flops_per_sec
+                    * (held.wall.covered() as f64 / super::interval::TICKS_PER_SECOND as f64)
+                    / capacity
             }
             Work::Total(flops) => flops / capacity,
         };
@@ -227,7 +229,7 @@ mod tests {
     use crate::source::from_frame;
     use polars::prelude::*;
 
-    const H: i64 = 3_600_000;
+    const H: i64 = 3_600 * crate::audit::interval::TICKS_PER_SECOND;
 
     /// Two H100s held by job "a" for 2 h (hourly samples), one L4 held by "b" for 2 h.
     fn table() -> Result<SampleTable> {
@@ -241,7 +243,7 @@ mod tests {
             ("2", "NVIDIA L4", "b"),
         ] {
             for k in 0..2 {
-                time.push(1_780_000_000_000i64 + k * H);
+                time.push(1_780_000_000_000_000i64 + k * H);
                 gpu.push(g);
                 model.push(m);
                 job.push(j);
@@ -321,7 +323,7 @@ mod tests {
     #[test]
     fn peak_override_and_window() -> Result<()> {
         let mut c = cfg()?;
-        c.until = Some(1_780_000_000_000 + H);
+        c.until = Some(1_780_000_000_000_000 + H);
         let decls = vec![JobDeclaration {
             job: "a".into(),
             work: Work::Rate(100e12),

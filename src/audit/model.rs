@@ -1,5 +1,8 @@
 //! The report as data: what every renderer formats and what `--format json`
 //! serialises as the "gpuaudit.report/1" contract (report-semantics.md §7).
+//! Times are `DateTime<Utc>`, written as the RFC 3339 text report/1 has
+//! always carried (`…Z`, a fraction only when present) and sorted as times.
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -45,8 +48,10 @@ pub struct Report {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(default)]
 pub struct Window {
-    pub start: String,
-    pub end: String,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub start: DateTime<Utc>,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub end: DateTime<Utc>,
     pub hours: f64,
     /// every GPU has a single sample: GPU-hours read as GPUs, dollars as per hour
     pub snapshot: bool,
@@ -432,8 +437,10 @@ pub struct IdleEpisode {
     pub job: Option<String>,
     pub user: Option<String>,
     pub team: Option<String>,
-    pub start: String,
-    pub end: String,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub start: DateTime<Utc>,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub end: DateTime<Utc>,
     pub hours: f64,
     pub usd: Option<f64>,
 }
@@ -449,8 +456,10 @@ pub struct IdleEpisodeGroup {
     /// distinct hosts of its GPUs, sorted
     pub hosts: Vec<String>,
     pub gpus: usize,
-    pub start: String,
-    pub end: String,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub start: DateTime<Utc>,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub end: DateTime<Utc>,
     /// the sum of its episodes' hours
     pub gpu_hours: f64,
     /// null when none of its GPUs had a price
@@ -576,6 +585,81 @@ mod tests {
         Ok(())
     }
 
+    /// Every time in a frozen document is written back as the same text.
+    #[test]
+    fn frozen_report_times_write_back_unchanged() -> anyhow::Result<()> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/compat");
+        let mut times = 0;
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let old: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+            let new = serde_json::to_value(serde_json::from_value::<Report>(old.clone())?)?;
+            let mut pointers = vec!["/window/start".to_string(), "/window/end".to_string()];
+            for list in ["idle_episodes", "idle_episode_groups"] {
+                let n = old[list].as_array().map_or(0, Vec::len);
+                for i in 0..n {
+                    pointers.push(format!("/{list}/{i}/start"));
+                    pointers.push(format!("/{list}/{i}/end"));
+                }
+            }
+            for p in pointers {
+                let text = old.pointer(&p).and_then(|v| v.as_str());
+                assert!(text.is_some(), "{}: {p}", path.display());
+                assert_eq!(
+                    text,
+                    new.pointer(&p).and_then(|v| v.as_str()),
+                    "{}: {p}",
+                    path.display()
+                );
+                times += 1;
+            }
+        }
+        assert!(times >= 10, "{times} times compared");
+        Ok(())
+    }
+
+    /// Report times are RFC 3339 with `Z`: no fraction for whole seconds,
+    /// 3 or 6 digits when present; any offset reads, as UTC; other text is refused.
+    #[test]
+    fn times_serialise_as_rfc3339_and_sort_as_times() -> anyhow::Result<()> {
+        use crate::timeparse::to_datetime;
+        const T: i64 = 1_783_332_000_000_000; // 2026-07-06T10:00:00Z in µs
+        let window = |us: i64| Window {
+            start: to_datetime(us),
+            end: to_datetime(us),
+            ..Window::default()
+        };
+        for (us, text) in [
+            (T, "2026-07-06T10:00:00Z"),
+            (T + 500_000, "2026-07-06T10:00:00.500Z"),
+            (T + 250, "2026-07-06T10:00:00.000250Z"),
+        ] {
+            let v = serde_json::to_value(window(us))?;
+            assert_eq!(v["start"], text);
+            assert_eq!(serde_json::from_value::<Window>(v)?.start, to_datetime(us));
+        }
+        let w: Window = serde_json::from_str(r#"{"start":"2026-07-06T12:00:00+02:00"}"#)?;
+        assert_eq!(w.start, to_datetime(T));
+        let bad = serde_json::from_str::<Window>(r#"{"start":"yesterday"}"#);
+        assert!(
+            bad.as_ref().is_err_and(|e| e
+                .to_string()
+                .contains("'yesterday' is not an RFC 3339 time")),
+            "{bad:?}"
+        );
+        // as text "…00.500Z" sorts before "…00Z"; as times after it
+        let (half, whole) = (window(T + 500_000), window(T));
+        assert!(
+            serde_json::to_value(&half)?["start"].as_str()
+                < serde_json::to_value(&whole)?["start"].as_str()
+        );
+        assert!(half.start > whole.start);
+        Ok(())
+    }
+
     #[test]
     fn layers_serialise_by_their_snake_case_names() -> anyhow::Result<()> {
         for l in [
@@ -604,7 +688,7 @@ mod tests {
             r#"{"schema":"gpuaudit.report/1","window":{"hours":2.5},"layers":{"held_gpu_hours":4.0}}"#,
         )?;
         assert_eq!(r.window.hours, 2.5);
-        assert_eq!(r.window.start, "");
+        assert_eq!(r.window.start, DateTime::<Utc>::UNIX_EPOCH);
         assert_eq!(r.layers.held_gpu_hours, 4.0);
         assert_eq!(r.layers.active_gpu_hours, None);
         assert_eq!(r.gpus, Vec::new());

@@ -50,11 +50,11 @@ fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {
     let Some(v) = value else {
         return Ok(Duration::ZERO);
     };
-    let ms = parse_duration_us(v).with_context(|| format!("{flag} {v}"))?;
-    if ms < 0 {
+    let us = parse_duration_us(v).with_context(|| format!("{flag} {v}"))?;
+    if us < 0 {
         bail!("{flag} {v}: must not be negative");
     }
-    Ok(Duration::from_millis(ms as u64))
+    Ok(Duration::from_micros(us as u64))
 }
 
 /// The one line a CI log shows when a scan starts (not with --quiet).
@@ -72,7 +72,7 @@ fn announce(args: &ScanArgs) {
 
 pub fn run(args: ScanArgs) -> Result<u8> {
     let interval_us = parse_duration_us(&args.sample_interval).context("--interval")?;
-    if interval_us < 100 {
+    if interval_us < 100_000 {
         bail!(
             "--interval {}: must be at least 100ms",
             args.sample_interval
@@ -104,10 +104,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
             );
         }
     }
-    let interval = Duration::from_millis(interval_us as u64);
+    let interval = Duration::from_micros(interval_us as u64);
     let plan = if args.command.is_empty() {
         Plan::new(
-            Duration::from_millis(duration_us as u64),
+            Duration::from_micros(duration_us as u64),
             interval,
             args.once,
         )
@@ -116,9 +116,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     };
     let host = host_name();
 
-    // Leaked: a reader stuck in a hung driver call may outlive the scan, so NVML
-    // stays initialised until the process exits.
-    let nvml: &'static nvml_wrapper::Nvml = Box::leak(Box::new(open(args.nvml_lib.as_deref())?));
+    let nvml = open(args.nvml_lib.as_deref(), nvml_timeout)?;
     let signals = Signals::catch()?;
     let mut bracket = if args.command.is_empty() {
         Bracket::plain()
@@ -136,7 +134,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         plan,
         &host,
         Hooks {
-            now_us: &mut || chrono::Utc::now().timestamp_millis(),
+            now_us: &mut || chrono::Utc::now().timestamp_micros(),
             wait_until: &mut |t| bracket.wait_until(t, &signals),
             owner: &mut |pid| procfs.owner(pid),
             on_tick: &mut |n| bar.set_position(n as u64),

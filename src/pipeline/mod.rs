@@ -181,7 +181,7 @@ fn client(p: &PrometheusOptions) -> Result<Client> {
         bail!("--prom-timeout must be positive");
     }
     let opts = ClientOptions {
-        timeout: Duration::from_millis(timeout as u64),
+        timeout: Duration::from_micros(timeout as u64),
         retries: p.retries,
         auth,
     };
@@ -190,7 +190,7 @@ fn client(p: &PrometheusOptions) -> Result<Client> {
 
 /// A live Prometheus: the window from now, then the pulled audit or the pushdown.
 fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Report> {
-    let now = chrono::Utc::now().timestamp_millis();
+    let now = chrono::Utc::now().timestamp_micros();
     let until = live_time(req.audit.until.as_deref().unwrap_or("now"), now).context("--until")?;
     let since =
         live_time(req.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;

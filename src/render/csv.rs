@@ -7,6 +7,11 @@ fn num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
+/// RFC 3339 never holds a comma or a quote: written bare.
+fn rfc3339(t: &chrono::DateTime<chrono::Utc>) -> String {
+    crate::timeparse::rfc3339(t)
+}
+
 fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -88,8 +93,8 @@ fn layers_row(
         f(m.idle_held_usd),
         f(m.unallocated_usd),
         f(m.not_useful_usd),
-        quote(&w.start),
-        quote(&w.end),
+        rfc3339(&w.start),
+        rfc3339(&w.end),
         w.hours.to_string(),
         w.snapshot.to_string(),
         quote(&c.price_source),
@@ -149,8 +154,8 @@ fn episodes(report: &Report, per_gpu: bool) -> String {
                 text(e.job.as_deref()),
                 text(e.user.as_deref()),
                 text(e.team.as_deref()),
-                quote(&e.start),
-                quote(&e.end),
+                rfc3339(&e.start),
+                rfc3339(&e.end),
                 e.hours.to_string(),
                 num(e.usd),
             ]));
@@ -165,8 +170,8 @@ fn episodes(report: &Report, per_gpu: bool) -> String {
             text(e.team.as_deref()),
             e.gpus.to_string(),
             quote(&e.hosts.join(";")),
-            quote(&e.start),
-            quote(&e.end),
+            rfc3339(&e.start),
+            rfc3339(&e.end),
             e.gpu_hours.to_string(),
             num(e.usd),
         ]));

@@ -24,11 +24,11 @@ pub fn fallback_time(
     let modified = std::fs::metadata(path).and_then(|m| m.modified()).with_context(|| {
         format!("{name}: samples carry no timestamps and the file's modification time cannot be read (give --at TIME)")
     })?;
-    let ms = modified
+    let us = modified
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
+        .map(|d| d.as_micros() as i64)
         .with_context(|| {
             format!("{name}: the file's modification time is before 1970 (give --at TIME)")
         })?;
-    Ok((ms, note(ms, TimeFrom::FileModified)))
+    Ok((us, note(us, TimeFrom::FileModified)))
 }

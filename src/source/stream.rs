@@ -27,7 +27,7 @@ pub struct ParquetStream {
     slice_rows: usize,
     /// what deciding units and dropping unmeasured columns found, once per file
     quality: Quality,
-    /// the bulk of the data in time (epoch ms) when a handful of stray samples lie outside it
+    /// the bulk of the data in time (epoch µs) when a handful of stray samples lie outside it
     time_bounds: Option<(i64, i64)>,
 }
 
@@ -67,10 +67,10 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     Ok(Some((lo, hi)))
 }
 
-/// A time column as epoch ms.
+/// A time column as epoch µs (a ms or ns datetime converts in the cast).
 fn epoch_us(name: &str) -> Expr {
     polars::prelude::col(name)
-        .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+        .cast(DataType::Datetime(TimeUnit::Microseconds, None))
         .cast(DataType::Int64)
 }
 

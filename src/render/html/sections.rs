@@ -477,8 +477,8 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
         "window (UTC)",
         format!(
             "{} → {} ({} h){}",
-            r.window.start,
-            r.window.end,
+            crate::timeparse::rfc3339(&r.window.start),
+            crate::timeparse::rfc3339(&r.window.end),
             hours(r.window.hours),
             if r.window.snapshot {
                 ", a snapshot: GPU-hours read as GPUs, dollars per hour"

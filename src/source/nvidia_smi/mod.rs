@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 pub mod xml;
 
-const DEFAULT_ALIGN_US: i64 = 5_000;
+const DEFAULT_ALIGN_US: i64 = 5 * crate::timeparse::US_PER_SECOND;
 const MIB: f64 = 1_048_576.0;
 
 /// A CSV log split into header and rows (1-based line numbers kept for errors).
@@ -453,7 +453,7 @@ fn dmon_times(
             .map(|(no, f)| {
                 let text = format!("{} {}", f[d], f[t]);
                 NaiveDateTime::parse_from_str(&text, "%Y%m%d %H:%M:%S")
-                    .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis())
+                    .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_micros())
                     .map_err(|_| {
                         anyhow!("{name}:{no}: '{text}' is not a dmon date and time (expected YYYYMMDD HH:MM:SS)")
                     })
@@ -472,7 +472,7 @@ fn dmon_times(
                 .map(|(_, f)| {
                     let k = seen.entry(f[gpu].as_str()).or_default();
                     let total = count.get(f[gpu].as_str()).copied().unwrap_or(1);
-                    let t = end - (total - 1 - *k) * 1000;
+                    let t = end - (total - 1 - *k) * crate::timeparse::US_PER_SECOND;
                     *k += 1;
                     t
                 })

@@ -44,7 +44,7 @@ fn parse_snapshot_time(text: &str) -> Option<EpochUs> {
     let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     NaiveDateTime::parse_from_str(&squeezed, "%a %b %d %H:%M:%S %Y")
         .ok()
-        .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis())
+        .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_micros())
 }
 
 #[derive(Default)]

@@ -57,6 +57,12 @@ const KEEP_LABELS: &[&str] = &[
     "hpc_job",
 ];
 
+/// Ticks (µs) as a PromQL duration in milliseconds, the finest unit PromQL
+/// has (a step is a whole number of ms, and `until` is floored to one).
+pub fn promql_millis(us: i64) -> i64 {
+    us.div_euclid(1_000)
+}
+
 /// What to fetch: the server, the window [since, until) and how finely.
 #[derive(Debug, Clone)]
 pub struct LiveQuery {
@@ -81,6 +87,10 @@ impl LiveQuery {
         if step_us <= 0 {
             bail!("--step must be positive");
         }
+        if step_us % 1_000 != 0 {
+            bail!("--step must be a whole number of milliseconds (PromQL's finest unit)");
+        }
+        let until_us = until_us - until_us.rem_euclid(1_000);
         let since_us = since_us.div_euclid(step_us) * step_us
             + if since_us.rem_euclid(step_us) > 0 {
                 step_us
@@ -130,7 +140,7 @@ impl LiveQuery {
         format!(
             "last_over_time({}[{}ms])",
             self.selector(&[metric], extra),
-            self.step_us - 1
+            promql_millis(self.step_us) - 1
         )
     }
 

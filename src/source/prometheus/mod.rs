@@ -38,7 +38,7 @@ pub struct LabelOptions {
     pub align_us: Option<i64>,
 }
 
-const DEFAULT_ALIGN_US: i64 = 5_000;
+const DEFAULT_ALIGN_US: i64 = 5 * crate::timeparse::US_PER_SECOND;
 pub const HOST_LABELS: &[&str] = &[
     "Hostname",
     "hostname",

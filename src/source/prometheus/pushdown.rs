@@ -112,7 +112,7 @@ impl Plan {
         format!(
             "last_over_time({metric}{{{}}}[{}ms])",
             parts.join(", "),
-            self.step_us - 1
+            super::live::promql_millis(self.step_us) - 1
         )
     }
 
@@ -355,10 +355,10 @@ fn sum_points(
             // (end - 1ms - range, end - 1ms] holds exactly the step multiples in [start, end).
             let query = format!(
                 "sum by ({outer}) (sum_over_time(({inner})[{}ms:{}ms]))",
-                end - start,
-                q.step_us
+                super::live::promql_millis(end - start),
+                super::live::promql_millis(q.step_us)
             );
-            let response = client.query(&query, end - 1)?;
+            let response = client.query(&query, end - 1_000)?;
             for s in response.series {
                 let key = plan
                     .by_label
@@ -454,7 +454,7 @@ fn parts_of(
 /// The tally of one (group, model) sum: each point weighs one step.
 fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
     let h = |n: f64| n * step_us as f64 / US_PER_HOUR;
-    let ms = |n: f64| (n * step_us as f64).round() as i64;
+    let ticks = |n: f64| (n * step_us as f64).round() as i64;
     let p = price.unwrap_or(0.0);
     let (observed_h, held_h) = (h(a.observed), h(a.held));
     let fraction_h = match basis {
@@ -463,10 +463,14 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         Basis::Active | Basis::Useful => h(a.active),
     };
     Tally {
-        observed_us: ms(a.observed),
-        held_us: ms(a.held),
-        idle_held_us: ms(a.idle),
-        unpriced_us: if price.is_none() { ms(a.observed) } else { 0 },
+        observed_us: ticks(a.observed),
+        held_us: ticks(a.held),
+        idle_held_us: ticks(a.idle),
+        unpriced_us: if price.is_none() {
+            ticks(a.observed)
+        } else {
+            0
+        },
         observed_h,
         held_h,
         active_h: Sum::from(h(a.active)),
@@ -556,7 +560,7 @@ mod tests {
             by_label: Some("exported_namespace".into()),
             model_label: Some("modelName".into()),
             held,
-            step_us: 60_000,
+            step_us: 60_000_000,
             sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
             occ: None,
             tensor: None,
