@@ -4,6 +4,7 @@
 //! names (or canonical names); [`normalize`] maps them onto the canonical
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
+use crate::audit::model::{ColumnName, Note, TimeBulk, Warning};
 use crate::timeparse::{
     US_PER_DAY, epoch_integer_to_us, epoch_number_to_us, parse_timestamp_zoned,
 };
@@ -450,10 +451,10 @@ pub struct Quality {
     pub invalid: BTreeMap<String, u64>,
     /// rows dropped because a required value (gpu) was missing
     pub rows_dropped: u64,
-    /// human-readable notes (which source column fed what, timestamps assumed, ...)
-    pub notes: Vec<String>,
+    /// what a reader decided (which source column fed what, timestamps assumed, ...)
+    pub notes: Vec<Note>,
     /// warnings a reader counted (e.g. lines it skipped)
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// source columns of `--map` entries some input had (a map no input matches is refused)
     pub maps_found: BTreeSet<String>,
 }
@@ -583,14 +584,15 @@ impl SampleTable {
             .df
             .filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
         self.quality.rows_dropped += count as u64;
-        use crate::timeparse::format_time;
-        self.quality.warnings.push(format!(
-            "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, {} .. {} (samples within 7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
-            format_time(first),
-            format_time(last),
-            format_time(bulk_start),
-            format_time(bulk_end)
-        ));
+        self.quality.warnings.push(Warning::FarOutsideTimes {
+            count: count as u64,
+            first_us: first,
+            last_us: last,
+            bulk: TimeBulk::Samples {
+                start_us: bulk_start,
+                end_us: bulk_end,
+            },
+        });
         Ok(())
     }
 
@@ -614,9 +616,10 @@ impl SampleTable {
                 continue;
             }
             let invalid = self.quality.invalid.get(*name).copied().unwrap_or(0);
-            self.quality.warnings.push(format!(
-                "{name}: no usable value ({invalid} invalid, the rest missing): not measured"
-            ));
+            self.quality.warnings.push(Warning::Unmeasured {
+                column: name.to_string(),
+                invalid,
+            });
             self.present.remove(name);
             self.df = self.df.drop(name)?;
         }
@@ -743,10 +746,10 @@ pub fn normalize(
             Kind::Time => {
                 let (us, naive) = to_time_us(&src, origin, &r.source)?;
                 if naive > 0 {
-                    quality.notes.push(format!(
-                        "{}: {naive} timestamps without a UTC offset, taken as UTC",
-                        label_of(r)
-                    ));
+                    quality.notes.push(Note::NaiveTimesAsUtc {
+                        column: column_name(r),
+                        count: naive,
+                    });
                 }
                 Series::new((*name).into(), us)
                     .cast(&dtype_of(Kind::Time))
@@ -829,7 +832,7 @@ fn decide_units(
             continue;
         };
         match_decision(
-            crate::units::decide(kind, r.unit, &stats, &label_of(r)),
+            crate::units::decide(kind, r.unit, &stats),
             r,
             origin,
             quality,
@@ -839,12 +842,11 @@ fn decide_units(
     Ok(out)
 }
 
-/// "device_util" or "device_util (column 'busy')": how notes name a column.
-pub fn label_of(r: &Resolved) -> String {
-    if r.source == r.canonical {
-        r.canonical.to_string()
-    } else {
-        format!("{} (column '{}')", r.canonical, r.source)
+/// The column a note or warning names: canonical, and the input's own name.
+pub fn column_name(r: &Resolved) -> ColumnName {
+    ColumnName {
+        canonical: r.canonical.to_string(),
+        source: r.source.clone(),
     }
 }
 
@@ -860,11 +862,17 @@ pub fn match_decision(
     use crate::units::Decision;
     match decision {
         Decision::Keep => {}
-        Decision::Percent { note } => {
-            quality.notes.push(note);
+        Decision::Percent { max } => {
+            quality.notes.push(Note::ReadAsPercent {
+                column: column_name(r),
+                max,
+            });
             units.insert(r.canonical, Unit::Percent);
         }
-        Decision::Implausible { warning } => quality.warnings.push(warning),
+        Decision::Implausible { max_bytes } => quality.warnings.push(Warning::BytesImplausible {
+            column: column_name(r),
+            max_bytes,
+        }),
         Decision::Ambiguous => bail!(
             "{origin}: column '{}' ({}) holds only the integers 0 and 1: fractions (0 or 100% busy) or percent (0% or 1%)? Say which: --map {}={}:fraction or --map {}={}:percent",
             r.source,

@@ -438,7 +438,9 @@ fn comparable(mut d: Value) -> Value {
         o.remove("sources");
         if let Some(q) = o.get_mut("data_quality").and_then(Value::as_object_mut) {
             q.remove("notes");
+            q.remove("note_codes");
             q.remove("warnings");
+            q.remove("warning_codes");
         }
     }
     d

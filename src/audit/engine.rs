@@ -776,10 +776,9 @@ impl<'a> Engine<'a> {
         let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
         if snapshot {
-            notes.push(format!(
-                "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
-                crate::timeparse::format_duration_us(self.snapshot_us)
-            ));
+            notes.push(crate::audit::model::Note::Snapshot {
+                weight_us: self.snapshot_us,
+            });
         }
         Parts {
             window_start,

@@ -65,7 +65,10 @@ pub struct Sources {
     pub rows_used: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+/// What could not be used and what the readers and the audit decided. Its
+/// `Serialize` is in render/json.rs: `notes` are written as their text (the
+/// strings of gpuaudit.report/1), `note_codes` as the typed notes.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
 #[serde(default)]
 pub struct DataQuality {
     pub duplicates: u64,
@@ -77,8 +80,263 @@ pub struct DataQuality {
     pub held_unknown_gpu_hours: f64,
     pub rows_outside_window: u64,
     pub rows_dropped: u64,
-    pub notes: Vec<String>,
-    pub warnings: Vec<String>,
+    /// read back from a document, each note is its text (`Note::Text`)
+    pub notes: Vec<Note>,
+    /// read back from a document, each warning is its text (`Warning::Text`)
+    pub warnings: Vec<Warning>,
+}
+
+/// A data-quality note as data: what a reader or the audit decided. Its
+/// English text is built in one place, `render::notes::note_text`; the
+/// JSON writes both (docs/semantics.md, "Notes"). A note read back from a
+/// JSON document is its text, `Text`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Note {
+    /// timestamps without a UTC offset, taken as UTC
+    NaiveTimesAsUtc {
+        column: ColumnName,
+        count: u64,
+    },
+    /// a fraction column decided percent from its values
+    ReadAsPercent {
+        column: ColumnName,
+        max: f64,
+    },
+    /// metrics of one GPU stamped apart, joined into one sample
+    MetricsAligned {
+        widest_us: i64,
+        align_us: i64,
+    },
+    /// where Prometheus series' owners came from (`examples`: the first few)
+    OwnerFrom {
+        from: OwnerSource,
+        label: Option<String>,
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// series without `__name__`, named after their file
+    UnnamedSeries {
+        file: String,
+        count: u64,
+        named: String,
+    },
+    /// rows without timestamps placed at --at or the file's modification time
+    UntimedRows {
+        file: String,
+        rows: UntimedRows,
+        time_us: i64,
+        from: TimeFrom,
+    },
+    /// nvidia-smi has no device activity for MIG-enabled GPUs
+    MigNoActivity {
+        file: String,
+        gpus: usize,
+    },
+    /// nvidia-smi XML: held when a compute process runs
+    HeldFromProcesses {
+        file: String,
+    },
+    /// an nvidia-smi log without an id column, read as GPU '0'
+    NoGpuColumn {
+        file: String,
+    },
+    /// an nvidia-smi log's held state from its compute-apps files
+    HeldFromApps {
+        file: String,
+        apps: Vec<String>,
+    },
+    /// what a pulled Prometheus report read
+    PrometheusPulled {
+        points: u64,
+        requests: u64,
+        query: PromQuery,
+    },
+    /// how --pushdown's layers can differ from a pulled report
+    PushdownCaveat,
+    PushdownQueried {
+        query: PromQuery,
+        requests: u64,
+    },
+    GroupsFromLabel {
+        label: String,
+    },
+    /// the diagnosis sections need every sample
+    DiagnosisNotWithPushdown,
+    /// held jobs without a declaration (`examples`: the first few)
+    UndeclaredJobs {
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// MFU of model_flops declarations is over all the job's samples
+    WholeJobMfu,
+    /// every GPU has one sample, weighed `weight_us`
+    Snapshot {
+        weight_us: i64,
+    },
+    /// held GPU-hours without the basis metric, counted not useful
+    UnmeasuredBasis {
+        held_gpu_hours: f64,
+        basis: String,
+    },
+    /// a live scan metric NVML could not give for one GPU
+    MetricUnsupported {
+        gpu: String,
+        metric: String,
+        why: String,
+    },
+    /// a note read back from a document (its text), or a reader's own words
+    #[serde(untagged)]
+    Text(String),
+}
+
+impl Note {
+    /// Whether two notes say the same thing for de-duplication: owner notes
+    /// of one kind are one note whatever their examples (chunks differ there).
+    pub fn same_kind(&self, other: &Note) -> bool {
+        match (self, other) {
+            (
+                Note::OwnerFrom { from, label, .. },
+                Note::OwnerFrom {
+                    from: f2,
+                    label: l2,
+                    ..
+                },
+            ) => from == f2 && label == l2,
+            _ => self == other,
+        }
+    }
+}
+
+/// A canonical column and the input column that fed it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ColumnName {
+    pub canonical: String,
+    pub source: String,
+}
+
+/// A counted data-quality warning as data: what was left out or cannot be
+/// trusted. Its text is `render::notes::warning_text`; the JSON writes both,
+/// as `warnings` and `warning_codes` (docs/semantics.md, "Notes").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Warning {
+    /// samples far outside the bulk of the data's time, left out
+    FarOutsideTimes {
+        count: u64,
+        first_us: i64,
+        last_us: i64,
+        bulk: TimeBulk,
+    },
+    /// a metric column without one usable value: not measured
+    Unmeasured { column: String, invalid: u64 },
+    /// the same, found by a streaming reader in one file
+    UnmeasuredInFile { column: String, file: String },
+    /// a memory column whose busiest value is under 1 MiB
+    BytesImplausible { column: ColumnName, max_bytes: f64 },
+    /// Prometheus samples without a GPU label, skipped (`examples`: the first few metrics)
+    NoGpuLabel {
+        samples: u64,
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// Prometheus's own warning or info on an answer (its words)
+    PrometheusWarned { text: String },
+    /// nvidia-smi XML: UUIDs repeat, GPUs told apart by PCI bus id
+    UuidsRepeat { file: String },
+    /// nvidia-smi XML: activity without a listed compute process
+    BusyWithoutProcess { file: String, gpus: usize },
+    /// a live scan's GPU whose samples stopped at a failure
+    GpuFailed {
+        gpu: String,
+        uuid: Option<String>,
+        /// 1-based
+        tick: usize,
+        ticks: usize,
+        /// samples it missed after the failure
+        missing: usize,
+        error: String,
+    },
+    /// a signal stopped the live scan
+    ScanStopped { signal: String, ticks: usize },
+    /// declared jobs without held samples in the window
+    DeclaredJobsAbsent { examples: Vec<String>, count: usize },
+    /// no dense peak for a model and dtype: those jobs' MFU is n/a
+    NoDensePeak {
+        model: String,
+        dtype: String,
+        samples: u64,
+        jobs: Vec<String>,
+        jobs_count: usize,
+    },
+    /// jobs declaring more FLOPs than their GPUs' dense peak
+    MfuOverOne { jobs: Vec<JobMfuValue> },
+    /// GPU-hours whose held value could not be read
+    HeldUnreadable { gpu_hours: f64 },
+    /// GPU model names that could mean several cards
+    AmbiguousModels { models: Vec<AmbiguousModel> },
+    /// a warning read back from a document (its text)
+    #[serde(untagged)]
+    Text(String),
+}
+
+/// Where the bulk of a data set's time lies, as its warning says it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeBulk {
+    /// the first and last sample kept (an in-memory table)
+    Samples { start_us: i64, end_us: i64 },
+    /// the fences the kept samples lie within (a streamed dataset)
+    Fences { lo_us: i64, hi_us: i64 },
+}
+
+/// A job and its MFU (a fraction).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct JobMfuValue {
+    pub job: String,
+    pub mfu: f64,
+}
+
+/// Where a Prometheus series' owner came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnerSource {
+    /// --job-label
+    Label,
+    ExportedPod,
+    Pod,
+    HpcJob,
+    /// pod labels naming the exporter itself, not taken as a workload
+    ExporterPodIgnored,
+}
+
+/// What rows of an input carried no timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UntimedRows {
+    Samples {
+        count: Option<usize>,
+    },
+    Snapshots,
+    /// nvidia-smi dmon without -o DT: taken 1 s apart
+    DmonSamples,
+}
+
+/// Which time untimed rows took.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeFrom {
+    At,
+    FileModified,
+}
+
+/// A Prometheus range query: server, window and step.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PromQuery {
+    pub base: String,
+    pub since_us: i64,
+    pub until_us: i64,
+    pub step_us: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

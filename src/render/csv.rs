@@ -1,7 +1,6 @@
 //! CSV for spreadsheets: one table per invocation (`--table`), a header row,
 //! plain unrounded numbers, empty cells where a figure is unknown.
 use crate::audit::model::{Layers, Ratios, Report};
-use crate::cli::CsvTable;
 use anyhow::{Result, bail};
 
 fn num(v: Option<f64>) -> String {
@@ -247,19 +246,30 @@ fn jobs(report: &Report) -> Result<String> {
     Ok(out)
 }
 
-pub fn render(report: &Report, table: CsvTable, per_gpu: bool) -> Result<String> {
+/// Which table `--format csv` writes (one per invocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    Layers,
+    Groups,
+    Episodes,
+    Gpus,
+    Jobs,
+    Timeline,
+}
+
+pub fn render(report: &Report, table: Table, per_gpu: bool) -> Result<String> {
     Ok(match table {
-        CsvTable::Layers => layers(report, true),
-        CsvTable::Groups => {
+        Table::Layers => layers(report, true),
+        Table::Groups => {
             if report.groups.is_none() {
                 bail!("--table groups lists showback groups; give --by team|user|job|host|model");
             }
             layers(report, false)
         }
-        CsvTable::Episodes => episodes(report, per_gpu),
-        CsvTable::Gpus => gpus(report),
-        CsvTable::Jobs => jobs(report)?,
-        CsvTable::Timeline => match &report.diagnosis.timeline {
+        Table::Episodes => episodes(report, per_gpu),
+        Table::Gpus => gpus(report),
+        Table::Jobs => jobs(report)?,
+        Table::Timeline => match &report.diagnosis.timeline {
             Some(t) => crate::render::diagnosis::timeline::csv(t),
             None => bail!(
                 "--table timeline: this report has no timeline (not computed with --pushdown)"

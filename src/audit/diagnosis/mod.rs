@@ -100,9 +100,9 @@ pub struct Sections {
     /// jobs whose `--jobs` kind is not the shape their telemetry shows
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub job_disagreements: Vec<jobs::Disagreement>,
-    /// why a section is null, one line each
+    /// why a section is null, one note each
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::audit::model::Note>,
 }
 
 impl Sections {

@@ -4,7 +4,7 @@
 //! evaluation times as pulled mode); only the sums per group come back.
 //!
 //! Where the answer can differ from the pulled one (also printed in the
-//! report's notes, see [`CAVEAT`]):
+//! report's notes, see `Note::PushdownCaveat`):
 //! - weights: every evaluation point weighs exactly one step. Pulled mode
 //!   weighs a sample by the time to the next one, up to max-gap (3 steps), so
 //!   around a gap longer than the lookback a GPU counts up to 2 steps more
@@ -22,14 +22,14 @@ use super::http::Client;
 use super::live::{LiveQuery, METRICS};
 use super::{GPU_LABELS, HOST_LABELS};
 use crate::audit::assemble::{Parts, assemble};
-use crate::audit::model::{DataQuality, Report, Sources};
+use crate::audit::model::{DataQuality, Note, Report, Sources, Warning};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub const CAVEAT: &str = "--pushdown: layers computed inside Prometheus (sum_over_time over subqueries, one step per point); they can differ from a pulled report: around gaps (pulled weighs the sample before a gap up to --max-gap, 3 steps; here every point weighs one step, --max-gap is ignored), where series are scraped less often than --step (pulled weighs by each GPU's median step; choose --step = the scrape interval), and observed time counts DCGM_FI_DEV_GPU_UTIL points only; no idle episodes or per-GPU rows";
+// The caveat note itself: Note::PushdownCaveat (its text in render/notes.rs).
 
 const UTIL: &str = "DCGM_FI_DEV_GPU_UTIL";
 const FB: &str = "DCGM_FI_DEV_FB_USED";
@@ -403,20 +403,19 @@ fn parts_of(
         Held::Assumed => crate::audit::HeldRule::Assumed.describe(),
     };
     let mut notes = vec![
-        CAVEAT.to_string(),
-        format!(
-            "queried {}; {} requests",
-            q.describe(client.base()),
-            client.requests
-        ),
+        Note::PushdownCaveat,
+        Note::PushdownQueried {
+            query: q.query_of(client.base()),
+            requests: client.requests,
+        },
     ];
     if let Some(b) = &plan.by_label {
-        notes.push(format!("groups from label '{b}'"));
+        notes.push(Note::GroupsFromLabel { label: b.clone() });
     }
     let warnings = client
         .warnings
         .iter()
-        .map(|w| format!("Prometheus warned (the answer may be partial): {w}"))
+        .map(|w| Warning::PrometheusWarned { text: w.clone() })
         .collect();
     let sums = sums_of(aggs, cfg, q.step_us, present.basis());
     Parts {
@@ -446,9 +445,7 @@ fn parts_of(
         note_unmeasured_basis: false,
         // the diagnosis folds need each sample's interval, which PromQL sums do not give
         diagnosis: crate::audit::diagnosis::Sections {
-            notes: vec![
-                "timeline, leaks, nodes, purchase, jobs: not computed with --pushdown (they need every sample; run without --pushdown)".to_string(),
-            ],
+            notes: vec![Note::DiagnosisNotWithPushdown],
             ..Default::default()
         },
     }
