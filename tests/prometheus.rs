@@ -838,3 +838,175 @@ fn flags_are_checked_before_any_request() -> Result<()> {
     );
     Ok(())
 }
+
+/// Two JSON values agree: numbers to `tol` (relative), nulls and strings exactly,
+/// arrays and objects member by member; the path of the first difference.
+fn same(a: &Value, b: &Value, tol: f64, path: &str) -> Result<()> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            ensure!(
+                (x - y).abs() <= tol * y.abs().max(1.0),
+                "{path}: {x} vs {y}"
+            );
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            ensure!(
+                x.len() == y.len(),
+                "{path}: {} vs {} items",
+                x.len(),
+                y.len()
+            );
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                same(p, q, tol, &format!("{path}[{i}]"))?;
+            }
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: Vec<_> = x.keys().collect();
+            ensure!(keys == y.keys().collect::<Vec<_>>(), "{path}: keys differ");
+            for k in keys {
+                same(&x[k], &y[k], tol, &format!("{path}.{k}"))?;
+            }
+        }
+        _ => ensure!(a == b, "{path}: {a} vs {b}"),
+    }
+    Ok(())
+}
+
+/// The gold test of the diagnosis under --pushdown: a gap-free fleet through
+/// the pulled engine and through PromQL gives the same timeline, leak map
+/// (fleet, per team, per job) and purchase answer; one bucket and one class
+/// are also computed here by hand from the rows. `--until` falls half a step
+/// after the last point, so the last point weighs half a step in both.
+#[test]
+fn pushdown_timeline_and_leaks_equal_the_pulled_ones() -> Result<()> {
+    let Some((prometheus, promtool)) = binaries() else {
+        return Ok(());
+    };
+    let dir = tempfile::tempdir()?;
+    let demo = dir.path().join("demo.csv");
+    let out = gpuaudit()?
+        .args(["demo", "--gpus", "40", "--days", "0.25", "--interval", "1m"])
+        .arg("--out")
+        .arg(&demo)
+        .output()?;
+    ensure!(out.status.success(), "demo failed");
+    let (_, rows) = read_demo_csv(&demo)?;
+    let om = dir.path().join("fleet.om");
+    write_openmetrics(&rows, &om)?;
+    let server = start_server(&prometheus, &promtool, &om)?;
+    let t0 = rows.iter().map(|r| r.t_s).min().context("rows")?;
+    let t_last = rows.iter().map(|r| r.t_s).max().context("rows")?;
+    let (since, until) = (iso(t0)?, iso(t_last + 30)?);
+    let live = [
+        "--prometheus",
+        server.url.as_str(),
+        "--since",
+        since.as_str(),
+        "--until",
+        until.as_str(),
+        "--step",
+        "1m",
+        "--by",
+        "team",
+    ];
+    let pulled = report(&live)?;
+    let push_args = [&live[..], &["--pushdown"]].concat();
+    let push = report(&push_args)?;
+    for section in ["timeline", "leaks", "purchase"] {
+        ensure!(
+            !push[section].is_null(),
+            "{section} is null under --pushdown"
+        );
+        same(&push[section], &pulled[section], 1e-9, section)?;
+    }
+    ensure!(push["nodes"].is_null() && push["jobs"].is_null());
+    let notes = push["data_quality"]["notes"].to_string();
+    ensure!(
+        notes.contains("nodes, jobs: not computed with --pushdown"),
+        "{notes}"
+    );
+    // the automatic bucket: 1m step, 6 h window -> 5m (>= 4 steps, <= 720 buckets)
+    assert_eq!(num(&push, "/timeline/bucket_seconds"), 300.0);
+    ensure!(
+        push["leaks"]["groups"]
+            .as_array()
+            .is_some_and(|g| g.len() > 1),
+        "{} {}",
+        push["leaks"]["by"],
+        push["leaks"]["groups"]
+    );
+    ensure!(
+        push["leaks"]["jobs"]
+            .as_array()
+            .is_some_and(|j| !j.is_empty())
+    );
+
+    // By hand: the first bucket [b0, b0 + 5m) of the window [t0, ...).
+    let b0 = t0.div_euclid(300) * 300;
+    let len_min = ((b0 + 300).min(t_last + 30) - t0) as f64 / 60.0;
+    let weight = |r: &Row| if r.t_s == t_last { 0.5 } else { 1.0 };
+    let util = |r: &Row| r.values[0].unwrap_or(f64::NAN);
+    let first: Vec<&Row> = rows.iter().filter(|r| r.t_s < b0 + 300).collect();
+    let held: Vec<&&Row> = first.iter().filter(|r| !r.job.is_empty()).collect();
+    let bucket = &push["timeline"]["buckets"][0];
+    close(
+        num(bucket, "/observed"),
+        first.len() as f64 / len_min,
+        1e-9,
+        "b0 observed",
+    );
+    close(
+        num(bucket, "/held"),
+        held.len() as f64 / len_min,
+        1e-9,
+        "b0 held",
+    );
+    close(
+        num(bucket, "/active"),
+        held.iter().map(|r| util(r)).sum::<f64>() / len_min,
+        1e-9,
+        "b0 active",
+    );
+    let idle_b0 = held.iter().filter(|r| util(r) < 0.01).count() as f64;
+    close(
+        num(bucket, "/idle_held"),
+        idle_b0 / len_min,
+        1e-9,
+        "b0 idle",
+    );
+    // ... and the idle class of the leak map over the whole window
+    let idle_h: f64 = rows
+        .iter()
+        .filter(|r| !r.job.is_empty() && util(r) < 0.01)
+        .map(|r| weight(r) / 60.0)
+        .sum();
+    ensure!(idle_h > 0.0, "the demo fleet has idle held time");
+    let idle_row = &push["leaks"]["classes"][3];
+    assert_eq!(idle_row["class"], "idle");
+    close(num(idle_row, "/gpu_hours"), idle_h, 1e-9, "leaks.idle");
+
+    // check reads the pushdown report's leak map
+    let path = dir.path().join("push.json");
+    let out = gpuaudit()?
+        .arg("report")
+        .args(&push_args)
+        .args(["--format", "json", "--quiet"])
+        .output()?;
+    std::fs::write(&path, out.stdout)?;
+    let path = path.to_str().context("path")?;
+    let check = |limit: String| -> Result<Option<i32>> {
+        let out = gpuaudit()?
+            .args(["check", path, "--max", &limit])
+            .output()?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        ensure!(out.status.code() != Some(2), "check {limit}: {stderr}");
+        Ok(out.status.code())
+    };
+    assert_eq!(check(format!("leaks.idle={}", idle_h * 1.01))?, Some(0));
+    assert_eq!(check(format!("leaks.idle={}", idle_h * 0.99))?, Some(1));
+    Ok(())
+}

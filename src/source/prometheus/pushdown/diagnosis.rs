@@ -54,7 +54,9 @@ impl Plan {
                 *rest = self.on(rest, "unless", &test);
             }
         };
-        let sm_low = sm.as_ref().map(|s| format!("{s} < {}", t.underfilled_below));
+        let sm_low = sm
+            .as_ref()
+            .map(|s| format!("{s} < {}", t.underfilled_below));
         row("underfilled", sm_low, &mut rest);
         let dram_high = dram.map(|d| {
             let high = format!("{d} >= {}", t.memory_bound_dram_at_least);

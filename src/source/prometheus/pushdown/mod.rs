@@ -273,9 +273,8 @@ pub fn report(
 /// The timeline's bucket: --bucket, else the engine's automatic rule on the
 /// step (every GPU's points are --step apart here) and the window.
 fn bucket_of(cfg: &AuditConfig, q: &LiveQuery) -> i64 {
-    cfg.bucket_ms.unwrap_or_else(|| {
-        crate::audit::diagnosis::auto_bucket(q.step_ms, q.until_ms - q.since_ms)
-    })
+    cfg.bucket_ms
+        .unwrap_or_else(|| crate::audit::diagnosis::auto_bucket(q.step_ms, q.until_ms - q.since_ms))
 }
 
 /// The timeline from the layers' points summed per bucket; Err(reason) when
@@ -313,7 +312,10 @@ fn timeline_of(
             continue;
         }
         batches::run(client, &inner, "", q.step_ms, &batches, |t, _, v| {
-            *per_bucket.entry(t.div_euclid(bucket)).or_default().slot(name) += v;
+            *per_bucket
+                .entry(t.div_euclid(bucket))
+                .or_default()
+                .slot(name) += v;
         })?;
     }
     Ok(Ok(diagnosis::timeline_of(
@@ -513,9 +515,16 @@ fn sum_points(
     let mut expressions = plan.expressions(cfg.idle_below);
     expressions.extend(plan.class_expressions(&diagnosis::thresholds_of(cfg)));
     for (name, inner) in expressions {
-        batches::run(client, &inner, &outer, q.step_ms, &batches, |_, labels, v| {
-            *aggs.entry(plan.key_of(labels)).or_default().slot(name) += v;
-        })?;
+        batches::run(
+            client,
+            &inner,
+            &outer,
+            q.step_ms,
+            &batches,
+            |_, labels, v| {
+                *aggs.entry(plan.key_of(labels)).or_default().slot(name) += v;
+            },
+        )?;
     }
     Ok(aggs)
 }
