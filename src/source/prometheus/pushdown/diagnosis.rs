@@ -215,3 +215,181 @@ pub(super) fn timeline_of(
     }
     fold.finish(&Interned::default())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Held;
+    use super::*;
+    use crate::prices::PriceBook;
+
+    const M: i64 = 60_000;
+
+    fn plan(sm: bool, tensor: bool, dram: bool) -> Plan {
+        Plan {
+            matchers: "cluster=\"a\"".into(),
+            gpu_keys: vec!["Hostname".into(), "UUID".into()],
+            by_label: Some("exported_namespace".into()),
+            model_label: Some("modelName".into()),
+            job_label: Some("exported_pod".into()),
+            held: Held::Label("exported_pod".into()),
+            step_ms: M,
+            sm: sm.then_some("DCGM_FI_PROF_SM_ACTIVE"),
+            occ: None,
+            tensor: tensor.then_some("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"),
+            dram: dram.then_some("DCGM_FI_PROF_DRAM_ACTIVE"),
+        }
+    }
+
+    const U: &str =
+        "last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms])";
+    const SM: &str = "last_over_time(DCGM_FI_PROF_SM_ACTIVE{cluster=\"a\"}[59999ms])";
+    const K: &str = "Hostname, UUID, exported_namespace, exported_pod, modelName";
+
+    #[test]
+    fn the_cascade_in_promql() {
+        let e: BTreeMap<&str, String> = plan(true, true, true)
+            .class_expressions(&LeakThresholds::default())
+            .into_iter()
+            .collect();
+        assert_eq!(
+            e["starved"],
+            format!("group by ({K}) ((({U}) * 0.01 >= 0.01) < 0.5)")
+        );
+        assert_eq!(e["busy"], format!("group by ({K}) (({U}) * 0.01 >= 0.5)"));
+        assert_eq!(
+            e["underfilled"],
+            format!("group by ({K}) ((({U}) * 0.01 >= 0.5) and on (Hostname, UUID) ({SM} < 0.5))")
+        );
+        // later rows test what the earlier ones left
+        assert!(e["memory_bound"].contains(&format!("unless on (Hostname, UUID) ({SM} < 0.5)")));
+        assert!(e["memory_bound"].contains(">= 0.6) unless on (Hostname, UUID) ("));
+        assert!(e["no_tensor"].contains("< 0.15)"));
+        assert!(e["effective"].ends_with(&format!(
+            "and on (Hostname, UUID) (({SM}) and on (Hostname, UUID) (last_over_time(DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{cluster=\"a\"}}[59999ms]))))"
+        )));
+        assert_eq!(e.len(), 6);
+        // no profiling metrics: rows 5-8 are skipped, everything busy is busy_unprofiled
+        let bare = plan(false, false, false).class_expressions(&LeakThresholds::default());
+        let names: Vec<&str> = bare.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["starved", "busy"]);
+        // DRAM without tensor: memory-bound needs only the DRAM test
+        let dram_only = plan(false, false, true).class_expressions(&LeakThresholds::default());
+        assert!(dram_only.iter().any(|(n, e)| *n == "memory_bound"
+            && e.ends_with(
+                "(last_over_time(DCGM_FI_PROF_DRAM_ACTIVE{cluster=\"a\"}[59999ms]) >= 0.6))"
+            )));
+    }
+
+    fn row<'a>(
+        rows: &'a [crate::audit::diagnosis::leaks::LeakRow],
+        c: LeakClass,
+    ) -> &'a crate::audit::diagnosis::leaks::LeakRow {
+        rows.iter()
+            .find(|r| r.class == c)
+            .expect("every class is listed")
+    }
+
+    #[test]
+    fn leak_classes_from_sums_by_hand() -> anyhow::Result<()> {
+        let mut cfg = AuditConfig::new(PriceBook::new(Some(2.0), None, false)?);
+        cfg.by = Some(GroupBy::Team);
+        let mut aggs = Aggs::new();
+        // 120 held GPU-minutes of one job: 30 idle, 30 starved, 60 busy of
+        // which 10 underfilled, 5 memory-bound, 15 no-tensor, 20 effective
+        let job = Agg {
+            observed: 120.0,
+            held: 120.0,
+            idle: 30.0,
+            starved: 30.0,
+            busy: 60.0,
+            underfilled: 10.0,
+            memory_bound: 5.0,
+            no_tensor: 15.0,
+            effective: 20.0,
+            ..Agg::default()
+        };
+        aggs.insert(("research".into(), "train-0".into(), "H100".into()), job);
+        // 60 GPU-minutes nobody held
+        let free = Agg {
+            observed: 60.0,
+            ..Agg::default()
+        };
+        aggs.insert((String::new(), String::new(), "H100".into()), free);
+        let l = leaks_of(&aggs, &cfg, M);
+        let h = |c| row(&l.classes, c).gpu_hours;
+        assert_eq!(h(LeakClass::Unallocated), 1.0);
+        assert_eq!(h(LeakClass::Unmeasured), 0.0);
+        assert_eq!(h(LeakClass::Idle), 0.5);
+        assert_eq!(h(LeakClass::Starved), 0.5);
+        assert_eq!(h(LeakClass::Underfilled), 10.0 / 60.0);
+        assert_eq!(h(LeakClass::MemoryBound), 5.0 / 60.0);
+        assert_eq!(h(LeakClass::NoTensor), 0.25);
+        assert_eq!(h(LeakClass::Effective), 20.0 / 60.0);
+        // 60 busy - 50 tested = 10 minutes busy but unprofiled
+        assert_eq!(h(LeakClass::BusyUnprofiled), 10.0 / 60.0);
+        let idle = row(&l.classes, LeakClass::Idle);
+        assert_eq!(idle.share_of_held, Some(0.25));
+        assert_eq!(idle.share_of_observed, Some(30.0 / 180.0));
+        assert_eq!(idle.usd, Some(1.0));
+        assert_eq!(row(&l.classes, LeakClass::Unallocated).usd, Some(2.0));
+        // the team first (held hours), then the unlabelled "-"; the job has held time only
+        let groups: Vec<&str> = l.groups.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(groups, ["research", "-"]);
+        assert_eq!(l.by.as_deref(), Some("team"));
+        assert_eq!(l.jobs.len(), 1);
+        assert_eq!(l.jobs[0].name, "train-0");
+        assert_eq!(
+            row(&l.jobs[0].classes, LeakClass::Unallocated).gpu_hours,
+            0.0
+        );
+        assert_eq!(
+            row(&l.jobs[0].classes, LeakClass::Idle).share_of_held,
+            Some(0.25)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn timeline_from_bucket_sums_by_hand() {
+        // window [0, 12m), 5m buckets: [0,5m), [5m,10m) empty, [10m,12m) of 2 minutes
+        let mut per_bucket = BTreeMap::new();
+        per_bucket.insert(
+            0,
+            Agg {
+                observed: 10.0,
+                held: 5.0,
+                active: 2.5,
+                idle: 1.0,
+                sm: 1.0,
+                sm_known: 5.0,
+                ..Agg::default()
+            },
+        );
+        per_bucket.insert(
+            2,
+            Agg {
+                observed: 2.0,
+                held: 2.0,
+                active: 1.0,
+                ..Agg::default()
+            },
+        );
+        let t = timeline_of(&per_bucket, &plan(true, false, false), 5 * M, (0, 12 * M));
+        assert_eq!(t.bucket_seconds, 300.0);
+        assert_eq!(t.buckets.len(), 3);
+        assert_eq!(t.unobserved_buckets, 1);
+        let b0 = &t.buckets[0];
+        assert_eq!((b0.observed, b0.held, b0.unallocated), (2.0, 1.0, 1.0));
+        assert_eq!(b0.active, Some(0.5));
+        assert_eq!(b0.sm_active, Some(0.2));
+        assert_eq!(b0.tensor_active, None, "no tensor metric: null, not 0");
+        assert_eq!(b0.idle_held, Some(0.2));
+        assert_eq!(b0.spare, Some(1.2));
+        assert_eq!(t.buckets[1].active, None);
+        let b2 = &t.buckets[2];
+        assert_eq!(b2.start, "1970-01-01T00:10:00Z");
+        // 2 GPU-minutes in a 2-minute bucket: 1 GPU, half active; held without an SM reading
+        assert_eq!((b2.observed, b2.held, b2.active), (1.0, 1.0, Some(0.5)));
+        assert_eq!(b2.sm_active, None);
+    }
+}
