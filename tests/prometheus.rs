@@ -945,6 +945,29 @@ fn pushdown_timeline_and_leaks_equal_the_pulled_ones() -> Result<()> {
             .is_some_and(|j| !j.is_empty())
     );
 
+    // The leak map by model and by job (the owner label) too; the showback
+    // groups by model are the models, as pulled.
+    for by in ["model", "job"] {
+        let args = [&live[..live.len() - 2], &["--by", by]].concat();
+        let pulled_by = report(&args)?;
+        let push_by = report(&[&args[..], &["--pushdown"]].concat())?;
+        same(
+            &push_by["leaks"],
+            &pulled_by["leaks"],
+            1e-9,
+            &format!("leaks by {by}"),
+        )?;
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v["groups"]
+                .as_array()
+                .map(|g| g.iter().map(|g| g["key"].to_string()).collect())
+                .unwrap_or_default();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&push_by), keys(&pulled_by), "groups by {by}");
+    }
+
     // By hand: the first bucket [b0, b0 + 5m) of the window [t0, ...).
     let b0 = t0.div_euclid(300) * 300;
     let len_min = ((b0 + 300).min(t_last + 30) - t0) as f64 / 60.0;
