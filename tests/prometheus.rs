@@ -1033,3 +1033,159 @@ fn pushdown_timeline_and_leaks_equal_the_pulled_ones() -> Result<()> {
     assert_eq!(check(format!("leaks.idle={}", idle_h * 0.99))?, Some(1));
     Ok(())
 }
+
+/// `application/x-www-form-urlencoded` decoded (`+` and `%XX`).
+fn form_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("");
+                out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
+                i += 2;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// One GPU over WINDOW (60 one-minute points) held by notebook "nb-1" at 45
+/// of them: 15 idle, 10 starved, 20 busy, activity 12.5 GPU-points. Every
+/// PromQL sum answers by what its expression tests; a range query (the
+/// timeline at 15m) gets a quarter in each of its four buckets.
+fn one_gpu(request: &str) -> (&'static str, &'static str) {
+    let ok = |body: String| -> (&'static str, &'static str) {
+        ("200 OK", Box::leak(body.into_boxed_str()))
+    };
+    if request.contains("/api/v1/labels") {
+        return ok(
+            r#"{"status":"success","data":["Hostname","UUID","__name__","exported_pod"]}"#.into(),
+        );
+    }
+    if request.contains("/api/v1/label/__name__/values") {
+        return ok(r#"{"status":"success","data":["DCGM_FI_DEV_GPU_UTIL"]}"#.into());
+    }
+    if request.contains("/api/v1/series") {
+        return ok(r#"{"status":"success","data":[{"__name__":"DCGM_FI_DEV_GPU_UTIL","Hostname":"h1","UUID":"GPU-1","exported_pod":"nb-1"}]}"#.into());
+    }
+    let q = form_decoded(request);
+    let held = if q.contains(">= 0.01) < 0.5") {
+        10.0
+    } else if q.contains(">= 0.5") {
+        20.0
+    } else if q.contains("< 0.01") {
+        15.0
+    } else if q.contains("max by") {
+        12.5
+    } else {
+        45.0
+    };
+    // observed: the held points under the owner, 15 more without one
+    let free = if q.contains("exported_pod!=\"\"") {
+        0.0
+    } else {
+        15.0
+    };
+    let series = |v: f64, value: &dyn Fn(f64) -> String| {
+        let mut s = vec![format!(
+            r#"{{"metric":{{"exported_pod":"nb-1"}},{}}}"#,
+            value(v)
+        )];
+        if free > 0.0 {
+            s.push(format!(r#"{{"metric":{{}},{}}}"#, value(free)));
+        }
+        s.join(",")
+    };
+    if request.contains("/api/v1/query_range") {
+        // evaluations at the ends of the four 15m buckets of 2026-07-06T00:00Z..01:00Z, less 1 ms
+        let values = |v: f64| {
+            let pts: Vec<String> = (1..=4)
+                .map(|k| format!(r#"[{}.999,"{}"]"#, 1_783_296_000 + 900 * k - 1, v / 4.0))
+                .collect();
+            format!(r#""values":[{}]"#, pts.join(","))
+        };
+        return ok(format!(
+            r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#,
+            series(held, &values)
+        ));
+    }
+    let value = |v: f64| format!(r#""value":[1783299599.999,"{v}"]"#);
+    ok(format!(
+        r#"{{"status":"success","data":{{"resultType":"vector","result":[{}]}}}}"#,
+        series(held, &value)
+    ))
+}
+
+/// The pushdown's timeline and leak map from canned PromQL answers, by hand;
+/// a bucket that is not a multiple of --step gives a null timeline and a note.
+#[test]
+fn pushdown_sections_from_canned_sums() -> Result<()> {
+    let (url, seen) = canned(one_gpu)?;
+    let base = [
+        &["--prometheus", url.as_str(), "--pushdown", "--price", "2"],
+        WINDOW,
+    ]
+    .concat();
+    let v = report(&[&base[..], &["--bucket", "15m"]].concat())?;
+    let class = |v: &Value, name: &str| -> Value {
+        v["leaks"]["classes"]
+            .as_array()
+            .and_then(|c| c.iter().find(|r| r["class"] == name).cloned())
+            .unwrap_or(Value::Null)
+    };
+    // 60 GPU-minutes observed: 15 unallocated, 15 idle, 10 starved, 20 busy
+    // without profiling metrics (busy_unprofiled), none unmeasured
+    for (name, minutes) in [
+        ("unallocated", 15.0),
+        ("unmeasured", 0.0),
+        ("idle", 15.0),
+        ("starved", 10.0),
+        ("busy_unprofiled", 20.0),
+        ("effective", 0.0),
+    ] {
+        close(
+            num(&class(&v, name), "/gpu_hours"),
+            minutes / 60.0,
+            1e-12,
+            name,
+        );
+    }
+    close(
+        num(&class(&v, "idle"), "/share_of_held"),
+        15.0 / 45.0,
+        1e-12,
+        "idle share",
+    );
+    close(num(&class(&v, "idle"), "/usd"), 0.5, 1e-12, "idle usd");
+    assert_eq!(v["leaks"]["jobs"][0]["name"], "nb-1");
+    // each 15m bucket: 15 GPU-minutes observed = 1 GPU, 0.75 held, 0.25 idle
+    let t = &v["timeline"];
+    assert_eq!(num(t, "/bucket_seconds"), 900.0);
+    assert_eq!(t["buckets"].as_array().map(Vec::len), Some(4));
+    let b = &t["buckets"][3];
+    assert_eq!(b["start"], "2026-07-06T00:45:00Z");
+    close(num(b, "/observed"), 1.0, 1e-12, "observed");
+    close(num(b, "/held"), 0.75, 1e-12, "held");
+    close(num(b, "/active"), 12.5 / 4.0 / 15.0, 1e-12, "active");
+    close(num(b, "/spare"), 0.5, 1e-12, "spare");
+    close(num(&v, "/purchase/held_p50"), 0.75, 1e-12, "held p50");
+    assert_eq!(v["purchase"]["verdict"], "insufficient_data");
+    let ranges = seen
+        .try_iter()
+        .filter(|r| r.starts_with("POST /api/v1/query_range"))
+        .count();
+    // observed, held, active, idle (no SM or tensor metric): one range query each
+    assert_eq!(ranges, 4, "one range query per timeline series");
+
+    let odd = report(&[&base[..], &["--bucket", "90s"]].concat())?;
+    assert!(odd["timeline"].is_null() && odd["purchase"].is_null());
+    assert!(!odd["leaks"].is_null());
+    let notes = odd["data_quality"]["notes"].to_string();
+    assert!(notes.contains("not a multiple of --step"), "{notes}");
+    Ok(())
+}
