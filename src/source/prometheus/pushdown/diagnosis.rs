@@ -280,10 +280,9 @@ mod tests {
             )));
     }
 
-    fn row<'a>(
-        rows: &'a [crate::audit::diagnosis::leaks::LeakRow],
-        c: LeakClass,
-    ) -> &'a crate::audit::diagnosis::leaks::LeakRow {
+    use crate::audit::diagnosis::leaks::LeakRow;
+
+    fn row(rows: &[LeakRow], c: LeakClass) -> &LeakRow {
         rows.iter()
             .find(|r| r.class == c)
             .expect("every class is listed")
