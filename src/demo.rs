@@ -28,8 +28,8 @@ const ROLE_CYCLE: [Role; 5] = [
 #[derive(Debug, Clone)]
 pub struct DemoSpec {
     pub gpus: usize,
-    pub start_ms: i64,
-    pub interval_ms: i64,
+    pub start_us: i64,
+    pub interval_us: i64,
     pub seed: u64,
 }
 
@@ -107,8 +107,8 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
     let node = gpu / 8;
     let slot = gpu % 8;
     let role = ROLE_CYCLE[node % ROLE_CYCLE.len()];
-    let hours = tick as f64 * spec.interval_ms as f64 / 3_600_000.0;
-    let day_hour = (spec.start_ms as f64 / 3_600_000.0 + hours).rem_euclid(24.0);
+    let hours = tick as f64 * spec.interval_us as f64 / 3_600_000.0;
+    let day_hour = (spec.start_us as f64 / 3_600_000.0 + hours).rem_euclid(24.0);
     let s = spec.seed;
     let noise = |k: u64| rand(s, gpu as u64, tick as u64, k) - 0.5;
     let mut out = Sample {
@@ -253,7 +253,7 @@ pub fn generate(spec: &DemoSpec, from: usize, to: usize) -> PolarsResult<DataFra
     let uuids: Vec<String> = (0..gpus).map(|g| uuid(spec.seed, g)).collect();
     let hosts: Vec<String> = (0..spec.nodes()).map(|n| format!("node-{n:03}")).collect();
     for tick in from..to {
-        let t = spec.start_ms + tick as i64 * spec.interval_ms;
+        let t = spec.start_us + tick as i64 * spec.interval_us;
         for g in 0..gpus {
             let s = sample(spec, g, tick);
             if s.missing {
@@ -310,8 +310,8 @@ mod tests {
     fn deterministic_for_a_seed() -> PolarsResult<()> {
         let spec = DemoSpec {
             gpus: 40,
-            start_ms: 0,
-            interval_ms: 300_000,
+            start_us: 0,
+            interval_us: 300_000,
             seed: 7,
         };
         let a = generate(&spec, 0, 10)?;

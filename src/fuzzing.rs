@@ -7,7 +7,7 @@
 //!
 //! Not a public API: hidden from the docs, kept thin so the parsers stay private
 //! to their modules in spirit.
-use crate::samples::{COLUMNS, Kind, Quality, SampleTable, TIME_RANGE_MS, UserMap, dtype_of};
+use crate::samples::{COLUMNS, Kind, Quality, SampleTable, TIME_RANGE_US, UserMap, dtype_of};
 use crate::source::{InputFormat, ReadOptions};
 use polars::prelude::*;
 use std::path::PathBuf;
@@ -36,7 +36,7 @@ pub const TARGETS: &[(&str, EntryPoint)] = &[
 
 /// The end of the data `parse_cli_time` counts relative times back from
 /// (2026-07-01T00:00:00Z), and the time untimed scrapes are stamped with.
-const ANCHOR_MS: i64 = 1_782_864_000_000;
+const ANCHOR_US: i64 = 1_782_864_000_000;
 
 fn text(data: &[u8]) -> Option<&str> {
     std::str::from_utf8(data).ok()
@@ -59,7 +59,7 @@ fn scratch_file(data: &[u8], file_name: &str) -> PathBuf {
 fn read_options() -> ReadOptions {
     ReadOptions {
         quiet: true,
-        at: Some(ANCHOR_MS),
+        at: Some(ANCHOR_US),
         ..ReadOptions::default()
     }
 }
@@ -78,11 +78,11 @@ pub fn timestamp(data: &[u8]) {
             "'{s}' parsed to {ms} ms, formatted as '{formatted}', which parses back to {back:?}"
         );
     }
-    if let Ok(ms) = crate::timeparse::parse_cli_time(s, Some(ANCHOR_MS))
+    if let Ok(ms) = crate::timeparse::parse_cli_time(s, Some(ANCHOR_US))
         && crate::timeparse::is_relative(s)
     {
         assert!(
-            ms <= ANCHOR_MS,
+            ms <= ANCHOR_US,
             "relative '{s}' lies after the anchor: {ms}"
         );
     }
@@ -91,12 +91,12 @@ pub fn timestamp(data: &[u8]) {
 /// A duration is never negative and reads back from its own formatting.
 pub fn duration(data: &[u8]) {
     let Some(s) = text(data) else { return };
-    let Ok(ms) = crate::timeparse::parse_duration_ms(s) else {
+    let Ok(ms) = crate::timeparse::parse_duration_us(s) else {
         return;
     };
     assert!(ms >= 0, "'{s}' parsed to a negative duration {ms} ms");
-    let formatted = crate::timeparse::format_duration_ms(ms);
-    match crate::timeparse::parse_duration_ms(&formatted) {
+    let formatted = crate::timeparse::format_duration_us(ms);
+    match crate::timeparse::parse_duration_us(&formatted) {
         Ok(back) => assert_eq!(back, ms, "'{s}' -> {ms} ms -> '{formatted}' -> {back} ms"),
         Err(e) => panic!("'{s}' -> {ms} ms -> '{formatted}' does not parse back: {e:#}"),
     }
@@ -283,7 +283,7 @@ pub fn prom_json(data: &[u8]) {
     assert_eq!(samples.len(), points, "one sample per point");
     assert!(unnamed <= series, "{unnamed} unnamed of {series} series");
     assert!(
-        samples.iter().all(|x| x.time_ms.is_some()),
+        samples.iter().all(|x| x.time_us.is_some()),
         "a point without a time"
     );
     read_prometheus_file(data, "query.json", InputFormat::PromJson);
@@ -403,7 +403,7 @@ pub fn weights(data: &[u8]) {
     let max_gap = Some(i64::from(word(1))).filter(|g| *g > 0);
     // times as every source delivers them: within the canonical range (normalisation
     // refuses others), so the weights' arithmetic must hold over all of it
-    let (lo, hi) = (*TIME_RANGE_MS.start(), *TIME_RANGE_MS.end());
+    let (lo, hi) = (*TIME_RANGE_US.start(), *TIME_RANGE_US.end());
     let mut times: Vec<i64> = data[9..]
         .chunks_exact(8)
         .map(|c| {
@@ -416,16 +416,16 @@ pub fn weights(data: &[u8]) {
     times.dedup();
     let Some(&first) = times.first() else { return };
     let until = (flags & 1 == 1).then(|| first.saturating_add(i64::from(word(5))));
-    let snapshot_ms = 3_600_000;
-    let w = weights(&times, max_gap, until, snapshot_ms);
-    assert_eq!(w.weight_ms.len(), times.len());
+    let snapshot_us = 3_600_000;
+    let w = weights(&times, max_gap, until, snapshot_us);
+    assert_eq!(w.weight_us.len(), times.len());
     assert_eq!(w.gap_after.len(), times.len());
-    assert_eq!(w.step_ms, median_step(&times));
-    assert!(w.unobserved_ms >= 0, "unobserved {}", w.unobserved_ms);
-    for (t, wt) in times.iter().zip(&w.weight_ms) {
+    assert_eq!(w.step_us, median_step(&times));
+    assert!(w.unobserved_us >= 0, "unobserved {}", w.unobserved_us);
+    for (t, wt) in times.iter().zip(&w.weight_us) {
         assert!(*wt >= 0, "negative weight {wt} at {t}");
-        if w.step_ms.is_some()
-            && let Some(g) = w.max_gap_ms
+        if w.step_us.is_some()
+            && let Some(g) = w.max_gap_us
         {
             assert!(*wt <= g, "weight {wt} at {t} above max_gap {g}");
         }
@@ -437,15 +437,15 @@ pub fn weights(data: &[u8]) {
         }
     }
     if until.is_none()
-        && w.step_ms.is_some()
+        && w.step_us.is_some()
         && let Some(&last) = times.last()
     {
-        let inner: i128 = w.weight_ms[..times.len() - 1]
+        let inner: i128 = w.weight_us[..times.len() - 1]
             .iter()
             .map(|x| i128::from(*x))
             .sum();
         assert_eq!(
-            inner + i128::from(w.unobserved_ms),
+            inner + i128::from(w.unobserved_us),
             i128::from(last) - i128::from(first),
             "weights + unobserved = span"
         );
@@ -504,7 +504,7 @@ fn check_table(table: &SampleTable) {
     };
     for t in times.iter() {
         assert!(
-            t.is_some_and(|t| TIME_RANGE_MS.contains(&t)),
+            t.is_some_and(|t| TIME_RANGE_US.contains(&t)),
             "time {t:?} outside the canonical range"
         );
     }

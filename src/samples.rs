@@ -4,7 +4,7 @@
 //! names (or canonical names); [`normalize`] maps them onto the canonical
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
-use crate::timeparse::{epoch_number_to_ms, parse_timestamp_zoned};
+use crate::timeparse::{epoch_number_to_us, parse_timestamp_zoned};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -326,12 +326,12 @@ pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
 
 /// The least distance beyond the middle half of the data that makes a sample
 /// stray: a week (a dataset spanning less cannot hold a stray sample).
-pub const MIN_TIME_FENCE_MS: i64 = 7 * 86_400_000;
+pub const MIN_TIME_FENCE_US: i64 = 7 * 86_400_000;
 
 /// The bulk of the data in time (epoch ms), from its quartiles: within 7 days,
 /// or 10x the interquartile span, of the middle half.
 pub fn time_fences(q1: i64, q3: i64) -> (i64, i64) {
-    let fence = (10 * (q3 - q1)).max(MIN_TIME_FENCE_MS);
+    let fence = (10 * (q3 - q1)).max(MIN_TIME_FENCE_US);
     (q1 - fence, q3 + fence)
 }
 
@@ -725,7 +725,7 @@ pub fn normalize(
                 src.with_name((*name).into()).into_column()
             }
             Kind::Time => {
-                let (ms, naive) = to_time_ms(&src, origin, &r.source)?;
+                let (ms, naive) = to_time_us(&src, origin, &r.source)?;
                 if naive > 0 {
                     quality.notes.push(format!(
                         "{}: {naive} timestamps without a UTC offset, taken as UTC",
@@ -877,12 +877,12 @@ fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
 /// The instants a canonical time may hold: years 1 to 9999, what RFC 3339 can
 /// write. An epoch number of 1e300 (or a datetime of i64::MAX) is no time at
 /// all, and left in it would overflow every step and weight computed from it.
-pub const TIME_RANGE_MS: std::ops::RangeInclusive<i64> = -62_135_596_800_000..=253_402_300_799_999;
+pub const TIME_RANGE_US: std::ops::RangeInclusive<i64> = -62_135_596_800_000..=253_402_300_799_999;
 
-fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)> {
+fn to_time_us(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)> {
     let mut naive = 0u64;
-    let ms = to_time_ms_counting(src, origin, name, &mut naive)?;
-    if let Some(i) = ms.iter().position(|v| !TIME_RANGE_MS.contains(v)) {
+    let ms = to_time_us_counting(src, origin, name, &mut naive)?;
+    if let Some(i) = ms.iter().position(|v| !TIME_RANGE_US.contains(v)) {
         let written = src.get(i).map(|v| v.to_string()).unwrap_or_default();
         bail!(
             "{origin}: column '{name}' row {}: {written} lies outside the years 1 to 9999 (not a timestamp)",
@@ -892,19 +892,19 @@ fn to_time_ms(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)>
     Ok((ms, naive))
 }
 
-/// Whether a datetime column lies within [`TIME_RANGE_MS`] (min and max, no copy).
+/// Whether a datetime column lies within [`TIME_RANGE_US`] (min and max, no copy).
 fn datetimes_in_range(src: &Series) -> bool {
     let Ok(phys) = src.cast(&DataType::Int64) else {
         return false;
     };
     let Ok(ca) = phys.i64() else { return false };
     match (ca.min(), ca.max()) {
-        (Some(lo), Some(hi)) => TIME_RANGE_MS.contains(&lo) && TIME_RANGE_MS.contains(&hi),
+        (Some(lo), Some(hi)) => TIME_RANGE_US.contains(&lo) && TIME_RANGE_US.contains(&hi),
         _ => true,
     }
 }
 
-fn to_time_ms_counting(
+fn to_time_us_counting(
     src: &Series,
     origin: &str,
     name: &str,
@@ -955,7 +955,7 @@ fn to_time_ms_counting(
                             *naive += u64::from(no_offset);
                             ms
                         })
-                        .or_else(|| v.trim().parse::<f64>().ok().and_then(epoch_number_to_ms))
+                        .or_else(|| v.trim().parse::<f64>().ok().and_then(epoch_number_to_us))
                         .ok_or_else(|| bad_row(i, v))
                 })
                 .collect()
@@ -966,7 +966,7 @@ fn to_time_ms_counting(
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    v.and_then(epoch_number_to_ms).ok_or_else(|| {
+                    v.and_then(epoch_number_to_us).ok_or_else(|| {
                         bad_row(
                             i,
                             &v.map(|x| x.to_string()).unwrap_or_else(|| "null".into()),

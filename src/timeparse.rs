@@ -4,12 +4,12 @@ use anyhow::{Context, Result, anyhow, bail};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 
 /// Milliseconds since the Unix epoch, UTC.
-pub type EpochMs = i64;
+pub type EpochUs = i64;
 
-pub const MS_PER_HOUR: f64 = 3_600_000.0;
+pub const US_PER_HOUR: f64 = 3_600_000.0;
 
 /// A duration such as `30s`, `5m`, `1h30m`, `7d`, `2w` in milliseconds.
-pub fn parse_duration_ms(text: &str) -> Result<i64> {
+pub fn parse_duration_us(text: &str) -> Result<i64> {
     let text = text.trim();
     let dur = humantime::parse_duration(text)
         .with_context(|| format!("'{text}' is not a duration (expected e.g. 30s, 5m, 2h, 7d)"))?;
@@ -62,11 +62,11 @@ pub fn parse_fraction(text: &str) -> Result<f64> {
 
 /// A time given on the command line: RFC 3339, a date, or a span back from
 /// `anchor` (the end of the data) such as `7d`.
-pub fn parse_cli_time(text: &str, anchor: Option<EpochMs>) -> Result<EpochMs> {
+pub fn parse_cli_time(text: &str, anchor: Option<EpochUs>) -> Result<EpochUs> {
     if let Some(ms) = parse_timestamp_str(text) {
         return Ok(ms);
     }
-    if let Ok(span) = parse_duration_ms(text) {
+    if let Ok(span) = parse_duration_us(text) {
         let anchor = anchor.ok_or_else(|| {
             anyhow!("'{text}' is relative but there is no data to count back from")
         })?;
@@ -79,18 +79,18 @@ pub fn parse_cli_time(text: &str, anchor: Option<EpochMs>) -> Result<EpochMs> {
 
 /// Whether a command-line time is relative (needs the end of the data).
 pub fn is_relative(text: &str) -> bool {
-    parse_timestamp_str(text).is_none() && parse_duration_ms(text).is_ok()
+    parse_timestamp_str(text).is_none() && parse_duration_us(text).is_ok()
 }
 
 /// Timestamps as dumps write them: RFC 3339, `YYYY-MM-DD HH:MM:SS[.fff]`,
 /// nvidia-smi's `YYYY/MM/DD HH:MM:SS.fff`, a bare date. Naive times are UTC.
-pub fn parse_timestamp_str(text: &str) -> Option<EpochMs> {
+pub fn parse_timestamp_str(text: &str) -> Option<EpochUs> {
     parse_timestamp_zoned(text).map(|(ms, _)| ms)
 }
 
 /// As [`parse_timestamp_str`], and whether the text carried no UTC offset
 /// (taken as UTC; the report says so).
-pub fn parse_timestamp_zoned(text: &str) -> Option<(EpochMs, bool)> {
+pub fn parse_timestamp_zoned(text: &str) -> Option<(EpochUs, bool)> {
     let t = text.trim();
     if t.is_empty() {
         return None;
@@ -112,7 +112,7 @@ pub fn parse_timestamp_zoned(text: &str) -> Option<(EpochMs, bool)> {
     parse_naive(t).map(|ms| (ms, !zulu))
 }
 
-fn parse_with_offset(t: &str) -> Option<EpochMs> {
+fn parse_with_offset(t: &str) -> Option<EpochUs> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Some(dt.timestamp_millis());
     }
@@ -129,7 +129,7 @@ fn parse_with_offset(t: &str) -> Option<EpochMs> {
     None
 }
 
-fn parse_naive(t: &str) -> Option<EpochMs> {
+fn parse_naive(t: &str) -> Option<EpochUs> {
     let naive = t.trim_end_matches(" UTC").trim_end_matches('Z');
     for fmt in [
         "%Y-%m-%dT%H:%M:%S%.f",
@@ -152,7 +152,7 @@ fn parse_naive(t: &str) -> Option<EpochMs> {
 
 /// An epoch number of unknown unit: seconds, milliseconds, microseconds or
 /// nanoseconds, told apart by magnitude (valid for 1973..2286).
-pub fn epoch_number_to_ms(value: f64) -> Option<EpochMs> {
+pub fn epoch_number_to_us(value: f64) -> Option<EpochUs> {
     if !value.is_finite() || value < 0.0 {
         return None;
     }
@@ -169,7 +169,7 @@ pub fn epoch_number_to_ms(value: f64) -> Option<EpochMs> {
 }
 
 /// RFC 3339 text of a time, for output.
-pub fn format_time(ms: EpochMs) -> String {
+pub fn format_time(ms: EpochUs) -> String {
     match Utc.timestamp_millis_opt(ms).single() {
         Some(dt) => dt.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
         None => format!("@{ms}ms"),
@@ -177,7 +177,7 @@ pub fn format_time(ms: EpochMs) -> String {
 }
 
 /// A duration for people: `5m`, `1h`, `1h 30m`.
-pub fn format_duration_ms(ms: i64) -> String {
+pub fn format_duration_us(ms: i64) -> String {
     humantime::format_duration(std::time::Duration::from_millis(ms.max(0) as u64)).to_string()
 }
 
@@ -236,13 +236,13 @@ mod tests {
 
     #[test]
     fn epoch_units_by_magnitude() {
-        assert_eq!(epoch_number_to_ms(1_700_000_000.0), Some(1_700_000_000_000));
+        assert_eq!(epoch_number_to_us(1_700_000_000.0), Some(1_700_000_000_000));
         assert_eq!(
-            epoch_number_to_ms(1_700_000_000_000.0),
+            epoch_number_to_us(1_700_000_000_000.0),
             Some(1_700_000_000_000)
         );
         assert_eq!(
-            epoch_number_to_ms(1_700_000_000_000_000.0),
+            epoch_number_to_us(1_700_000_000_000_000.0),
             Some(1_700_000_000_000)
         );
     }

@@ -5,7 +5,7 @@ use super::AuditConfig;
 use super::GroupBy;
 use super::model::*;
 use super::tally::{Basis, Present, Tally};
-use crate::timeparse::{MS_PER_HOUR, format_time};
+use crate::timeparse::{US_PER_HOUR, format_time};
 
 /// What a report is made of, before the rules of presentation apply.
 pub struct Parts {
@@ -38,7 +38,7 @@ pub struct Parts {
 pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     let Parts { present, total, .. } = &parts;
     let basis = present.basis();
-    let window_hours = (parts.window_end - parts.window_start).max(0) as f64 / MS_PER_HOUR;
+    let window_hours = (parts.window_end - parts.window_start).max(0) as f64 / US_PER_HOUR;
     let layers = total.layers(present);
     let ratios = total.ratios(present);
     let mut cost = total.cost(
@@ -68,11 +68,11 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
         quality.notes.push(note);
     }
     quality.held_unknown_activity_gpu_hours = total.held_unknown_activity_h;
-    quality.held_unknown_gpu_hours = total.held_unknown_ms as f64 / MS_PER_HOUR;
-    if total.held_unknown_ms > 0 {
+    quality.held_unknown_gpu_hours = total.held_unknown_us as f64 / US_PER_HOUR;
+    if total.held_unknown_us > 0 {
         quality.warnings.push(format!(
             "held: {:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated",
-            total.held_unknown_ms as f64 / MS_PER_HOUR
+            total.held_unknown_us as f64 / US_PER_HOUR
         ));
     }
     quality.warnings.extend(ambiguous);

@@ -13,7 +13,7 @@ use super::model::*;
 use super::tally::Present;
 use super::{AuditConfig, HeldRule, weights};
 use crate::samples::col;
-use crate::timeparse::MS_PER_HOUR;
+use crate::timeparse::US_PER_HOUR;
 use anyhow::Result;
 use foldhash::HashMap;
 use polars::prelude::{
@@ -278,7 +278,7 @@ pub struct Engine<'a> {
     cfg: &'a AuditConfig,
     rule: HeldRule,
     present: Present,
-    snapshot_ms: i64,
+    snapshot_us: i64,
     /// "host\0gpu" -> GPU index
     index: HashMap<String, usize>,
     key_buf: String,
@@ -296,7 +296,7 @@ pub struct Engine<'a> {
     /// Some: a pass that only measures the jobs' held time for MFU
     mfu_fold: Option<MfuFold>,
     /// time in gaps beyond max gap, in ticks
-    unobserved_ms: i64,
+    unobserved_us: i64,
     duplicates: u64,
     rows_in_window: u64,
     rows_outside_window: u64,
@@ -308,7 +308,7 @@ impl<'a> Engine<'a> {
             cfg,
             rule,
             present,
-            snapshot_ms: cfg.interval_ms.unwrap_or(super::DEFAULT_SNAPSHOT_MS),
+            snapshot_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
             index: HashMap::default(),
             key_buf: String::new(),
             gpus: Vec::new(),
@@ -320,7 +320,7 @@ impl<'a> Engine<'a> {
             folds: Folds::new(present.basis(), cfg.by),
             job_kinds: Default::default(),
             mfu_fold: None,
-            unobserved_ms: 0,
+            unobserved_us: 0,
             duplicates: 0,
             rows_in_window: 0,
             rows_outside_window: 0,
@@ -483,7 +483,7 @@ impl<'a> Engine<'a> {
                 *g.diffs.entry(d).or_default() += n;
             }
             g.step = median_of_histogram(&g.diffs);
-            g.max_gap = self.cfg.max_gap_ms.or(g.step.map(|s| 3 * s));
+            g.max_gap = self.cfg.max_gap_us.or(g.step.map(|s| 3 * s));
             g.diffs = HashMap::default();
         }
         self.start_diagnosis();
@@ -499,7 +499,7 @@ impl<'a> Engine<'a> {
             .iter()
             .filter_map(|g| {
                 let t = g.last_t1?;
-                let w = weights::weigh_last(g.step, g.max_gap, self.snapshot_ms);
+                let w = weights::weigh_last(g.step, g.max_gap, self.snapshot_us);
                 Some(t + weights::cap_until(t, w, self.cfg.until))
             })
             .max()?;
@@ -517,8 +517,8 @@ impl<'a> Engine<'a> {
         let mut steps: Vec<i64> = self.gpus.iter().filter_map(|g| g.step).collect();
         steps.sort_unstable();
         let fleet_step = weights::median_by_rank(steps.len() as u64, |i| steps[i as usize]);
-        let bucket = self.cfg.bucket_ms.unwrap_or_else(|| {
-            super::diagnosis::auto_bucket(fleet_step.unwrap_or(self.snapshot_ms), end - start)
+        let bucket = self.cfg.bucket_us.unwrap_or_else(|| {
+            super::diagnosis::auto_bucket(fleet_step.unwrap_or(self.snapshot_us), end - start)
         });
         let mut thresholds = self.cfg.leak_thresholds;
         thresholds.idle_below = self.cfg.idle_below;
@@ -640,20 +640,20 @@ impl<'a> Engine<'a> {
             let gap = p.t - prev.t;
             let max_gap = s.max_gap.unwrap_or(gap);
             let (w, unobserved) = weights::weigh_gap(gap, max_gap);
-            self.unobserved_ms += unobserved;
+            self.unobserved_us += unobserved;
             let w = weights::cap_until(prev.t, w, self.cfg.until);
             self.finalize(g, prev, w, gap > max_gap);
         }
     }
 
     /// The weighed interval of one sample, handed to every fold.
-    fn finalize(&mut self, g: usize, p: Pending, w_ms: i64, gap_after: bool) {
+    fn finalize(&mut self, g: usize, p: Pending, w_us: i64, gap_after: bool) {
         let mfu = p.job.and_then(|j| self.mfu_by_label.get(&j).copied());
         let iv = Interval {
             gpu: g,
             host: self.gpus[g].host_id,
             start: p.t,
-            weight: w_ms,
+            weight: w_us,
             held: p.held,
             held_unknown: p.held_unknown,
             idle: p.idle,
@@ -684,7 +684,7 @@ impl<'a> Engine<'a> {
         for g in 0..self.gpus.len() {
             if let Some(p) = self.gpus[g].pending.take() {
                 let s = &self.gpus[g];
-                let w = weights::weigh_last(s.step, s.max_gap, self.snapshot_ms);
+                let w = weights::weigh_last(s.step, s.max_gap, self.snapshot_us);
                 let w = weights::cap_until(p.t, w, self.cfg.until);
                 self.finalize(g, p, w, false);
             }
@@ -745,7 +745,7 @@ impl<'a> Engine<'a> {
                 self,
                 super::diagnosis::DiagnosisInputs {
                     deepest_layer: super::diagnosis::purchase::deepest_layer(&layers),
-                    window_hours: (window_end - window_start).max(0) as f64 / MS_PER_HOUR,
+                    window_hours: (window_end - window_start).max(0) as f64 / US_PER_HOUR,
                     want: cfg.want,
                     top_hosts: cfg.top,
                 },
@@ -762,7 +762,7 @@ impl<'a> Engine<'a> {
         if snapshot {
             notes.push(format!(
                 "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
-                crate::timeparse::format_duration_ms(self.snapshot_ms)
+                crate::timeparse::format_duration_us(self.snapshot_us)
             ));
         }
         Parts {
@@ -779,7 +779,7 @@ impl<'a> Engine<'a> {
             total: folds.tally.total.clone(),
             unpriced_models: self.unpriced_models.iter().cloned().collect(),
             groups: folds.groups.named(self),
-            episodes: folds.episodes.episodes(self, cfg.min_idle_ms),
+            episodes: folds.episodes.episodes(self, cfg.min_idle_us),
             model_hours: gpus
                 .iter()
                 .map(|g| (g.model.clone(), g.observed_gpu_hours))
@@ -789,7 +789,7 @@ impl<'a> Engine<'a> {
             quality: DataQuality {
                 duplicates: self.duplicates,
                 invalid: quality.invalid.clone(),
-                unobserved_gpu_hours: self.unobserved_ms as f64 / MS_PER_HOUR,
+                unobserved_gpu_hours: self.unobserved_us as f64 / US_PER_HOUR,
                 rows_outside_window: self.rows_outside_window,
                 rows_dropped: quality.rows_dropped,
                 notes,

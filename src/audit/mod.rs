@@ -48,17 +48,17 @@ impl GroupBy {
 pub(crate) struct AuditConfig {
     pub since: Option<i64>,
     pub until: Option<i64>,
-    pub max_gap_ms: Option<i64>,
-    pub interval_ms: Option<i64>,
+    pub max_gap_us: Option<i64>,
+    pub interval_us: Option<i64>,
     pub idle_below: f64,
-    pub min_idle_ms: i64,
+    pub min_idle_us: i64,
     pub held_mem_bytes: u64,
     pub assume_held: bool,
     pub prices: PriceBook,
     pub by: Option<GroupBy>,
     pub top: Option<usize>,
     /// timeline bucket (`--bucket`); None: the automatic rule
-    pub bucket_ms: Option<i64>,
+    pub bucket_us: Option<i64>,
     /// leak cascade thresholds (`--leak-thresholds`); its idle row is --idle-below
     pub leak_thresholds: diagnosis::LeakThresholds,
     /// GPUs asked for (`--want`), for the purchase verdict
@@ -70,23 +70,23 @@ impl AuditConfig {
         AuditConfig {
             since: None,
             until: None,
-            max_gap_ms: None,
-            interval_ms: None,
+            max_gap_us: None,
+            interval_us: None,
             idle_below: 0.01,
-            min_idle_ms: 30 * 60_000,
+            min_idle_us: 30 * 60_000,
             held_mem_bytes: 1 << 30,
             assume_held: false,
             prices,
             by: None,
             top: None,
-            bucket_ms: None,
+            bucket_us: None,
             leak_thresholds: diagnosis::LeakThresholds::default(),
             want: None,
         }
     }
 }
 
-pub(crate) const DEFAULT_SNAPSHOT_MS: i64 = 3_600_000;
+pub(crate) const DEFAULT_SNAPSHOT_US: i64 = 3_600_000;
 
 /// Earliest and latest sample time (ms), for relative --since/--until.
 pub(crate) fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {

@@ -1,7 +1,7 @@
 //! Accumulators for layers and dollars (report-semantics.md §4 and §6): one
 //! `Tally` for the fleet, one per showback group, one per GPU.
 use super::model::{Cost, GroupCost, Layer, Layers, MonthlyRunRate, Ratios, WaterfallStep};
-use crate::timeparse::MS_PER_HOUR;
+use crate::timeparse::US_PER_HOUR;
 
 /// The deepest layer not_useful_usd is measured against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct Row {
     /// hours
     pub w: f64,
     /// the same weight in ms: pure time sums stay exact (3 x 20 min is 1 h, not 0.9999…)
-    pub w_ms: i64,
+    pub w_us: i64,
     pub held: bool,
     /// the held column's value could not be read: neither held nor unallocated
     pub held_unknown: bool,
@@ -87,13 +87,13 @@ impl From<f64> for Sum {
 /// Sums of a set of samples. "known" sums hold the weight of the rows where a metric was measured.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
-    pub observed_ms: i64,
-    pub held_ms: i64,
-    pub idle_held_ms: i64,
-    pub held_unknown_activity_ms: i64,
+    pub observed_us: i64,
+    pub held_us: i64,
+    pub idle_held_us: i64,
+    pub held_unknown_activity_us: i64,
     /// rows whose held value could not be read (report: data_quality.held_unknown_gpu_hours)
-    pub held_unknown_ms: i64,
-    pub unpriced_ms: i64,
+    pub held_unknown_us: i64,
+    pub unpriced_us: i64,
     pub observed_h: f64,
     pub held_h: f64,
     pub active_h: Sum,
@@ -151,8 +151,8 @@ fn ratio(num: f64, den: f64) -> Option<f64> {
 
 impl Tally {
     pub fn add(&mut self, r: &Row, basis: Basis) {
-        self.observed_ms += r.w_ms;
-        self.observed_h = self.observed_ms as f64 / MS_PER_HOUR;
+        self.observed_us += r.w_us;
+        self.observed_h = self.observed_us as f64 / US_PER_HOUR;
         let usd = r.price.map(|p| r.w * p);
         match usd {
             Some(u) => {
@@ -160,21 +160,21 @@ impl Tally {
                 self.priced_rows += 1;
             }
             None => {
-                self.unpriced_ms += r.w_ms;
-                self.unpriced_h = self.unpriced_ms as f64 / MS_PER_HOUR;
+                self.unpriced_us += r.w_us;
+                self.unpriced_h = self.unpriced_us as f64 / US_PER_HOUR;
             }
         }
         if r.held_unknown {
             // held that cannot be read is not free: counted apart, not unallocated
-            self.held_unknown_ms += r.w_ms;
+            self.held_unknown_us += r.w_us;
             return;
         }
         if !r.held {
             self.unallocated_usd.add(usd.unwrap_or(0.0));
             return;
         }
-        self.held_ms += r.w_ms;
-        self.held_h = self.held_ms as f64 / MS_PER_HOUR;
+        self.held_us += r.w_us;
+        self.held_h = self.held_us as f64 / US_PER_HOUR;
         self.held_usd.add(usd.unwrap_or(0.0));
         match r.device_util {
             Some(u) => {
@@ -182,8 +182,8 @@ impl Tally {
                 self.active_known_h.add(r.w);
             }
             None => {
-                self.held_unknown_activity_ms += r.w_ms;
-                self.held_unknown_activity_h = self.held_unknown_activity_ms as f64 / MS_PER_HOUR;
+                self.held_unknown_activity_us += r.w_us;
+                self.held_unknown_activity_h = self.held_unknown_activity_us as f64 / US_PER_HOUR;
             }
         }
         if let Some(v) = r.sm_active {
@@ -202,8 +202,8 @@ impl Tally {
             self.useful_h.add(r.w * m);
         }
         if r.idle {
-            self.idle_held_ms += r.w_ms;
-            self.idle_held_h = self.idle_held_ms as f64 / MS_PER_HOUR;
+            self.idle_held_us += r.w_us;
+            self.idle_held_h = self.idle_held_us as f64 / US_PER_HOUR;
             self.idle_held_usd.add(usd.unwrap_or(0.0));
         }
         // A row without the basis metric counts as not useful (fraction 0): we
@@ -251,8 +251,8 @@ impl Tally {
             tensor_active_gpu_hours: p.tensor_active.then_some(self.tensor_h.get()),
             useful_gpu_hours: p.useful.then_some(self.useful_h.get()),
             idle_held_gpu_hours: p.device_util.then_some(self.idle_held_h),
-            unallocated_gpu_hours: (self.observed_ms - self.held_ms - self.held_unknown_ms) as f64
-                / MS_PER_HOUR,
+            unallocated_gpu_hours: (self.observed_us - self.held_us - self.held_unknown_us) as f64
+                / US_PER_HOUR,
         }
     }
 
@@ -300,12 +300,12 @@ impl Tally {
 impl Tally {
     /// Adds another tally's sums (the pushdown report sums per (group, model)).
     pub fn merge(&mut self, t: &Tally) {
-        self.observed_ms += t.observed_ms;
-        self.held_ms += t.held_ms;
-        self.idle_held_ms += t.idle_held_ms;
-        self.held_unknown_activity_ms += t.held_unknown_activity_ms;
-        self.held_unknown_ms += t.held_unknown_ms;
-        self.unpriced_ms += t.unpriced_ms;
+        self.observed_us += t.observed_us;
+        self.held_us += t.held_us;
+        self.idle_held_us += t.idle_held_us;
+        self.held_unknown_activity_us += t.held_unknown_activity_us;
+        self.held_unknown_us += t.held_unknown_us;
+        self.unpriced_us += t.unpriced_us;
         self.observed_h += t.observed_h;
         self.held_h += t.held_h;
         self.idle_held_h += t.idle_held_h;

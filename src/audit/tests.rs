@@ -36,7 +36,7 @@ fn f64s(name: &str, v: &[Option<f64>]) -> Column {
 
 fn cfg() -> AuditConfig {
     let mut c = AuditConfig::new(PriceBook::new(Some(2.0), None, false).expect("flat price"));
-    c.min_idle_ms = 0;
+    c.min_idle_us = 0;
     c
 }
 
@@ -75,7 +75,7 @@ fn a_single_sample_is_a_snapshot_of_one_hour_or_interval() -> Result<()> {
     assert!(close(r.layers.held_gpu_hours, 1.0));
     assert!(close(r.cost.held_usd.unwrap_or(f64::NAN), 2.0));
     let mut c = cfg();
-    c.interval_ms = Some(30 * MIN);
+    c.interval_us = Some(30 * MIN);
     let r = audit(&t, &c)?;
     assert!(close(r.layers.observed_gpu_hours, 1.0));
     Ok(())
@@ -231,7 +231,7 @@ fn idle_episodes_break_on_job_change_and_gaps_and_respect_min_idle() -> Result<(
         ),
     ])?;
     let mut c = cfg();
-    c.max_gap_ms = Some(3 * MIN);
+    c.max_gap_us = Some(3 * MIN);
     let r = audit(&t, &c)?;
     let mut hours: Vec<(String, f64, String)> = r
         .idle_episodes
@@ -270,7 +270,7 @@ fn idle_episodes_break_on_job_change_and_gaps_and_respect_min_idle() -> Result<(
         .map(|e| e.end.clone());
     assert_eq!(first.as_deref(), Some(format_time(T0 + 5 * MIN).as_str()));
     // --min-idle 3m lists only the 5 and 4 minute episodes; hours still count
-    c.min_idle_ms = 3 * MIN;
+    c.min_idle_us = 3 * MIN;
     let r = audit(&t, &c)?;
     assert_eq!(r.idle_episodes.len(), 2);
     assert!(close(
@@ -319,7 +319,7 @@ fn unpriced_models_give_no_dollars_not_zero() -> Result<()> {
         f64s("device_util", &[Some(0.0); 4]),
     ])?;
     let c = AuditConfig {
-        min_idle_ms: 0,
+        min_idle_us: 0,
         ..AuditConfig::new(PriceBook::new(None, None, true)?)
     };
     let r = audit(&t, &c)?;

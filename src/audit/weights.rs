@@ -4,14 +4,14 @@
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuWeights {
     /// per sample, in ms
-    pub weight_ms: Vec<i64>,
+    pub weight_us: Vec<i64>,
     /// per sample: the gap to the next sample exceeded max_gap (an episode breaks there)
     pub gap_after: Vec<bool>,
     /// time not covered by any sample, in ms (gaps beyond max_gap)
-    pub unobserved_ms: i64,
+    pub unobserved_us: i64,
     /// median positive step; None for a single-sample GPU (a snapshot)
-    pub step_ms: Option<i64>,
-    pub max_gap_ms: Option<i64>,
+    pub step_us: Option<i64>,
+    pub max_gap_us: Option<i64>,
 }
 
 /// The one median rule (report-semantics §2, docs/semantics.md): the middle
@@ -55,12 +55,12 @@ pub fn weigh_gap(gap: i64, max_gap: i64) -> (i64, i64) {
 }
 
 /// A GPU's last sample weighs one step (at most max_gap); a GPU with no step
-/// (a single sample) weighs `snapshot_ms`.
-pub fn weigh_last(step: Option<i64>, max_gap: Option<i64>, snapshot_ms: i64) -> i64 {
+/// (a single sample) weighs `snapshot_us`.
+pub fn weigh_last(step: Option<i64>, max_gap: Option<i64>, snapshot_us: i64) -> i64 {
     match (step, max_gap) {
         (Some(step), Some(max_gap)) => step.min(max_gap),
         (Some(step), None) => step,
-        _ => snapshot_ms,
+        _ => snapshot_us,
     }
 }
 
@@ -73,51 +73,51 @@ pub fn cap_until(t: i64, w: i64, until: Option<i64>) -> i64 {
 }
 
 /// weight = min(next - t, max_gap, until - t); the last sample min(step, max_gap, until - t);
-/// a single sample weighs `snapshot_ms` (capped by until - t).
+/// a single sample weighs `snapshot_us` (capped by until - t).
 pub fn weights(
     times: &[i64],
     max_gap_opt: Option<i64>,
     until: Option<i64>,
-    snapshot_ms: i64,
+    snapshot_us: i64,
 ) -> GpuWeights {
     let n = times.len();
     let Some(step) = median_step(times) else {
-        let weight_ms = times
+        let weight_us = times
             .iter()
-            .map(|t| cap_until(*t, snapshot_ms, until))
+            .map(|t| cap_until(*t, snapshot_us, until))
             .collect();
         return GpuWeights {
-            weight_ms,
+            weight_us,
             gap_after: vec![false; n],
-            unobserved_ms: 0,
-            step_ms: None,
-            max_gap_ms: max_gap_opt,
+            unobserved_us: 0,
+            step_us: None,
+            max_gap_us: max_gap_opt,
         };
     };
     let max_gap = max_gap_opt.unwrap_or(3 * step);
-    let mut weight_ms = Vec::with_capacity(n);
+    let mut weight_us = Vec::with_capacity(n);
     let mut gap_after = Vec::with_capacity(n);
-    let mut unobserved_ms = 0;
+    let mut unobserved_us = 0;
     for i in 0..n {
         let t = times[i];
         let w = if i + 1 < n {
             let gap = times[i + 1] - t;
             let (w, unobserved) = weigh_gap(gap, max_gap);
-            unobserved_ms += unobserved;
+            unobserved_us += unobserved;
             gap_after.push(gap > max_gap);
             w
         } else {
             gap_after.push(false);
-            weigh_last(Some(step), Some(max_gap), snapshot_ms)
+            weigh_last(Some(step), Some(max_gap), snapshot_us)
         };
-        weight_ms.push(cap_until(t, w, until));
+        weight_us.push(cap_until(t, w, until));
     }
     GpuWeights {
-        weight_ms,
+        weight_us,
         gap_after,
-        unobserved_ms,
-        step_ms: Some(step),
-        max_gap_ms: Some(max_gap),
+        unobserved_us,
+        step_us: Some(step),
+        max_gap_us: Some(max_gap),
     }
 }
 
@@ -130,9 +130,9 @@ mod tests {
     fn regular_samples_weigh_one_step_each_including_the_last() {
         let t = [0, MIN, 2 * MIN, 3 * MIN];
         let w = weights(&t, None, None, 3_600_000);
-        assert_eq!(w.weight_ms, vec![MIN; 4]);
-        assert_eq!(w.unobserved_ms, 0);
-        assert_eq!(w.step_ms, Some(MIN));
+        assert_eq!(w.weight_us, vec![MIN; 4]);
+        assert_eq!(w.unobserved_us, 0);
+        assert_eq!(w.step_us, Some(MIN));
     }
 
     #[test]
@@ -140,8 +140,8 @@ mod tests {
         // steps 1,1,10,1 minutes: median 1 min, max_gap 3 min
         let t = [0, MIN, 2 * MIN, 12 * MIN, 13 * MIN];
         let w = weights(&t, None, None, 3_600_000);
-        assert_eq!(w.weight_ms, vec![MIN, MIN, 3 * MIN, MIN, MIN]);
-        assert_eq!(w.unobserved_ms, 7 * MIN);
+        assert_eq!(w.weight_us, vec![MIN, MIN, 3 * MIN, MIN, MIN]);
+        assert_eq!(w.unobserved_us, 7 * MIN);
         assert_eq!(w.gap_after, vec![false, false, true, false, false]);
     }
 
@@ -150,15 +150,15 @@ mod tests {
         let t = [0, 10 * MIN, 20 * MIN];
         let w = weights(&t, Some(5 * MIN), Some(22 * MIN), 3_600_000);
         // median step 10 min; max_gap 5 min; the last sample is capped by until (2 min)
-        assert_eq!(w.weight_ms, vec![5 * MIN, 5 * MIN, 2 * MIN]);
-        assert_eq!(w.unobserved_ms, 10 * MIN);
+        assert_eq!(w.weight_us, vec![5 * MIN, 5 * MIN, 2 * MIN]);
+        assert_eq!(w.unobserved_us, 10 * MIN);
     }
 
     #[test]
     fn a_single_sample_is_a_snapshot() {
         let w = weights(&[5 * MIN], None, None, 3_600_000);
-        assert_eq!(w.weight_ms, vec![3_600_000]);
-        assert_eq!(w.step_ms, None);
+        assert_eq!(w.weight_us, vec![3_600_000]);
+        assert_eq!(w.step_us, None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::prices::PriceBook;
 use crate::samples::{SampleTable, UserMap};
 use crate::source::{InputFormat, ReadOptions};
 use crate::timeparse::{
-    is_relative, parse_cli_time, parse_duration_ms, parse_fraction, parse_size_bytes,
+    is_relative, parse_cli_time, parse_duration_us, parse_fraction, parse_size_bytes,
 };
 use anyhow::{Context, Result, bail};
 
@@ -32,9 +32,9 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         .map(|t| parse_cli_time(t, None))
         .transpose()
         .context("--at")?;
-    let align_ms = match input.align.as_deref() {
+    let align_us = match input.align.as_deref() {
         Some(a) => {
-            let ms = parse_duration_ms(a).context("--align")?;
+            let ms = parse_duration_us(a).context("--align")?;
             if ms < 0 {
                 bail!("--align must not be negative");
             }
@@ -53,7 +53,7 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         at,
         job_label: input.job_label.clone(),
         team_label: input.team_label.clone(),
-        align_ms,
+        align_us,
         columns,
     })
 }
@@ -89,21 +89,21 @@ pub fn audit_config_with_end(
         bail!("--since must be before --until");
     }
     if let Some(g) = &args.max_gap {
-        let ms = parse_duration_ms(g).context("--max-gap")?;
+        let ms = parse_duration_us(g).context("--max-gap")?;
         if ms <= 0 {
             bail!("--max-gap must be positive");
         }
-        cfg.max_gap_ms = Some(ms);
+        cfg.max_gap_us = Some(ms);
     }
     if let Some(i) = &args.interval {
-        let ms = parse_duration_ms(i).context("--interval")?;
+        let ms = parse_duration_us(i).context("--interval")?;
         if ms <= 0 {
             bail!("--interval must be positive");
         }
-        cfg.interval_ms = Some(ms);
+        cfg.interval_us = Some(ms);
     }
     cfg.idle_below = parse_fraction(&args.idle_below).context("--idle-below")?;
-    cfg.min_idle_ms = parse_duration_ms(&args.min_idle).context("--min-idle")?;
+    cfg.min_idle_us = parse_duration_us(&args.min_idle).context("--min-idle")?;
     cfg.held_mem_bytes = parse_size_bytes(&args.held_mem).context("--held-mem")?;
     cfg.assume_held = args.assume_held;
     cfg.by = args.by.map(|b| match b {
@@ -115,11 +115,11 @@ pub fn audit_config_with_end(
     });
     cfg.top = args.top;
     if let Some(b) = &args.bucket {
-        let ms = parse_duration_ms(b).context("--bucket")?;
+        let ms = parse_duration_us(b).context("--bucket")?;
         if ms <= 0 {
             bail!("--bucket must be positive");
         }
-        cfg.bucket_ms = Some(ms);
+        cfg.bucket_us = Some(ms);
     }
     if let Some(path) = &args.leak_thresholds {
         cfg.leak_thresholds = crate::audit::diagnosis::LeakThresholds::from_file(path)

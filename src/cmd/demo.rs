@@ -1,15 +1,15 @@
 //! `gpuaudit demo`: write the synthetic fleet, in slices so any size fits in memory.
 use crate::cli::DemoArgs;
 use crate::demo::{DemoSpec, generate};
-use crate::timeparse::{parse_cli_time, parse_duration_ms};
+use crate::timeparse::{parse_cli_time, parse_duration_us};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::fs::File;
 use std::path::Path;
 
 pub fn run(args: DemoArgs) -> Result<u8> {
-    let interval_ms = parse_duration_ms(&args.interval).context("--interval")?;
-    if interval_ms < 1000 {
+    let interval_us = parse_duration_us(&args.interval).context("--interval")?;
+    if interval_us < 1000 {
         bail!("--interval must be at least 1s");
     }
     if args.gpus == 0 {
@@ -18,15 +18,15 @@ pub fn run(args: DemoArgs) -> Result<u8> {
     if args.days.is_nan() || args.days <= 0.0 {
         bail!("--days must be positive");
     }
-    let start_ms = parse_cli_time(&args.start, None).context("--start")?;
-    let ticks = ((args.days * 86_400_000.0) / interval_ms as f64).round() as usize;
+    let start_us = parse_cli_time(&args.start, None).context("--start")?;
+    let ticks = ((args.days * 86_400_000.0) / interval_us as f64).round() as usize;
     let spec = DemoSpec {
         gpus: args.gpus,
-        start_ms,
-        interval_ms,
+        start_us,
+        interval_us,
         seed: args.seed,
     };
-    let ticks_per_day = (86_400_000 / interval_ms).max(1) as usize;
+    let ticks_per_day = (86_400_000 / interval_us).max(1) as usize;
     // Slices of at most ~2M rows keep memory flat at any size.
     let slice = (2_000_000 / spec.total_gpus()).clamp(1, ticks_per_day);
 
@@ -38,7 +38,7 @@ pub fn run(args: DemoArgs) -> Result<u8> {
         while day_start < ticks {
             let day_end = (day_start + ticks_per_day).min(ticks);
             let day =
-                chrono::DateTime::from_timestamp_millis(start_ms + day_start as i64 * interval_ms)
+                chrono::DateTime::from_timestamp_millis(start_us + day_start as i64 * interval_us)
                     .map(|d| d.format("%Y-%m-%d").to_string())
                     .unwrap_or_default();
             let dir = args.out.join(format!("day={day}"));

@@ -8,7 +8,7 @@ use crate::samples::SampleTable;
 use crate::source::prometheus::http::{Auth, Client, ClientOptions};
 use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
 use crate::source::prometheus::pushdown as prometheus_pushdown;
-use crate::timeparse::{parse_cli_time, parse_duration_ms};
+use crate::timeparse::{parse_cli_time, parse_duration_us};
 use anyhow::{Context, Result, bail};
 use std::time::Duration;
 
@@ -17,11 +17,11 @@ const DEFAULT_SINCE: &str = "7d";
 
 /// A live --since/--until: RFC 3339, a date, `now`, or a span back from NOW
 /// (unlike files, where a span counts back from the end of the data).
-fn live_time(text: &str, now_ms: i64) -> Result<i64> {
+fn live_time(text: &str, now_us: i64) -> Result<i64> {
     if text.trim().eq_ignore_ascii_case("now") {
-        return Ok(now_ms);
+        return Ok(now_us);
     }
-    parse_cli_time(text, Some(now_ms))
+    parse_cli_time(text, Some(now_us))
 }
 
 fn client(p: &PrometheusArgs, url: &str) -> Result<Client> {
@@ -36,7 +36,7 @@ fn client(p: &PrometheusArgs, url: &str) -> Result<Client> {
         },
         (None, None) => Auth::None,
     };
-    let timeout = parse_duration_ms(&p.prom_timeout).context("--prom-timeout")?;
+    let timeout = parse_duration_us(&p.prom_timeout).context("--prom-timeout")?;
     if timeout <= 0 {
         bail!("--prom-timeout must be positive");
     }
@@ -57,7 +57,7 @@ pub fn build(args: &ReportArgs, url: &str) -> Result<Report> {
     let until = live_time(args.audit.until.as_deref().unwrap_or("now"), now).context("--until")?;
     let since =
         live_time(args.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
-    let step = parse_duration_ms(&p.step).context("--step")?;
+    let step = parse_duration_us(&p.step).context("--step")?;
     let q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
     let mut client = client(p, url)?;
     let opts = read_options(&args.input, args.quiet)?;
@@ -71,8 +71,8 @@ pub fn build(args: &ReportArgs, url: &str) -> Result<Report> {
             bail!("--jobs needs each job's samples: it cannot be combined with --pushdown");
         }
         let mut cfg = audit_config(&audit_args, &SampleTable::concat(Vec::new())?)?;
-        cfg.since = Some(q.since_ms);
-        cfg.until = Some(q.until_ms);
+        cfg.since = Some(q.since_us);
+        cfg.until = Some(q.until_us);
         return prometheus_pushdown::report(
             &mut client,
             &q,
@@ -83,8 +83,8 @@ pub fn build(args: &ReportArgs, url: &str) -> Result<Report> {
     }
     let table = prometheus_live::load(&mut client, &q, &opts)?;
     let mut cfg = audit_config(&audit_args, &table)?;
-    cfg.since = Some(q.since_ms);
-    cfg.until = Some(q.until_ms);
+    cfg.since = Some(q.since_us);
+    cfg.until = Some(q.until_us);
     let jobs = super::mfu::declared_jobs(args.audit.jobs.as_deref())?;
     crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
 }

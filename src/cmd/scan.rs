@@ -10,7 +10,7 @@ use crate::samples::Quality;
 use crate::source::live::nvml::{NvmlSampler, open};
 use crate::source::live::process_owner::ProcFs;
 use crate::source::live::{self as sampling, Hooks, Plan};
-use crate::timeparse::{parse_duration_ms, parse_size_bytes};
+use crate::timeparse::{parse_duration_us, parse_size_bytes};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
@@ -51,7 +51,7 @@ fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {
     let Some(v) = value else {
         return Ok(Duration::ZERO);
     };
-    let ms = parse_duration_ms(v).with_context(|| format!("{flag} {v}"))?;
+    let ms = parse_duration_us(v).with_context(|| format!("{flag} {v}"))?;
     if ms < 0 {
         bail!("{flag} {v}: must not be negative");
     }
@@ -72,15 +72,15 @@ fn announce(args: &ScanArgs) {
 }
 
 pub fn run(args: ScanArgs) -> Result<u8> {
-    let interval_ms = parse_duration_ms(&args.sample_interval).context("--interval")?;
-    if interval_ms < 100 {
+    let interval_us = parse_duration_us(&args.sample_interval).context("--interval")?;
+    if interval_us < 100 {
         bail!(
             "--interval {}: must be at least 100ms",
             args.sample_interval
         );
     }
-    let duration_ms = parse_duration_ms(&args.duration).context("--duration")?;
-    if duration_ms <= 0 {
+    let duration_us = parse_duration_us(&args.duration).context("--duration")?;
+    if duration_us <= 0 {
         bail!("--duration {}: must be positive", args.duration);
     }
     let (pre, post) = (
@@ -105,10 +105,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
             );
         }
     }
-    let interval = Duration::from_millis(interval_ms as u64);
+    let interval = Duration::from_millis(interval_us as u64);
     let plan = if args.command.is_empty() {
         Plan::new(
-            Duration::from_millis(duration_ms as u64),
+            Duration::from_millis(duration_us as u64),
             interval,
             args.once,
         )
@@ -137,7 +137,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         plan,
         &host,
         Hooks {
-            now_ms: &mut || chrono::Utc::now().timestamp_millis(),
+            now_us: &mut || chrono::Utc::now().timestamp_millis(),
             wait_until: &mut |t| bracket.wait_until(t, &signals),
             owner: &mut |pid| procfs.owner(pid),
             on_tick: &mut |n| bar.set_position(n as u64),
@@ -204,7 +204,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     // A GPU that failed after its first sample stands for one interval, not for the
     // hour a snapshot stands for; only --once is a snapshot.
     if !args.once && args.audit.interval.is_none() {
-        cfg.interval_ms = Some(interval_ms);
+        cfg.interval_us = Some(interval_us);
     }
     let report = audit(&table, &cfg)?;
     let mut detail = crate::scan::build(

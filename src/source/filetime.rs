@@ -1,6 +1,6 @@
 //! The time given to samples that carry none: `--at`, else the file's
 //! modification time, and the note that says which.
-use crate::timeparse::{EpochMs, format_time};
+use crate::timeparse::{EpochUs, format_time};
 use anyhow::{Context, Result};
 use std::path::Path;
 
@@ -8,9 +8,9 @@ use std::path::Path;
 pub fn fallback_time(
     name: &str,
     path: &Path,
-    at: Option<EpochMs>,
+    at: Option<EpochUs>,
     what: &str,
-) -> Result<(EpochMs, String)> {
+) -> Result<(EpochUs, String)> {
     if let Some(t) = at {
         return Ok((
             t,

@@ -106,7 +106,7 @@ pub struct ReadOptions {
     /// label naming the team (default: the workload's namespace)
     pub team_label: Option<String>,
     /// how far apart samples of different metrics of one GPU may be stamped and still form one row
-    pub align_ms: Option<i64>,
+    pub align_us: Option<i64>,
     /// column names of a noheader nvidia-smi log
     pub columns: Option<Vec<String>>,
 }

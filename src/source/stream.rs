@@ -41,7 +41,7 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     // minimum fence (a week) cannot hold a stray sample, so a min/max scan
     // (streamed, no sort) settles the common case.
     let (first, last) = time_span(&times)?;
-    if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_MS {
+    if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_US {
         return Ok(None);
     }
     let Some((q1, q3)) = widest_quartiles(&times)? else {
@@ -66,7 +66,7 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
 }
 
 /// A time column as epoch ms.
-fn epoch_ms(name: &str) -> Expr {
+fn epoch_us(name: &str) -> Expr {
     polars::prelude::col(name)
         .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
         .cast(DataType::Int64)
@@ -102,8 +102,8 @@ fn time_span(times: &[(&Part, String)]) -> Result<(i64, i64)> {
             p,
             None,
             &[
-                (epoch_ms(t).min().alias("first"), Combine::Min),
-                (epoch_ms(t).max().alias("last"), Combine::Max),
+                (epoch_us(t).min().alias("first"), Combine::Min),
+                (epoch_us(t).max().alias("last"), Combine::Max),
             ],
         )?;
         first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
@@ -121,10 +121,10 @@ fn widest_quartiles(times: &[(&Part, String)]) -> Result<Option<(i64, i64)>> {
         let df = scan(&p.path)
             .and_then(|lf| {
                 lf.select([
-                    epoch_ms(t)
+                    epoch_us(t)
                         .quantile(lit(0.25), QuantileMethod::Lower)
                         .alias("q1"),
-                    epoch_ms(t)
+                    epoch_us(t)
                         .quantile(lit(0.75), QuantileMethod::Lower)
                         .alias("q3"),
                 ])
@@ -144,14 +144,14 @@ fn outside_fences(times: &[(&Part, String)], lo: i64, hi: i64) -> Result<(u64, i
     let mut count = 0u64;
     let (mut first, mut last) = (i64::MAX, i64::MIN);
     for (p, t) in times {
-        let out = epoch_ms(t).lt(lit(lo)).or(epoch_ms(t).gt(lit(hi)));
+        let out = epoch_us(t).lt(lit(lo)).or(epoch_us(t).gt(lit(hi)));
         let df = time_stats(
             p,
             Some(out),
             &[
                 (len().cast(DataType::Int64).alias("n"), Combine::Sum),
-                (epoch_ms(t).min().alias("first"), Combine::Min),
-                (epoch_ms(t).max().alias("last"), Combine::Max),
+                (epoch_us(t).min().alias("first"), Combine::Min),
+                (epoch_us(t).max().alias("last"), Combine::Max),
             ],
         )?;
         let get = |c: &str| first_i64(&df, c);

@@ -17,7 +17,7 @@ pub mod tally;
 pub fn row_of(iv: &Interval) -> Row {
     Row {
         w: iv.hours(),
-        w_ms: iv.weight,
+        w_us: iv.weight,
         held: iv.held,
         held_unknown: iv.held_unknown,
         idle: iv.idle,

@@ -62,8 +62,8 @@ mod tests {
         b.add(&iv(0, 1_800_000, false));
         a.merge(b);
         assert_eq!(a.span, Some((0, 3_601_000)));
-        assert_eq!(a.total.observed_ms, 5_400_000);
-        assert_eq!(a.total.held_ms, 3_600_000);
+        assert_eq!(a.total.observed_us, 5_400_000);
+        assert_eq!(a.total.held_us, 3_600_000);
         assert!((a.total.held_h - 1.0).abs() < 1e-12);
     }
 }

@@ -134,7 +134,7 @@ pub enum Wake {
 #[derive(Debug, Clone)]
 pub struct Row {
     pub unit: usize,
-    pub time_ms: i64,
+    pub time_us: i64,
     pub reading: Reading,
     pub owners: Vec<Owner>,
 }
@@ -175,7 +175,7 @@ impl ScanData {
 
 /// Hooks the loop calls: time, waiting, owner lookup, progress.
 pub struct Hooks<'a> {
-    pub now_ms: &'a mut dyn FnMut() -> i64,
+    pub now_us: &'a mut dyn FnMut() -> i64,
     /// wait until the deadline, or less when something happens that needs a sample
     pub wait_until: &'a mut dyn FnMut(Instant) -> Wake,
     pub owner: &'a mut dyn FnMut(u32) -> Owner,
@@ -213,7 +213,7 @@ pub fn run(
             }
             match sampler.read(i) {
                 Ok(reading) => {
-                    let time_ms = (hooks.now_ms)();
+                    let time_us = (hooks.now_us)();
                     for (metric, why) in &reading.unsupported {
                         data.unsupported
                             .entry(i)
@@ -229,7 +229,7 @@ pub fn run(
                         .collect();
                     data.rows.push(Row {
                         unit: i,
-                        time_ms,
+                        time_us,
                         reading,
                         owners,
                     });
@@ -281,7 +281,7 @@ pub fn to_frame(data: &ScanData, held_mem_bytes: u64) -> Result<DataFrame> {
     let unit = |r: &Row| &data.units[r.unit];
     let time = Series::new(
         col::TIME.into(),
-        rows.iter().map(|r| r.time_ms).collect::<Vec<i64>>(),
+        rows.iter().map(|r| r.time_us).collect::<Vec<i64>>(),
     )
     .cast(&dtype_of(Kind::Time))?;
     let mut cols: Vec<Column> = vec![
@@ -402,7 +402,7 @@ mod tests {
             },
             "node1",
             Hooks {
-                now_ms: &mut || {
+                now_us: &mut || {
                     t += 1000;
                     t
                 },
@@ -479,7 +479,7 @@ mod tests {
             Plan::until_stopped(Duration::ZERO),
             "node1",
             Hooks {
-                now_ms: &mut || {
+                now_us: &mut || {
                     t += 1000;
                     t
                 },

@@ -6,7 +6,7 @@ use super::{InputFormat, ReadOptions, from_frame};
 use crate::samples::{
     Quality, SampleTable, col, is_missing_marker, parse_number_text, resolve_columns,
 };
-use crate::timeparse::{EpochMs, parse_timestamp_str};
+use crate::timeparse::{EpochUs, parse_timestamp_str};
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{NaiveDateTime, TimeZone, Utc};
 use polars::prelude::*;
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub mod xml;
 
-const DEFAULT_ALIGN_MS: i64 = 5_000;
+const DEFAULT_ALIGN_US: i64 = 5_000;
 const MIB: f64 = 1_048_576.0;
 
 /// A CSV log split into header and rows (1-based line numbers kept for errors).
@@ -118,7 +118,7 @@ fn parse_csv(name: &str, text: &str, columns: Option<&[String]>) -> Result<CsvLo
     Ok(CsvLog { header, rows })
 }
 
-fn parse_time(name: &str, line: usize, text: &str) -> Result<EpochMs> {
+fn parse_time(name: &str, line: usize, text: &str) -> Result<EpochUs> {
     parse_timestamp_str(text).ok_or_else(|| {
         anyhow!("{name}:{line}: '{text}' is not a timestamp (expected nvidia-smi's 2026/07/14 08:12:53.353)")
     })
@@ -126,7 +126,7 @@ fn parse_time(name: &str, line: usize, text: &str) -> Result<EpochMs> {
 
 /// One process seen on a GPU.
 struct App {
-    time: Option<EpochMs>,
+    time: Option<EpochUs>,
     uuid: String,
     process: String,
 }
@@ -160,7 +160,7 @@ fn read_apps(name: &str, log: &CsvLog) -> Result<Vec<App>> {
 }
 
 /// The GPU's median step, by the audit's one median rule.
-fn median_step(times: &mut [EpochMs]) -> Option<i64> {
+fn median_step(times: &mut [EpochUs]) -> Option<i64> {
     times.sort_unstable();
     crate::audit::weights::median_step(times)
 }
@@ -198,7 +198,7 @@ pub fn read_csv_files(
 }
 
 /// The times of the column `source` (the one read as time), if any.
-fn parsed_times(name: &str, log: &CsvLog, source: Option<&str>) -> Result<Option<Vec<EpochMs>>> {
+fn parsed_times(name: &str, log: &CsvLog, source: Option<&str>) -> Result<Option<Vec<EpochUs>>> {
     let Some(source) = source else {
         return Ok(None);
     };
@@ -217,7 +217,7 @@ fn parsed_times(name: &str, log: &CsvLog, source: Option<&str>) -> Result<Option
 
 /// A log without a GPU id column is one GPU: refuse it when rows repeat a
 /// timestamp or name different products.
-fn refuse_several_gpus(name: &str, log: &CsvLog, times: Option<&[EpochMs]>) -> Result<()> {
+fn refuse_several_gpus(name: &str, log: &CsvLog, times: Option<&[EpochUs]>) -> Result<()> {
     let mut seen = BTreeSet::new();
     let repeated = times.and_then(|t| t.iter().position(|x| !seen.insert(*x)));
     let model = log.index(&["name", "gpu_name"]);
@@ -246,7 +246,7 @@ fn fallback_log_time(
     opts: &ReadOptions,
     gpus: impl Iterator<Item = String>,
     quality: &mut Quality,
-) -> Result<EpochMs> {
+) -> Result<EpochUs> {
     let per_gpu: BTreeMap<String, usize> = gpus.fold(BTreeMap::new(), |mut m, g| {
         *m.entry(g).or_default() += 1;
         m
@@ -327,7 +327,7 @@ fn gpu_table(
         }
     };
     if let Some((apps, app_names)) = apps {
-        let (held, jobs) = join_apps(name, log, &times, apps, opts.align_ms)?;
+        let (held, jobs) = join_apps(name, log, &times, apps, opts.align_us)?;
         quality.notes.push(format!(
             "{name}: held from the processes in {}",
             app_names.join(", ")
@@ -344,19 +344,19 @@ fn gpu_table(
 fn join_apps(
     name: &str,
     log: &CsvLog,
-    times: &[EpochMs],
+    times: &[EpochUs],
     apps: &[App],
     align: Option<i64>,
 ) -> Result<(Vec<bool>, Vec<Option<String>>)> {
     let uuid = log.index(&["uuid", "gpu_uuid"]).with_context(|| {
         format!("{name}: compute-apps logs name GPUs by uuid: add uuid to --query-gpu")
     })?;
-    let mut by_gpu: BTreeMap<&str, Vec<EpochMs>> = BTreeMap::new();
+    let mut by_gpu: BTreeMap<&str, Vec<EpochUs>> = BTreeMap::new();
     for (r, (_, f)) in log.rows.iter().enumerate() {
         by_gpu.entry(f[uuid].as_str()).or_default().push(times[r]);
     }
     let step = by_gpu.values_mut().filter_map(|t| median_step(t)).min();
-    let tolerance = align.unwrap_or_else(|| step.map_or(DEFAULT_ALIGN_MS, |s| (s / 2).max(1)));
+    let tolerance = align.unwrap_or_else(|| step.map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)));
     let mut held = Vec::with_capacity(times.len());
     let mut jobs = Vec::with_capacity(times.len());
     for (r, (_, f)) in log.rows.iter().enumerate() {
@@ -445,7 +445,7 @@ fn dmon_times(
     date_time: (Option<usize>, Option<usize>),
     gpu: usize,
     quality: &mut Quality,
-) -> Result<Vec<EpochMs>> {
+) -> Result<Vec<EpochUs>> {
     Ok(match date_time {
         (Some(d), Some(t)) => rows
             .iter()

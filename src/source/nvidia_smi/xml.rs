@@ -3,7 +3,7 @@
 use crate::samples::{Quality, SampleTable, col, is_missing_marker, parse_number_text};
 use crate::source::filetime::fallback_time;
 use crate::source::{ReadOptions, from_frame};
-use crate::timeparse::EpochMs;
+use crate::timeparse::EpochUs;
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{NaiveDateTime, TimeZone, Utc};
 use polars::prelude::*;
@@ -39,7 +39,7 @@ fn number(value: Option<&str>, scale: f64) -> Option<f64> {
 }
 
 /// nvidia-smi's `Fri Aug  4 11:44:30 2023` (local time of the host, no zone).
-fn parse_snapshot_time(text: &str) -> Option<EpochMs> {
+fn parse_snapshot_time(text: &str) -> Option<EpochUs> {
     let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     NaiveDateTime::parse_from_str(&squeezed, "%a %b %d %H:%M:%S %Y")
         .ok()
@@ -48,7 +48,7 @@ fn parse_snapshot_time(text: &str) -> Option<EpochMs> {
 
 #[derive(Default)]
 struct Rows {
-    time: Vec<EpochMs>,
+    time: Vec<EpochUs>,
     gpu: Vec<String>,
     model: Vec<Option<String>>,
     held: Vec<bool>,
@@ -151,7 +151,7 @@ impl Rows {
     fn push_gpu(
         &mut self,
         g: Node,
-        time: EpochMs,
+        time: EpochUs,
         id: String,
         procs: BTreeSet<String>,
         util: Option<f64>,
@@ -222,7 +222,7 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
         .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
     let mut rows = Rows::default();
     let mut quality = Quality::default();
-    let mut fallback: Option<EpochMs> = None;
+    let mut fallback: Option<EpochUs> = None;
     let mut mig_gpus = BTreeSet::new();
     let mut busy_unheld = BTreeSet::new();
     let (docs, by_pci) = parse_documents(name, &body)?;

@@ -326,25 +326,25 @@ impl Client {
     pub fn query_range(
         &mut self,
         query: &str,
-        start_ms: i64,
-        end_ms: i64,
-        step_ms: i64,
+        start_us: i64,
+        end_us: i64,
+        step_us: i64,
     ) -> Result<Response> {
         let what = format!("the query '{}'", shorten(query, 160));
         let params = [
             ("query", query.to_string()),
-            ("start", secs(start_ms)),
-            ("end", secs(end_ms)),
-            ("step", secs(step_ms)),
+            ("start", secs(start_us)),
+            ("end", secs(end_us)),
+            ("step", secs(step_us)),
         ];
         let body = self.call("/api/v1/query_range", &params, true, &what)?;
         self.parse(&body, &what)
     }
 
     /// `/api/v1/query` at one instant.
-    pub fn query(&mut self, query: &str, time_ms: i64) -> Result<Response> {
+    pub fn query(&mut self, query: &str, time_us: i64) -> Result<Response> {
         let what = format!("the query '{}'", shorten(query, 160));
-        let params = [("query", query.to_string()), ("time", secs(time_ms))];
+        let params = [("query", query.to_string()), ("time", secs(time_us))];
         let body = self.call("/api/v1/query", &params, true, &what)?;
         self.parse(&body, &what)
     }
@@ -354,8 +354,8 @@ impl Client {
         &mut self,
         label: &str,
         matcher: &str,
-        start_ms: i64,
-        end_ms: i64,
+        start_us: i64,
+        end_us: i64,
     ) -> Result<Vec<String>> {
         let path = format!("/api/v1/label/{label}/values");
         self.list(
@@ -364,8 +364,8 @@ impl Client {
             &format!("the values of label '{label}'"),
             "a list of strings",
             matcher,
-            start_ms,
-            end_ms,
+            start_us,
+            end_us,
         )
     }
 
@@ -373,8 +373,8 @@ impl Client {
     pub fn label_names(
         &mut self,
         matcher: &str,
-        start_ms: i64,
-        end_ms: i64,
+        start_us: i64,
+        end_us: i64,
     ) -> Result<Vec<String>> {
         self.list(
             "/api/v1/labels",
@@ -382,8 +382,8 @@ impl Client {
             "the label names",
             "a list of strings",
             matcher,
-            start_ms,
-            end_ms,
+            start_us,
+            end_us,
         )
     }
 
@@ -391,8 +391,8 @@ impl Client {
     pub fn series(
         &mut self,
         matcher: &str,
-        start_ms: i64,
-        end_ms: i64,
+        start_us: i64,
+        end_us: i64,
     ) -> Result<Vec<std::collections::BTreeMap<String, String>>> {
         self.list(
             "/api/v1/series",
@@ -400,8 +400,8 @@ impl Client {
             "the series list",
             "a list of label sets",
             matcher,
-            start_ms,
-            end_ms,
+            start_us,
+            end_us,
         )
     }
 
@@ -414,13 +414,13 @@ impl Client {
         what: &str,
         shape: &str,
         matcher: &str,
-        start_ms: i64,
-        end_ms: i64,
+        start_us: i64,
+        end_us: i64,
     ) -> Result<Vec<T>> {
         let params = [
             ("match[]", matcher.to_string()),
-            ("start", secs(start_ms)),
-            ("end", secs(end_ms)),
+            ("start", secs(start_us)),
+            ("end", secs(end_us)),
         ];
         let body = self.call(path, &params, post, what)?;
         self.note_extras(&body);

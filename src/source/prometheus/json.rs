@@ -3,7 +3,7 @@
 //! live-Prometheus reader can share it with the file reader.
 use super::PromSample;
 use super::text::parse_value;
-use crate::timeparse::epoch_number_to_ms;
+use crate::timeparse::epoch_number_to_us;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -160,7 +160,7 @@ fn to_series(raw: RawSeries, body: &str) -> Result<Series, ResponseError> {
             _ => None,
         };
         let ms = secs
-            .and_then(epoch_number_to_ms)
+            .and_then(epoch_number_to_us)
             .ok_or_else(|| ResponseError {
                 line: line_of(body, &t.to_string()),
                 message: format!("'{t}' is not a sample time (expected epoch seconds)"),
@@ -196,7 +196,7 @@ pub fn to_samples(response: Response, fallback_metric: &str) -> (Vec<PromSample>
                 metric: metric.clone(),
                 labels: s.labels.clone(),
                 value: v,
-                time_ms: Some(t),
+                time_us: Some(t),
             });
         }
     }

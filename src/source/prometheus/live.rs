@@ -7,7 +7,7 @@ use super::json::to_samples;
 use super::{HOST_LABELS, LabelOptions, PromSample, pivot};
 use crate::samples::{Quality, SampleTable};
 use crate::source::{ReadOptions, from_frame};
-use crate::timeparse::{format_duration_ms, format_time};
+use crate::timeparse::{format_duration_us, format_time};
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
@@ -59,9 +59,9 @@ const KEEP_LABELS: &[&str] = &[
 /// What to fetch: the server, the window [since, until) and how finely.
 #[derive(Debug, Clone)]
 pub struct LiveQuery {
-    pub since_ms: i64,
-    pub until_ms: i64,
-    pub step_ms: i64,
+    pub since_us: i64,
+    pub until_us: i64,
+    pub step_us: i64,
     /// label matchers without braces (`cluster="a"`), may be empty
     pub matchers: String,
     pub hosts_per_query: usize,
@@ -71,41 +71,41 @@ impl LiveQuery {
     /// Evaluation times are multiples of the step from the epoch (as Grafana
     /// aligns them), so two runs over the same window see the same points.
     pub fn new(
-        since_ms: i64,
-        until_ms: i64,
-        step_ms: i64,
+        since_us: i64,
+        until_us: i64,
+        step_us: i64,
         selector: Option<&str>,
         hosts_per_query: usize,
     ) -> Result<Self> {
-        if step_ms <= 0 {
+        if step_us <= 0 {
             bail!("--step must be positive");
         }
-        let since_ms = since_ms.div_euclid(step_ms) * step_ms
-            + if since_ms.rem_euclid(step_ms) > 0 {
-                step_ms
+        let since_us = since_us.div_euclid(step_us) * step_us
+            + if since_us.rem_euclid(step_us) > 0 {
+                step_us
             } else {
                 0
             };
-        if since_ms >= until_ms {
+        if since_us >= until_us {
             bail!("--since must be before --until (at least one --step apart)");
         }
         let matchers = parse_selector(selector.unwrap_or(""))?;
         Ok(LiveQuery {
-            since_ms,
-            until_ms,
-            step_ms,
+            since_us,
+            until_us,
+            step_us,
             matchers,
             hosts_per_query: hosts_per_query.max(1),
         })
     }
 
     /// The last evaluation time: the last step multiple before `until`.
-    pub fn last_point_ms(&self) -> i64 {
-        self.since_ms + (self.until_ms - 1 - self.since_ms).div_euclid(self.step_ms) * self.step_ms
+    pub fn last_point_us(&self) -> i64 {
+        self.since_us + (self.until_us - 1 - self.since_us).div_euclid(self.step_us) * self.step_us
     }
 
     pub fn points(&self) -> i64 {
-        (self.last_point_ms() - self.since_ms) / self.step_ms + 1
+        (self.last_point_us() - self.since_us) / self.step_us + 1
     }
 
     /// A selector for `metrics` plus the user's matchers and any `extra` ones.
@@ -129,16 +129,16 @@ impl LiveQuery {
         format!(
             "last_over_time({}[{}ms])",
             self.selector(&[metric], extra),
-            self.step_ms - 1
+            self.step_us - 1
         )
     }
 
     pub fn describe(&self, base: &str) -> String {
         format!(
             "{base} from {} to {} every {}",
-            format_time(self.since_ms),
-            format_time(self.until_ms),
-            format_duration_ms(self.step_ms)
+            format_time(self.since_us),
+            format_time(self.until_us),
+            format_duration_us(self.step_us)
         )
     }
 }
@@ -189,8 +189,8 @@ pub fn present_metrics(client: &mut Client, q: &LiveQuery) -> Result<Vec<&'stati
     let names = client.label_values(
         "__name__",
         &q.selector(METRICS, &[]),
-        q.since_ms,
-        q.last_point_ms(),
+        q.since_us,
+        q.last_point_us(),
     )?;
     Ok(METRICS
         .iter()
@@ -202,11 +202,11 @@ pub fn present_metrics(client: &mut Client, q: &LiveQuery) -> Result<Vec<&'stati
 /// The first host label the fleet's series carry, and its values (the chunking unit).
 pub fn hosts(client: &mut Client, q: &LiveQuery) -> Result<Option<(String, Vec<String>)>> {
     let all = q.selector(METRICS, &[]);
-    let names = client.label_names(&all, q.since_ms, q.last_point_ms())?;
+    let names = client.label_names(&all, q.since_us, q.last_point_us())?;
     let Some(label) = HOST_LABELS.iter().find(|l| names.iter().any(|n| n == *l)) else {
         return Ok(None);
     };
-    let mut values = client.label_values(label, &all, q.since_ms, q.last_point_ms())?;
+    let mut values = client.label_values(label, &all, q.since_us, q.last_point_us())?;
     values.sort();
     values.dedup();
     Ok(Some((label.to_string(), values)))
@@ -245,12 +245,12 @@ fn time_chunks(q: &LiveQuery) -> Vec<(i64, i64)> {
     let steps_per_chunk =
         (POINTS_PER_REQUEST / (hosts_per_batch * GPUS_PER_HOST)).clamp(1, MAX_POINTS_PER_SERIES);
     let mut chunks = Vec::new();
-    let mut t = q.since_ms;
-    let last = q.last_point_ms();
+    let mut t = q.since_us;
+    let last = q.last_point_us();
     while t <= last {
-        let end = (t + (steps_per_chunk - 1) * q.step_ms).min(last);
+        let end = (t + (steps_per_chunk - 1) * q.step_us).min(last);
         chunks.push((t, end));
-        t = end + q.step_ms;
+        t = end + q.step_us;
     }
     chunks
 }
@@ -260,7 +260,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     let label_opts = LabelOptions {
         job_label: opts.job_label.clone(),
         team_label: opts.team_label.clone(),
-        align_ms: opts.align_ms,
+        align_us: opts.align_us,
     };
     let mut keep: BTreeSet<String> = KEEP_LABELS
         .iter()
@@ -285,7 +285,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
             let mut samples = Vec::new();
             for metric in &metrics {
                 let response =
-                    client.query_range(&q.fresh(metric, extra), *start, *end, q.step_ms)?;
+                    client.query_range(&q.fresh(metric, extra), *start, *end, q.step_us)?;
                 // last_over_time drops __name__: each answer is named after its query.
                 let (mut s, _) = to_samples(response, metric);
                 for x in s.iter_mut() {
@@ -306,8 +306,8 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
             "Prometheus at {} has no DCGM series matching {} between {} and {} (expected e.g. DCGM_FI_DEV_GPU_UTIL with a UUID or gpu label; check --selector and the time range)",
             client.base(),
             q.selector(&["DCGM_FI_DEV_GPU_UTIL"], &[]),
-            format_time(q.since_ms),
-            format_time(q.until_ms)
+            format_time(q.since_us),
+            format_time(q.until_us)
         );
     }
     let mut table = SampleTable::concat(tables)?;
@@ -387,8 +387,8 @@ mod tests {
     #[test]
     fn windows_align_to_the_step() -> Result<()> {
         let q = LiveQuery::new(61_000, 600_000, 60_000, None, 8)?;
-        assert_eq!(q.since_ms, 120_000);
-        assert_eq!(q.last_point_ms(), 540_000);
+        assert_eq!(q.since_us, 120_000);
+        assert_eq!(q.last_point_us(), 540_000);
         assert_eq!(q.points(), 8);
         assert_eq!(
             q.selector(&["A", "B"], &["Hostname=~\"h1\"".into()]),

@@ -4,7 +4,7 @@
 use super::filetime::fallback_time;
 use super::{InputFormat, ReadOptions, from_frame};
 use crate::samples::{Quality, SampleTable, col};
-use crate::timeparse::format_duration_ms;
+use crate::timeparse::format_duration_us;
 use anyhow::{Context, Result, anyhow, bail};
 use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,7 +24,7 @@ pub struct PromSample {
     pub labels: BTreeMap<String, String>,
     /// NaN = no value (Prometheus' missing and stale markers)
     pub value: f64,
-    pub time_ms: Option<i64>,
+    pub time_us: Option<i64>,
 }
 
 /// How labels become owners and how far apart metrics may be stamped.
@@ -35,10 +35,10 @@ pub struct LabelOptions {
     /// label that names the team (default: the workload's namespace)
     pub team_label: Option<String>,
     /// samples of different metrics of one GPU this close form one row
-    pub align_ms: Option<i64>,
+    pub align_us: Option<i64>,
 }
 
-const DEFAULT_ALIGN_MS: i64 = 5_000;
+const DEFAULT_ALIGN_US: i64 = 5_000;
 pub const HOST_LABELS: &[&str] = &[
     "Hostname",
     "hostname",
@@ -191,7 +191,7 @@ struct Row {
 fn smallest_step(samples: &[PromSample]) -> Option<i64> {
     let mut by_series: BTreeMap<(&str, &BTreeMap<String, String>), Vec<i64>> = BTreeMap::new();
     for s in samples {
-        if let Some(t) = s.time_ms {
+        if let Some(t) = s.time_us {
             by_series
                 .entry((s.metric.as_str(), &s.labels))
                 .or_default()
@@ -214,9 +214,9 @@ fn smallest_step(samples: &[PromSample]) -> Option<i64> {
 /// per metric, named as the metric so the canonical aliases and `--map` apply.
 pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame, Quality)> {
     let mut quality = Quality::default();
-    let align = match opts.align_ms {
+    let align = match opts.align_us {
         Some(a) => a,
-        None => smallest_step(&samples).map_or(DEFAULT_ALIGN_MS, |s| (s / 2).max(1)),
+        None => smallest_step(&samples).map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)),
     };
     let by = group_by_gpu(samples, opts, &mut quality);
     let metrics = by.metrics.clone();
@@ -224,8 +224,8 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
     if wide.widest_merge > 0 {
         quality.notes.push(format!(
             "metrics of one GPU stamped up to {} apart were aligned into one sample (--align {})",
-            format_duration_ms(wide.widest_merge),
-            format_duration_ms(align)
+            format_duration_us(wide.widest_merge),
+            format_duration_us(align)
         ));
     }
     Ok((frame_of(&metrics, wide)?, quality))
@@ -295,7 +295,7 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
             Some(s.value)
         };
         gpus.entry((host, gpu)).or_default().push(Pending {
-            time: s.time_ms.unwrap_or_default(),
+            time: s.time_us.unwrap_or_default(),
             metric: idx,
             value,
             model: first(&s.labels, MODEL_LABELS).map(str::to_string),
@@ -498,12 +498,12 @@ pub fn read_files(
             }
             _ => {
                 let mut samples = text::parse_exposition(&text, name)?;
-                let untimed = samples.iter().filter(|s| s.time_ms.is_none()).count();
+                let untimed = samples.iter().filter(|s| s.time_us.is_none()).count();
                 if untimed > 0 {
                     let (t, note) =
                         fallback_time(name, path, opts.at, &format!("{untimed} samples"))?;
-                    for s in samples.iter_mut().filter(|s| s.time_ms.is_none()) {
-                        s.time_ms = Some(t);
+                    for s in samples.iter_mut().filter(|s| s.time_us.is_none()) {
+                        s.time_us = Some(t);
                     }
                     notes.push(note);
                 }
@@ -514,7 +514,7 @@ pub fn read_files(
     let label_opts = LabelOptions {
         job_label: opts.job_label.clone(),
         team_label: opts.team_label.clone(),
-        align_ms: opts.align_ms,
+        align_us: opts.align_us,
     };
     let (frame, mut quality) = pivot(all, &label_opts)?;
     let names: Vec<String> = files.iter().map(|(n, _, _)| n.clone()).collect();
@@ -543,7 +543,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             value,
-            time_ms: Some(t),
+            time_us: Some(t),
         }
     }
 

@@ -6,7 +6,7 @@
 //! (prometheus-parse), or pull a PEG toolchain whose errors are grammar dumps
 //! (openmetrics-parser). A dump with a broken line must fail naming the line.
 use super::PromSample;
-use crate::timeparse::epoch_number_to_ms;
+use crate::timeparse::epoch_number_to_us;
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 
@@ -72,7 +72,7 @@ fn parse_sample_line(line: &str) -> Result<PromSample> {
             "'{value_text}' is not a sample value of '{metric}' (expected a number, NaN or ±Inf)"
         )
     })?;
-    let time_ms =
+    let time_us =
         match fields.next() {
             None => None,
             Some(ts) => {
@@ -81,7 +81,7 @@ fn parse_sample_line(line: &str) -> Result<PromSample> {
                         "'{ts}' is not a timestamp of '{metric}' (expected epoch ms or seconds)"
                     )
                 })?;
-                Some(epoch_number_to_ms(n).ok_or_else(|| {
+                Some(epoch_number_to_us(n).ok_or_else(|| {
                     anyhow::anyhow!("'{ts}' is not a usable timestamp of '{metric}'")
                 })?)
             }
@@ -93,7 +93,7 @@ fn parse_sample_line(line: &str) -> Result<PromSample> {
         metric,
         labels,
         value,
-        time_ms,
+        time_us,
     })
 }
 
@@ -222,8 +222,8 @@ mod tests {
         );
         assert_eq!(s[0].labels.get("UUID").map(String::as_str), Some("GPU-1"));
         assert_eq!(s[0].value, 45.0);
-        assert_eq!(s[0].time_ms, Some(1_752_480_773_000));
-        assert_eq!(s[1].time_ms, None);
+        assert_eq!(s[0].time_us, Some(1_752_480_773_000));
+        assert_eq!(s[1].time_us, None);
         Ok(())
     }
 
@@ -231,7 +231,7 @@ mod tests {
     fn openmetrics_seconds_and_nan() -> Result<()> {
         let s = parse_exposition("a{b=\"c\"} NaN 1752480773.5\n# EOF\n", "f")?;
         assert!(s[0].value.is_nan());
-        assert_eq!(s[0].time_ms, Some(1_752_480_773_500));
+        assert_eq!(s[0].time_us, Some(1_752_480_773_500));
         Ok(())
     }
 

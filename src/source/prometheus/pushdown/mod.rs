@@ -33,7 +33,7 @@ use crate::audit::assemble::{Parts, assemble};
 use crate::audit::model::{DataQuality, Report, Sources};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
-use crate::timeparse::{MS_PER_HOUR, format_time};
+use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -121,7 +121,7 @@ struct Plan {
     /// the owner label held is read from: it names the jobs of the leak map
     job_label: Option<String>,
     held: Held,
-    step_ms: i64,
+    step_us: i64,
     /// metric names per layer (None when the fleet does not export it)
     sm: Option<&'static str>,
     occ: Option<&'static str>,
@@ -151,7 +151,7 @@ impl Plan {
         format!(
             "last_over_time({metric}{{{}}}[{}ms])",
             parts.join(", "),
-            self.step_ms - 1
+            self.step_us - 1
         )
     }
 
@@ -260,8 +260,8 @@ pub fn report(
             "Prometheus at {} has no {UTIL} points matching {} between {} and {}",
             client.base(),
             q.selector(&[UTIL], &[]),
-            format_time(q.since_ms),
-            format_time(q.until_ms)
+            format_time(q.since_us),
+            format_time(q.until_us)
         );
     }
     let timeline = timeline_of(client, q, cfg, &plan, gpu_count)?;
@@ -415,22 +415,22 @@ fn plan_of(
     job_label: Option<&str>,
     team_label: Option<&str>,
 ) -> Result<Plan> {
-    let last = q.last_point_ms();
+    let last = q.last_point_us();
     let present_metrics =
-        client.label_values("__name__", &q.selector(METRICS, &[]), q.since_ms, last)?;
+        client.label_values("__name__", &q.selector(METRICS, &[]), q.since_us, last)?;
     let has = |m: &str| present_metrics.iter().any(|p| p == m);
     if !has(UTIL) {
         bail!(
             "Prometheus at {} has no {UTIL} series matching {} between {} and {} (--pushdown measures time on it; check --selector and the time range)",
             client.base(),
             q.selector(&[UTIL], &[]),
-            format_time(q.since_ms),
-            format_time(q.until_ms)
+            format_time(q.since_us),
+            format_time(q.until_us)
         );
     }
     let pick = |names: [&'static str; 2]| names.into_iter().find(|n| has(n));
     let util_sel = q.selector(&[UTIL], &[]);
-    let labels = client.label_names(&util_sel, q.since_ms, last)?;
+    let labels = client.label_names(&util_sel, q.since_us, last)?;
     let gpu_keys = gpu_keys_of(&labels, client)?;
     let job = match job_label {
         Some(l) => Some(l.to_string()),
@@ -463,7 +463,7 @@ fn plan_of(
             _ => None,
         },
         held,
-        step_ms: q.step_ms,
+        step_us: q.step_us,
         sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
         occ: pick([
             "DCGM_FI_PROF_SM_OCCUPANCY",
@@ -565,10 +565,10 @@ fn parts_of(
         .iter()
         .map(|w| format!("Prometheus warned (the answer may be partial): {w}"))
         .collect();
-    let sums = sums_of(aggs, cfg, q.step_ms, present.basis());
+    let sums = sums_of(aggs, cfg, q.step_us, present.basis());
     Parts {
-        window_start: q.since_ms,
-        window_end: q.until_ms,
+        window_start: q.since_us,
+        window_end: q.until_us,
         snapshot: false,
         sources: Sources {
             files: vec![client.base().to_string()],
@@ -597,9 +597,9 @@ fn parts_of(
 }
 
 /// The tally of one (group, model) sum: each point weighs one step.
-fn tally_of(a: &Agg, step_ms: i64, price: Option<f64>, basis: Basis) -> Tally {
-    let h = |n: f64| n * step_ms as f64 / MS_PER_HOUR;
-    let ms = |n: f64| (n * step_ms as f64).round() as i64;
+fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
+    let h = |n: f64| n * step_us as f64 / US_PER_HOUR;
+    let ms = |n: f64| (n * step_us as f64).round() as i64;
     let p = price.unwrap_or(0.0);
     let (observed_h, held_h) = (h(a.observed), h(a.held));
     let fraction_h = match basis {
@@ -608,10 +608,10 @@ fn tally_of(a: &Agg, step_ms: i64, price: Option<f64>, basis: Basis) -> Tally {
         Basis::Active | Basis::Useful => h(a.active),
     };
     Tally {
-        observed_ms: ms(a.observed),
-        held_ms: ms(a.held),
-        idle_held_ms: ms(a.idle),
-        unpriced_ms: if price.is_none() { ms(a.observed) } else { 0 },
+        observed_us: ms(a.observed),
+        held_us: ms(a.held),
+        idle_held_us: ms(a.idle),
+        unpriced_us: if price.is_none() { ms(a.observed) } else { 0 },
         observed_h,
         held_h,
         active_h: Sum::from(h(a.active)),
@@ -647,7 +647,7 @@ struct Sums {
     model_hours: Vec<(Option<String>, f64)>,
 }
 
-fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_ms: i64, basis: Basis) -> Sums {
+fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
     let mut sums = Sums {
         total: Tally::default(),
         groups: BTreeMap::new(),
@@ -687,7 +687,7 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_ms: i64, basis: Basis) -> Sums {
                 sums.groups
                     .entry(name.into())
                     .or_default()
-                    .merge(&tally_of(&part, step_ms, price, basis));
+                    .merge(&tally_of(&part, step_us, price, basis));
             }
         } else {
             sums.groups.entry(key.clone()).or_default().merge(&t);
@@ -710,7 +710,7 @@ mod tests {
             model_label: Some("modelName".into()),
             job_label: None,
             held,
-            step_ms: 60_000,
+            step_us: 60_000,
             sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
             occ: None,
             tensor: None,
