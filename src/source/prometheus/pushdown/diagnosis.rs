@@ -135,10 +135,10 @@ impl Names for Interned {
 /// The leak map: one interval per (class, group, job, model) into the
 /// engine's leak fold. A job is the owner label of held points (an unheld
 /// point carries none, as the held rule reads it); `--by model` groups by model.
-pub(super) fn leaks_of(aggs: &Aggs, cfg: &AuditConfig, step_ms: i64) -> Leaks {
+pub(super) fn leaks_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64) -> Leaks {
     let mut names = Interned::default();
     let mut fold = LeakFold::new(thresholds_of(cfg), cfg.by);
-    let ticks = |points: f64| (points * step_ms as f64).round() as i64;
+    let ticks = |points: f64| (points * step_us as f64).round() as i64;
     for ((group, job, model), a) in aggs {
         let m = (!model.is_empty()).then_some(model.as_str());
         let price = cfg.prices.price_of(m);
@@ -180,11 +180,11 @@ pub(super) fn leaks_of(aggs: &Aggs, cfg: &AuditConfig, step_ms: i64) -> Leaks {
 pub(super) fn timeline_of(
     per_bucket: &BTreeMap<i64, Agg>,
     plan: &Plan,
-    bucket_ms: i64,
+    bucket_us: i64,
     window: (i64, i64),
 ) -> Timeline {
-    let mut fold = TimelineFold::new(bucket_ms, window.0, window.1);
-    let step = plan.step_ms as f64;
+    let mut fold = TimelineFold::new(bucket_us, window.0, window.1);
+    let step = plan.step_us as f64;
     let ticks = |points: f64| (points * step).round() as i64;
     let sum = |points: f64| Sum::from(points * step);
     let seen = Seen {
@@ -193,7 +193,7 @@ pub(super) fn timeline_of(
         tensor_active: plan.tensor.is_some(),
     };
     fold.add_sums(
-        window.0.div_euclid(bucket_ms.max(1)),
+        window.0.div_euclid(bucket_us.max(1)),
         &BucketSums::default(),
         seen,
     );
@@ -232,7 +232,7 @@ mod tests {
             model_label: Some("modelName".into()),
             job_label: Some("exported_pod".into()),
             held: Held::Label("exported_pod".into()),
-            step_ms: M,
+            step_us: M,
             sm: sm.then_some("DCGM_FI_PROF_SM_ACTIVE"),
             occ: None,
             tensor: tensor.then_some("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"),

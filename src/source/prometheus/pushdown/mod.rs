@@ -273,8 +273,8 @@ pub fn report(
 /// The timeline's bucket: --bucket, else the engine's automatic rule on the
 /// step (every GPU's points are --step apart here) and the window.
 fn bucket_of(cfg: &AuditConfig, q: &LiveQuery) -> i64 {
-    cfg.bucket_ms
-        .unwrap_or_else(|| crate::audit::diagnosis::auto_bucket(q.step_ms, q.until_ms - q.since_ms))
+    cfg.bucket_us
+        .unwrap_or_else(|| crate::audit::diagnosis::auto_bucket(q.step_us, q.until_us - q.since_us))
 }
 
 /// The timeline from the layers' points summed per bucket; Err(reason) when
@@ -287,15 +287,15 @@ fn timeline_of(
     gpu_count: usize,
 ) -> Result<std::result::Result<crate::audit::diagnosis::Timeline, String>> {
     let bucket = bucket_of(cfg, q);
-    if bucket % q.step_ms != 0 {
+    if bucket % q.step_us != 0 {
         return Ok(Err(format!(
             "timeline, purchase: not computed with --pushdown: the bucket ({}) is not a multiple of --step ({}), so a point's step would straddle two buckets (pulled mode splits it; PromQL sums cannot); pass --bucket as a multiple of --step",
-            crate::timeparse::format_duration_ms(bucket),
-            crate::timeparse::format_duration_ms(q.step_ms)
+            crate::timeparse::format_duration_us(bucket),
+            crate::timeparse::format_duration_us(q.step_us)
         )));
     }
     let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).max(1);
-    let batches = batches::batches(q.since_ms, q.until_ms, q.step_ms, bucket, max_steps);
+    let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
     let mut per_bucket: BTreeMap<i64, Agg> = BTreeMap::new();
     const SERIES: [&str; 8] = [
         "observed",
@@ -311,7 +311,7 @@ fn timeline_of(
         if !SERIES.contains(&name) {
             continue;
         }
-        batches::run(client, &inner, "", q.step_ms, &batches, |t, _, v| {
+        batches::run(client, &inner, "", q.step_us, &batches, |t, _, v| {
             *per_bucket
                 .entry(t.div_euclid(bucket))
                 .or_default()
@@ -322,7 +322,7 @@ fn timeline_of(
         &per_bucket,
         plan,
         bucket,
-        (q.since_ms, q.until_ms),
+        (q.since_us, q.until_us),
     )))
 }
 
@@ -338,7 +338,7 @@ fn sections_of(
     let mut notes = vec![
         "nodes, jobs: not computed with --pushdown (node-held needs each host's held GPUs per bucket, jobs each job's samples; run without --pushdown)".to_string(),
     ];
-    let window_hours = (q.until_ms - q.since_ms) as f64 / MS_PER_HOUR;
+    let window_hours = (q.until_us - q.since_us) as f64 / US_PER_HOUR;
     let (timeline, purchase) = match timeline {
         Ok(t) => {
             let layers = parts.total.layers(&parts.present);
@@ -360,7 +360,7 @@ fn sections_of(
     crate::audit::diagnosis::Sections {
         timeline,
         purchase,
-        leaks: Some(diagnosis::leaks_of(aggs, cfg, q.step_ms)),
+        leaks: Some(diagnosis::leaks_of(aggs, cfg, q.step_us)),
         notes,
         ..Default::default()
     }
@@ -479,7 +479,7 @@ fn plan_of(
 
 /// The GPUs in the window (the util series' GPU keys).
 fn count_gpus(client: &mut Client, q: &LiveQuery, plan: &Plan) -> Result<usize> {
-    let series = client.series(&q.selector(&[UTIL], &[]), q.since_ms, q.last_point_ms())?;
+    let series = client.series(&q.selector(&[UTIL], &[]), q.since_us, q.last_point_us())?;
     let gpus: BTreeSet<Vec<String>> = series
         .iter()
         .map(|s| {
@@ -504,10 +504,10 @@ fn sum_points(
     let steps_per_chunk = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).clamp(1, q.points());
     // chunks as buckets of steps_per_chunk steps: one instant query each
     let batches = batches::batches(
-        q.since_ms,
-        q.until_ms,
-        q.step_ms,
-        steps_per_chunk * q.step_ms,
+        q.since_us,
+        q.until_us,
+        q.step_us,
+        steps_per_chunk * q.step_us,
         steps_per_chunk,
     );
     let mut aggs = Aggs::new();
@@ -519,7 +519,7 @@ fn sum_points(
             client,
             &inner,
             &outer,
-            q.step_ms,
+            q.step_us,
             &batches,
             |_, labels, v| {
                 *aggs.entry(plan.key_of(labels)).or_default().slot(name) += v;
@@ -668,7 +668,7 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
             sums.unpriced_models
                 .insert(m.unwrap_or("(no model)").to_string());
         }
-        let t = tally_of(a, step_ms, price, basis);
+        let t = tally_of(a, step_us, price, basis);
         *model_hours.entry(m.map(str::to_string)).or_default() += t.observed_h;
         sums.total.merge(&t);
         if cfg.by.is_none() {
@@ -693,7 +693,7 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
             sums.groups.entry(key.clone()).or_default().merge(&t);
         }
     }
-    sums.groups.retain(|_, t| t.observed_ms > 0);
+    sums.groups.retain(|_, t| t.observed_us > 0);
     sums.model_hours = model_hours.into_iter().collect();
     sums
 }
