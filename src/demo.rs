@@ -6,6 +6,7 @@
 //!
 //! Every value is a pure function of (seed, gpu, tick), so the generator can
 //! write any slice of time on its own: 100M rows in bounded memory.
+use crate::timeparse::US_PER_HOUR;
 use polars::prelude::*;
 
 /// What a node does in the story; nodes cycle through these in order.
@@ -107,8 +108,8 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
     let node = gpu / 8;
     let slot = gpu % 8;
     let role = ROLE_CYCLE[node % ROLE_CYCLE.len()];
-    let hours = tick as f64 * spec.interval_us as f64 / 3_600_000.0;
-    let day_hour = (spec.start_us as f64 / 3_600_000.0 + hours).rem_euclid(24.0);
+    let hours = tick as f64 * spec.interval_us as f64 / US_PER_HOUR;
+    let day_hour = (spec.start_us as f64 / US_PER_HOUR + hours).rem_euclid(24.0);
     let s = spec.seed;
     let noise = |k: u64| rand(s, gpu as u64, tick as u64, k) - 0.5;
     let mut out = Sample {
@@ -150,12 +151,17 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
         }
         Role::Inference => {
             out.held = true;
-            out.job = Some(format!("chat-serve-{}", node / 5));
+            // Traffic follows the working day (peak 15:00 UTC); replica 7 is an
+            // over-provisioned spare that never gets a request: its own job, so the
+            // job view shows an idle inference job beside the busy pool.
+            out.job = Some(if slot == 7 {
+                format!("chat-serve-{}-spare", node / 5)
+            } else {
+                format!("chat-serve-{}", node / 5)
+            });
             out.user = Some("svc-inference");
             out.team = Some("product");
             out.mem_gib = 38.0 + noise(1);
-            // Traffic follows the working day (peak 15:00 UTC); replica 7 is an
-            // over-provisioned spare that never gets a request.
             let diurnal = (((day_hour - 9.0) / 24.0) * std::f64::consts::TAU)
                 .sin()
                 .max(0.0);
@@ -279,7 +285,7 @@ pub fn generate(spec: &DemoSpec, from: usize, to: usize) -> PolarsResult<DataFra
         }
     }
     let time = Series::new("time".into(), time).cast(&DataType::Datetime(
-        TimeUnit::Milliseconds,
+        TimeUnit::Microseconds,
         Some(TimeZone::UTC),
     ))?;
     let columns = vec![
@@ -305,13 +311,14 @@ pub fn generate(spec: &DemoSpec, from: usize, to: usize) -> PolarsResult<DataFra
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::timeparse::US_PER_SECOND;
 
     #[test]
     fn deterministic_for_a_seed() -> PolarsResult<()> {
         let spec = DemoSpec {
             gpus: 40,
             start_us: 0,
-            interval_us: 300_000,
+            interval_us: 300 * US_PER_SECOND,
             seed: 7,
         };
         let a = generate(&spec, 0, 10)?;

@@ -36,7 +36,7 @@ pub const TARGETS: &[(&str, EntryPoint)] = &[
 
 /// The end of the data `parse_cli_time` counts relative times back from
 /// (2026-07-01T00:00:00Z), and the time untimed scrapes are stamped with.
-const ANCHOR_US: i64 = 1_782_864_000_000;
+const ANCHOR_US: i64 = 1_782_864_000_000_000;
 
 fn text(data: &[u8]) -> Option<&str> {
     std::str::from_utf8(data).ok()
@@ -68,22 +68,22 @@ fn read_options() -> ReadOptions {
 /// a relative time counts back from the anchor without overflow.
 pub fn timestamp(data: &[u8]) {
     let Some(s) = text(data) else { return };
-    if let Some((ms, _naive)) = crate::timeparse::parse_timestamp_zoned(s) {
-        let formatted = crate::timeparse::format_time(ms);
+    if let Some((us, _naive)) = crate::timeparse::parse_timestamp_zoned(s) {
+        let formatted = crate::timeparse::format_time(us);
         let back = crate::timeparse::parse_timestamp_str(&formatted);
-        // ms resolution: within a microsecond means equal
+        // µs resolution both ways: the text holds every microsecond
         assert_eq!(
             back,
-            Some(ms),
-            "'{s}' parsed to {ms} ms, formatted as '{formatted}', which parses back to {back:?}"
+            Some(us),
+            "'{s}' parsed to {us} us, formatted as '{formatted}', which parses back to {back:?}"
         );
     }
-    if let Ok(ms) = crate::timeparse::parse_cli_time(s, Some(ANCHOR_US))
+    if let Ok(us) = crate::timeparse::parse_cli_time(s, Some(ANCHOR_US))
         && crate::timeparse::is_relative(s)
     {
         assert!(
-            ms <= ANCHOR_US,
-            "relative '{s}' lies after the anchor: {ms}"
+            us <= ANCHOR_US,
+            "relative '{s}' lies after the anchor: {us}"
         );
     }
 }
@@ -91,14 +91,14 @@ pub fn timestamp(data: &[u8]) {
 /// A duration is never negative and reads back from its own formatting.
 pub fn duration(data: &[u8]) {
     let Some(s) = text(data) else { return };
-    let Ok(ms) = crate::timeparse::parse_duration_us(s) else {
+    let Ok(us) = crate::timeparse::parse_duration_us(s) else {
         return;
     };
-    assert!(ms >= 0, "'{s}' parsed to a negative duration {ms} ms");
-    let formatted = crate::timeparse::format_duration_us(ms);
+    assert!(us >= 0, "'{s}' parsed to a negative duration {us} us");
+    let formatted = crate::timeparse::format_duration_us(us);
     match crate::timeparse::parse_duration_us(&formatted) {
-        Ok(back) => assert_eq!(back, ms, "'{s}' -> {ms} ms -> '{formatted}' -> {back} ms"),
-        Err(e) => panic!("'{s}' -> {ms} ms -> '{formatted}' does not parse back: {e:#}"),
+        Ok(back) => assert_eq!(back, us, "'{s}' -> {us} us -> '{formatted}' -> {back} us"),
+        Err(e) => panic!("'{s}' -> {us} us -> '{formatted}' does not parse back: {e:#}"),
     }
 }
 
@@ -391,7 +391,7 @@ pub fn normalize(data: &[u8]) {
 
 /// Sample weights: never negative, at most max_gap once a step is known, never
 /// past `until`, and (without until) the weights and the unobserved time tile
-/// the span exactly. Bytes: a flags byte, max_gap (u32 ms, 0 = none), until
+/// the span exactly. Bytes: a flags byte, max_gap (u32 ticks, 0 = none), until
 /// offset (u32), then i64 times.
 pub fn weights(data: &[u8]) {
     use crate::audit::weights::{median_step, weights};
@@ -416,7 +416,7 @@ pub fn weights(data: &[u8]) {
     times.dedup();
     let Some(&first) = times.first() else { return };
     let until = (flags & 1 == 1).then(|| first.saturating_add(i64::from(word(5))));
-    let snapshot_us = 3_600_000;
+    let snapshot_us = 3_600 * crate::timeparse::US_PER_SECOND;
     let w = weights(&times, max_gap, until, snapshot_us);
     assert_eq!(w.weight_us.len(), times.len());
     assert_eq!(w.gap_after.len(), times.len());
@@ -463,8 +463,8 @@ fn check_table(table: &SampleTable) {
         };
         match (kind, c.dtype()) {
             // polars built without `timezones` drops the UTC zone a cast asks for;
-            // every time is UTC ms either way
-            (Kind::Time, DataType::Datetime(TimeUnit::Milliseconds, _)) => {}
+            // every time is UTC µs either way
+            (Kind::Time, DataType::Datetime(TimeUnit::Microseconds, _)) => {}
             (_, dtype) => assert_eq!(dtype, &dtype_of(*kind), "column '{name}'"),
         }
         match kind {

@@ -15,6 +15,7 @@ pub mod fuzzing;
 pub mod hardware;
 pub(crate) mod jobs;
 pub(crate) mod output;
+pub(crate) mod pipeline;
 pub(crate) mod prices;
 pub(crate) mod render;
 pub(crate) mod samples;

@@ -4,7 +4,10 @@
 //! names (or canonical names); [`normalize`] maps them onto the canonical
 //! columns, converts units, and counts values it cannot use. Only columns the
 //! source had are present: an absent metric stays absent (null layers), never 0.
-use crate::timeparse::{epoch_number_to_us, parse_timestamp_zoned};
+use crate::audit::model::{ColumnName, Note, TimeBulk, Warning};
+use crate::timeparse::{
+    US_PER_DAY, epoch_integer_to_us, epoch_number_to_us, parse_timestamp_zoned,
+};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,7 +77,7 @@ pub fn kind_of(canonical: &str) -> Option<Kind> {
 /// The polars type a canonical column has after normalisation.
 pub fn dtype_of(kind: Kind) -> DataType {
     match kind {
-        Kind::Time => DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)),
+        Kind::Time => DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC)),
         Kind::Label => DataType::String,
         Kind::Held => DataType::Boolean,
         Kind::Fraction | Kind::Watts => DataType::Float64,
@@ -326,9 +329,9 @@ pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
 
 /// The least distance beyond the middle half of the data that makes a sample
 /// stray: a week (a dataset spanning less cannot hold a stray sample).
-pub const MIN_TIME_FENCE_US: i64 = 7 * 86_400_000;
+pub const MIN_TIME_FENCE_US: i64 = 7 * US_PER_DAY;
 
-/// The bulk of the data in time (epoch ms), from its quartiles: within 7 days,
+/// The bulk of the data in time (epoch µs), from its quartiles: within 7 days,
 /// or 10x the interquartile span, of the middle half.
 pub fn time_fences(q1: i64, q3: i64) -> (i64, i64) {
     let fence = (10 * (q3 - q1)).max(MIN_TIME_FENCE_US);
@@ -448,10 +451,10 @@ pub struct Quality {
     pub invalid: BTreeMap<String, u64>,
     /// rows dropped because a required value (gpu) was missing
     pub rows_dropped: u64,
-    /// human-readable notes (which source column fed what, timestamps assumed, ...)
-    pub notes: Vec<String>,
+    /// what a reader decided (which source column fed what, timestamps assumed, ...)
+    pub notes: Vec<Note>,
     /// warnings a reader counted (e.g. lines it skipped)
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// source columns of `--map` entries some input had (a map no input matches is refused)
     pub maps_found: BTreeSet<String>,
 }
@@ -581,14 +584,15 @@ impl SampleTable {
             .df
             .filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
         self.quality.rows_dropped += count as u64;
-        use crate::timeparse::format_time;
-        self.quality.warnings.push(format!(
-            "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, {} .. {} (samples within 7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
-            format_time(first),
-            format_time(last),
-            format_time(bulk_start),
-            format_time(bulk_end)
-        ));
+        self.quality.warnings.push(Warning::FarOutsideTimes {
+            count: count as u64,
+            first_us: first,
+            last_us: last,
+            bulk: TimeBulk::Samples {
+                start_us: bulk_start,
+                end_us: bulk_end,
+            },
+        });
         Ok(())
     }
 
@@ -612,9 +616,10 @@ impl SampleTable {
                 continue;
             }
             let invalid = self.quality.invalid.get(*name).copied().unwrap_or(0);
-            self.quality.warnings.push(format!(
-                "{name}: no usable value ({invalid} invalid, the rest missing): not measured"
-            ));
+            self.quality.warnings.push(Warning::Unmeasured {
+                column: name.to_string(),
+                invalid,
+            });
             self.present.remove(name);
             self.df = self.df.drop(name)?;
         }
@@ -701,6 +706,20 @@ pub fn normalize(
             {
                 src.with_name((*name).into()).into_column()
             }
+            // a millisecond datetime scales up exactly, in one vectorised cast
+            Kind::Time
+                if matches!(src.dtype(), DataType::Datetime(TimeUnit::Milliseconds, _))
+                    && src.null_count() == 0
+                    && datetimes_in_range(&src) =>
+            {
+                src.cast(&DataType::Datetime(TimeUnit::Microseconds, None))
+                    .and_then(|s| s.cast(&DataType::Int64))
+                    .and_then(|s| s.cast(&dtype_of(Kind::Time)))
+                    .map_err(anyhow::Error::from)
+                    .with_context(|| what("timestamps"))?
+                    .with_name((*name).into())
+                    .into_column()
+            }
             Kind::Label
                 if src.dtype() == &DataType::String
                     && (*name != col::HOST || src.null_count() == 0) =>
@@ -725,14 +744,14 @@ pub fn normalize(
                 src.with_name((*name).into()).into_column()
             }
             Kind::Time => {
-                let (ms, naive) = to_time_us(&src, origin, &r.source)?;
+                let (us, naive) = to_time_us(&src, origin, &r.source)?;
                 if naive > 0 {
-                    quality.notes.push(format!(
-                        "{}: {naive} timestamps without a UTC offset, taken as UTC",
-                        label_of(r)
-                    ));
+                    quality.notes.push(Note::NaiveTimesAsUtc {
+                        column: column_name(r),
+                        count: naive,
+                    });
                 }
-                Series::new((*name).into(), ms)
+                Series::new((*name).into(), us)
                     .cast(&dtype_of(Kind::Time))
                     .map_err(anyhow::Error::from)
                     .with_context(|| what("timestamps"))?
@@ -813,7 +832,7 @@ fn decide_units(
             continue;
         };
         match_decision(
-            crate::units::decide(kind, r.unit, &stats, &label_of(r)),
+            crate::units::decide(kind, r.unit, &stats),
             r,
             origin,
             quality,
@@ -823,12 +842,11 @@ fn decide_units(
     Ok(out)
 }
 
-/// "device_util" or "device_util (column 'busy')": how notes name a column.
-pub fn label_of(r: &Resolved) -> String {
-    if r.source == r.canonical {
-        r.canonical.to_string()
-    } else {
-        format!("{} (column '{}')", r.canonical, r.source)
+/// The column a note or warning names: canonical, and the input's own name.
+pub fn column_name(r: &Resolved) -> ColumnName {
+    ColumnName {
+        canonical: r.canonical.to_string(),
+        source: r.source.clone(),
     }
 }
 
@@ -844,11 +862,17 @@ pub fn match_decision(
     use crate::units::Decision;
     match decision {
         Decision::Keep => {}
-        Decision::Percent { note } => {
-            quality.notes.push(note);
+        Decision::Percent { max } => {
+            quality.notes.push(Note::ReadAsPercent {
+                column: column_name(r),
+                max,
+            });
             units.insert(r.canonical, Unit::Percent);
         }
-        Decision::Implausible { warning } => quality.warnings.push(warning),
+        Decision::Implausible { max_bytes } => quality.warnings.push(Warning::BytesImplausible {
+            column: column_name(r),
+            max_bytes,
+        }),
         Decision::Ambiguous => bail!(
             "{origin}: column '{}' ({}) holds only the integers 0 and 1: fractions (0 or 100% busy) or percent (0% or 1%)? Say which: --map {}={}:fraction or --map {}={}:percent",
             r.source,
@@ -871,36 +895,62 @@ fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
     }))
 }
 
-/// Timestamps of any shape into epoch ms, and how many text values carried no
+/// Timestamps of any shape into epoch µs, and how many text values carried no
 /// UTC offset. A value that does not parse is an error naming the row: a
 /// sample without a time cannot be placed.
 /// The instants a canonical time may hold: years 1 to 9999, what RFC 3339 can
 /// write. An epoch number of 1e300 (or a datetime of i64::MAX) is no time at
 /// all, and left in it would overflow every step and weight computed from it.
-pub const TIME_RANGE_US: std::ops::RangeInclusive<i64> = -62_135_596_800_000..=253_402_300_799_999;
+pub const TIME_RANGE_US: std::ops::RangeInclusive<i64> =
+    -62_135_596_800_000_000..=253_402_300_799_999_999;
 
 fn to_time_us(src: &Series, origin: &str, name: &str) -> Result<(Vec<i64>, u64)> {
     let mut naive = 0u64;
-    let ms = to_time_us_counting(src, origin, name, &mut naive)?;
-    if let Some(i) = ms.iter().position(|v| !TIME_RANGE_US.contains(v)) {
-        let written = src.get(i).map(|v| v.to_string()).unwrap_or_default();
+    let us = to_time_us_counting(src, origin, name, &mut naive)?;
+    if let Some(i) = us.iter().position(|v| !TIME_RANGE_US.contains(v)) {
+        // polars cannot print a datetime past its range (it panics): the raw value
+        let written = match src.dtype() {
+            DataType::Datetime(unit, _) => src
+                .cast(&DataType::Int64)
+                .ok()
+                .and_then(|p| p.i64().ok().and_then(|c| c.get(i)))
+                .map(|v| format!("datetime {v} ({unit} since 1970)"))
+                .unwrap_or_default(),
+            _ => src.get(i).map(|v| v.to_string()).unwrap_or_default(),
+        };
         bail!(
             "{origin}: column '{name}' row {}: {written} lies outside the years 1 to 9999 (not a timestamp)",
             i + 1
         );
     }
-    Ok((ms, naive))
+    Ok((us, naive))
 }
 
 /// Whether a datetime column lies within [`TIME_RANGE_US`] (min and max, no copy).
 fn datetimes_in_range(src: &Series) -> bool {
+    let DataType::Datetime(unit, _) = src.dtype() else {
+        return false;
+    };
     let Ok(phys) = src.cast(&DataType::Int64) else {
         return false;
     };
     let Ok(ca) = phys.i64() else { return false };
     match (ca.min(), ca.max()) {
-        (Some(lo), Some(hi)) => TIME_RANGE_US.contains(&lo) && TIME_RANGE_US.contains(&hi),
+        (Some(lo), Some(hi)) => {
+            TIME_RANGE_US.contains(&datetime_to_us(*unit, lo))
+                && TIME_RANGE_US.contains(&datetime_to_us(*unit, hi))
+        }
         _ => true,
+    }
+}
+
+/// A datetime's physical value in µs, exactly: ms scale up (saturating: out
+/// of range is refused after), ns truncate to the microsecond.
+fn datetime_to_us(unit: TimeUnit, v: i64) -> i64 {
+    match unit {
+        TimeUnit::Milliseconds => v.saturating_mul(1_000),
+        TimeUnit::Microseconds => v,
+        TimeUnit::Nanoseconds => v.div_euclid(1_000),
     }
 }
 
@@ -920,15 +970,10 @@ fn to_time_us_counting(
         DataType::Datetime(unit, _) => {
             let phys = src.cast(&DataType::Int64)?;
             let ca = phys.i64()?;
-            let div: i64 = match unit {
-                TimeUnit::Milliseconds => 1,
-                TimeUnit::Microseconds => 1_000,
-                TimeUnit::Nanoseconds => 1_000_000,
-            };
             ca.iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    v.map(|v| v.div_euclid(div))
+                    v.map(|v| datetime_to_us(*unit, v))
                         .ok_or_else(|| bad_row(i, "null"))
                 })
                 .collect()
@@ -939,7 +984,7 @@ fn to_time_us_counting(
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    v.map(|d| d as i64 * 86_400_000)
+                    v.map(|d| d as i64 * US_PER_DAY)
                         .ok_or_else(|| bad_row(i, "null"))
                 })
                 .collect()
@@ -951,12 +996,27 @@ fn to_time_us_counting(
                 .map(|(i, v)| {
                     let v = v.unwrap_or("");
                     parse_timestamp_zoned(v)
-                        .map(|(ms, no_offset)| {
+                        .map(|(us, no_offset)| {
                             *naive += u64::from(no_offset);
-                            ms
+                            us
                         })
-                        .or_else(|| v.trim().parse::<f64>().ok().and_then(epoch_number_to_us))
+                        .or_else(|| epoch_text_to_us(v))
                         .ok_or_else(|| bad_row(i, v))
+                })
+                .collect()
+        }
+        dt if dt.is_integer() && dt != &DataType::UInt64 => {
+            let ints = src.cast(&DataType::Int64)?;
+            ints.i64()?
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    v.and_then(epoch_integer_to_us).ok_or_else(|| {
+                        bad_row(
+                            i,
+                            &v.map(|x| x.to_string()).unwrap_or_else(|| "null".into()),
+                        )
+                    })
                 })
                 .collect()
         }
@@ -978,6 +1038,15 @@ fn to_time_us_counting(
         other => bail!(
             "{origin}: column '{name}' has type {other}, expected timestamps (datetime, text or epoch numbers)"
         ),
+    }
+}
+
+/// An epoch number written as text: an integer exactly, else a float.
+fn epoch_text_to_us(v: &str) -> Option<i64> {
+    let v = v.trim();
+    match v.parse::<i64>() {
+        Ok(n) => epoch_integer_to_us(n),
+        Err(_) => v.parse::<f64>().ok().and_then(epoch_number_to_us),
     }
 }
 
@@ -1144,6 +1213,55 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// ms and ns datetime columns become canonical µs exactly (ns truncated);
+    /// integer epochs of every unit too.
+    #[test]
+    fn every_time_unit_converts_to_microseconds() -> Result<()> {
+        const T: i64 = 1_780_000_000_000_000; // µs
+        let times = |unit: TimeUnit, v: Vec<i64>| -> Result<Vec<Option<i64>>> {
+            let col = Series::new(col::TIME.into(), v)
+                .cast(&DataType::Datetime(unit, None))?
+                .into_column();
+            let df = DataFrame::new_infer_height(vec![col, Column::new("gpu".into(), ["g", "g"])])?;
+            let t = crate::source::from_frame("t", df, &[], Quality::default())?;
+            let c = t.df.column(col::TIME)?.cast(&DataType::Int64)?;
+            Ok(c.i64()?.iter().collect())
+        };
+        let want = vec![Some(T), Some(T + 1_500)];
+        assert_eq!(
+            times(TimeUnit::Milliseconds, vec![T / 1_000, T / 1_000 + 1])?,
+            vec![Some(T), Some(T + 1_000)]
+        );
+        assert_eq!(times(TimeUnit::Microseconds, vec![T, T + 1_500])?, want);
+        assert_eq!(
+            times(
+                TimeUnit::Nanoseconds,
+                vec![T * 1_000 + 999, (T + 1_500) * 1_000 + 1]
+            )?,
+            want
+        );
+        let ints = |v: Vec<i64>| -> Result<Vec<Option<i64>>> {
+            let df = DataFrame::new_infer_height(vec![
+                Column::new(col::TIME.into(), v),
+                Column::new("gpu".into(), ["g", "g"]),
+            ])?;
+            let t = crate::source::from_frame("t", df, &[], Quality::default())?;
+            let c = t.df.column(col::TIME)?.cast(&DataType::Int64)?;
+            Ok(c.i64()?.iter().collect())
+        };
+        assert_eq!(ints(vec![T, T + 1_500])?, want);
+        assert_eq!(ints(vec![T * 1_000 + 999, (T + 1_500) * 1_000 + 1])?, want);
+        // a millisecond datetime beyond the year 9999 is refused, not wrapped
+        let e = times(TimeUnit::Milliseconds, vec![i64::MAX / 2, 0]).map(|_| ());
+        let e = format!(
+            "{:#}",
+            e.err().unwrap_or_else(|| anyhow::anyhow!("accepted"))
+        );
+        assert!(e.contains("row 1: datetime 4611686018427387903 (ms"), "{e}");
+        assert!(e.contains("outside the years 1 to 9999"), "{e}");
+        Ok(())
     }
 
     #[test]

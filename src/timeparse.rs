@@ -1,19 +1,25 @@
 //! Parsing of times, durations, sizes and fractions given on the command line
-//! or found in dumps. All times are UTC milliseconds since the epoch.
+//! or found in dumps. All times are UTC microseconds since the epoch (the
+//! canonical time column's unit and the engine's tick); finer input is
+//! truncated to the microsecond.
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 
-/// Milliseconds since the Unix epoch, UTC.
+/// Microseconds since the Unix epoch, UTC.
 pub type EpochUs = i64;
 
-pub const US_PER_HOUR: f64 = 3_600_000.0;
+pub const US_PER_SECOND: i64 = 1_000_000;
+pub const US_PER_MINUTE: i64 = 60 * US_PER_SECOND;
+pub const US_PER_DAY: i64 = 86_400 * US_PER_SECOND;
+/// A float: hours are computed as ticks / US_PER_HOUR.
+pub const US_PER_HOUR: f64 = 3_600_000_000.0;
 
-/// A duration such as `30s`, `5m`, `1h30m`, `7d`, `2w` in milliseconds.
+/// A duration such as `30s`, `5m`, `1h30m`, `7d`, `2w`, `250us` in microseconds.
 pub fn parse_duration_us(text: &str) -> Result<i64> {
     let text = text.trim();
     let dur = humantime::parse_duration(text)
         .with_context(|| format!("'{text}' is not a duration (expected e.g. 30s, 5m, 2h, 7d)"))?;
-    i64::try_from(dur.as_millis()).map_err(|_| anyhow!("duration '{text}' is too long"))
+    i64::try_from(dur.as_micros()).map_err(|_| anyhow!("duration '{text}' is too long"))
 }
 
 /// A size such as `1GiB`, `512MiB`, `1G`, `1073741824` in bytes.
@@ -63,8 +69,8 @@ pub fn parse_fraction(text: &str) -> Result<f64> {
 /// A time given on the command line: RFC 3339, a date, or a span back from
 /// `anchor` (the end of the data) such as `7d`.
 pub fn parse_cli_time(text: &str, anchor: Option<EpochUs>) -> Result<EpochUs> {
-    if let Some(ms) = parse_timestamp_str(text) {
-        return Ok(ms);
+    if let Some(us) = parse_timestamp_str(text) {
+        return Ok(us);
     }
     if let Ok(span) = parse_duration_us(text) {
         let anchor = anchor.ok_or_else(|| {
@@ -85,7 +91,7 @@ pub fn is_relative(text: &str) -> bool {
 /// Timestamps as dumps write them: RFC 3339, `YYYY-MM-DD HH:MM:SS[.fff]`,
 /// nvidia-smi's `YYYY/MM/DD HH:MM:SS.fff`, a bare date. Naive times are UTC.
 pub fn parse_timestamp_str(text: &str) -> Option<EpochUs> {
-    parse_timestamp_zoned(text).map(|(ms, _)| ms)
+    parse_timestamp_zoned(text).map(|(us, _)| us)
 }
 
 /// As [`parse_timestamp_str`], and whether the text carried no UTC offset
@@ -95,8 +101,8 @@ pub fn parse_timestamp_zoned(text: &str) -> Option<(EpochUs, bool)> {
     if t.is_empty() {
         return None;
     }
-    if let Some(ms) = parse_with_offset(t) {
-        return Some((ms, false));
+    if let Some(us) = parse_with_offset(t) {
+        return Some((us, false));
     }
     // PostgreSQL and DuckDB print whole-hour offsets as `+00`, `-05`
     let b = t.as_bytes();
@@ -104,17 +110,17 @@ pub fn parse_timestamp_zoned(text: &str) -> Option<(EpochUs, bool)> {
         && matches!(b[b.len() - 3], b'+' | b'-')
         && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
         && b[b.len() - 4].is_ascii_digit()
-        && let Some(ms) = parse_with_offset(&format!("{t}:00"))
+        && let Some(us) = parse_with_offset(&format!("{t}:00"))
     {
-        return Some((ms, false));
+        return Some((us, false));
     }
     let zulu = t.ends_with('Z') || t.ends_with(" UTC");
-    parse_naive(t).map(|ms| (ms, !zulu))
+    parse_naive(t).map(|us| (us, !zulu))
 }
 
 fn parse_with_offset(t: &str) -> Option<EpochUs> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
-        return Some(dt.timestamp_millis());
+        return Some(dt.timestamp_micros());
     }
     for fmt in [
         "%Y-%m-%d %H:%M:%S%.f%:z",
@@ -123,7 +129,7 @@ fn parse_with_offset(t: &str) -> Option<EpochUs> {
         "%Y-%m-%d %H:%M:%S%.f %z",
     ] {
         if let Ok(dt) = DateTime::parse_from_str(t, fmt) {
-            return Some(dt.timestamp_millis());
+            return Some(dt.timestamp_micros());
         }
     }
     None
@@ -139,46 +145,112 @@ fn parse_naive(t: &str) -> Option<EpochUs> {
         "%Y-%m-%d %H:%M",
     ] {
         if let Ok(ndt) = NaiveDateTime::parse_from_str(naive, fmt) {
-            return Some(Utc.from_utc_datetime(&ndt).timestamp_millis());
+            return Some(Utc.from_utc_datetime(&ndt).timestamp_micros());
         }
     }
     if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
         return date
             .and_hms_opt(0, 0, 0)
-            .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis());
+            .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_micros());
     }
     None
 }
 
 /// An epoch number of unknown unit: seconds, milliseconds, microseconds or
-/// nanoseconds, told apart by magnitude (valid for 1973..2286).
+/// nanoseconds, told apart by magnitude (valid for 1973..2286). A float is
+/// rounded to the nearest microsecond (what a float of that size can hold).
 pub fn epoch_number_to_us(value: f64) -> Option<EpochUs> {
     if !value.is_finite() || value < 0.0 {
         return None;
     }
-    let ms = if value < 1e11 {
-        value * 1e3
+    let us = if value < 1e11 {
+        value * 1e6
     } else if value < 1e14 {
-        value
+        value * 1e3
     } else if value < 1e17 {
-        value / 1e3
+        value
     } else {
-        value / 1e6
+        value / 1e3
     };
-    Some(ms.round() as i64)
+    Some(us.round() as i64)
 }
 
-/// RFC 3339 text of a time, for output.
-pub fn format_time(ms: EpochUs) -> String {
-    match Utc.timestamp_millis_opt(ms).single() {
+/// As [`epoch_number_to_us`], exactly, for an integer: nanoseconds are
+/// truncated to the microsecond (floor), like nanosecond text.
+pub fn epoch_integer_to_us(value: i64) -> Option<EpochUs> {
+    if value < 0 {
+        return None;
+    }
+    if value < 100_000_000_000 {
+        value.checked_mul(US_PER_SECOND)
+    } else if value < 100_000_000_000_000 {
+        value.checked_mul(1_000)
+    } else if value < 100_000_000_000_000_000 {
+        Some(value)
+    } else {
+        Some(value.div_euclid(1_000))
+    }
+}
+
+/// RFC 3339 text of a time, for output: no fraction for whole seconds, else
+/// 3 or 6 digits (as many as the microseconds need).
+pub fn format_time(us: EpochUs) -> String {
+    match DateTime::<Utc>::from_timestamp_micros(us) {
         Some(dt) => dt.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
-        None => format!("@{ms}ms"),
+        None => format!("@{us}us"),
+    }
+}
+
+/// A tick (µs) as a report time. Normalised times lie in the years 1..9999;
+/// anything beyond chrono's range clamps to it rather than fail.
+pub fn to_datetime(us: EpochUs) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_micros(us).unwrap_or(if us < 0 {
+        DateTime::<Utc>::MIN_UTC
+    } else {
+        DateTime::<Utc>::MAX_UTC
+    })
+}
+
+/// RFC 3339 text of a report time, as `gpuaudit.report/1` has always written
+/// it: UTC with `Z`, no fraction for whole seconds, else 3, 6 or 9 digits.
+pub fn rfc3339(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// A report time from RFC 3339 text, for tests.
+#[cfg(test)]
+pub fn utc(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .expect("an RFC 3339 test time")
+}
+
+/// Serde for report times: written by [`rfc3339`], read from any RFC 3339
+/// text (any offset, taken to UTC), so baselines written before the model
+/// held `DateTime` parse unchanged. Use with `#[serde(with = "...")]`.
+pub mod rfc3339_serde {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&super::rfc3339(t))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|_| {
+                D::Error::custom(format!(
+                    "'{text}' is not an RFC 3339 time (expected e.g. 2026-07-01T00:00:00Z)"
+                ))
+            })
     }
 }
 
 /// A duration for people: `5m`, `1h`, `1h 30m`.
-pub fn format_duration_us(ms: i64) -> String {
-    humantime::format_duration(std::time::Duration::from_millis(ms.max(0) as u64)).to_string()
+pub fn format_duration_us(us: i64) -> String {
+    humantime::format_duration(std::time::Duration::from_micros(us.max(0) as u64)).to_string()
 }
 
 #[cfg(test)]
@@ -190,16 +262,21 @@ mod tests {
         let want = Utc
             .with_ymd_and_hms(2026, 7, 14, 8, 12, 53)
             .single()
-            .map(|d| d.timestamp_millis() + 353);
+            .map(|d| d.timestamp_micros() + 353_000);
         assert_eq!(parse_timestamp_str("2026/07/14 08:12:53.353"), want);
         assert_eq!(parse_timestamp_str("2026-07-14T08:12:53.353Z"), want);
         assert_eq!(parse_timestamp_str("2026-07-14 08:12:53.353"), want);
         assert_eq!(parse_timestamp_str("2026-07-14T10:12:53.353+02:00"), want);
         assert_eq!(parse_timestamp_str("not a time"), None);
-        // as PostgreSQL and DuckDB print timestamptz; offsets without a colon; nanoseconds
+        // as PostgreSQL and DuckDB print timestamptz (all 6 digits kept);
+        // offsets without a colon; nanoseconds (truncated to the microsecond)
         assert_eq!(
             parse_timestamp_zoned("2026-07-14 08:12:53.353961+00"),
-            want.map(|w| (w, false))
+            want.map(|w| (w + 961, false))
+        );
+        assert_eq!(
+            parse_timestamp_str("2026-07-14T08:12:53.353961999Z"),
+            want.map(|w| w + 961)
         );
         assert_eq!(parse_timestamp_str("2026-07-14 13:42:53.353+05:30"), want);
         assert_eq!(parse_timestamp_str("2026-07-14T08:12:53.353+0000"), want);
@@ -214,9 +291,12 @@ mod tests {
     #[test]
     fn relative_times_count_back_from_the_anchor() -> Result<()> {
         assert_eq!(
-            parse_cli_time("1d", Some(100_000_000))?,
-            100_000_000 - 86_400_000
+            parse_cli_time("1d", Some(100_000_000_000))?,
+            100_000_000_000 - 86_400_000_000
         );
+        assert_eq!(parse_duration_us("250us")?, 250);
+        assert_eq!(parse_duration_us("1.5ms")?, 1_500);
+        assert_eq!(format_duration_us(90 * US_PER_MINUTE), "1h 30m");
         assert!(parse_cli_time("1d", None).is_err());
         assert!(is_relative("7d"));
         assert!(!is_relative("2026-07-01"));
@@ -236,14 +316,31 @@ mod tests {
 
     #[test]
     fn epoch_units_by_magnitude() {
-        assert_eq!(epoch_number_to_us(1_700_000_000.0), Some(1_700_000_000_000));
+        const US: i64 = 1_700_000_000_000_000;
+        assert_eq!(epoch_number_to_us(1_700_000_000.0), Some(US));
+        assert_eq!(epoch_number_to_us(1_700_000_000_000.0), Some(US));
+        assert_eq!(epoch_number_to_us(1_700_000_000_000_000.0), Some(US));
+        assert_eq!(epoch_number_to_us(1_700_000_000_000_000_000.0), Some(US));
+        // a float's fraction is kept to the microsecond
+        assert_eq!(epoch_number_to_us(1_700_000_000.000_25), Some(US + 250));
+        assert_eq!(epoch_number_to_us(1_700_000_000_001.5), Some(US + 1_500));
+        // integers convert exactly; nanoseconds truncate
+        assert_eq!(epoch_integer_to_us(1_700_000_000), Some(US));
+        assert_eq!(epoch_integer_to_us(1_700_000_000_001), Some(US + 1_000));
+        assert_eq!(epoch_integer_to_us(1_700_000_000_000_250), Some(US + 250));
         assert_eq!(
-            epoch_number_to_us(1_700_000_000_000.0),
-            Some(1_700_000_000_000)
+            epoch_integer_to_us(1_700_000_000_000_250_999),
+            Some(US + 250)
         );
-        assert_eq!(
-            epoch_number_to_us(1_700_000_000_000_000.0),
-            Some(1_700_000_000_000)
-        );
+        assert_eq!(epoch_integer_to_us(-1), None);
+    }
+
+    #[test]
+    fn output_times_show_the_fraction_only_when_present() {
+        const T: i64 = 1_780_000_000_000_000;
+        assert_eq!(format_time(T), "2026-05-28T20:26:40Z");
+        assert_eq!(format_time(T + 500_000), "2026-05-28T20:26:40.500Z");
+        assert_eq!(format_time(T + 1_500), "2026-05-28T20:26:40.001500Z");
+        assert_eq!(format_time(T + 250), "2026-05-28T20:26:40.000250Z");
     }
 }

@@ -96,15 +96,15 @@ pub fn stats(src: &Series) -> Option<Stats> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     Keep,
-    /// values above 1 and within 0..100: percent (the note says so)
+    /// values above 1 and within 0..100: percent (a note says so, with the max)
     Percent {
-        note: String,
+        max: f64,
     },
     /// only 0 and 1, written as integers: 100% busy or 1% busy? Refused.
     Ambiguous,
     /// memory whose busiest value is under 1 MiB: a warning names the likely unit
     Implausible {
-        warning: String,
+        max_bytes: f64,
     },
 }
 
@@ -112,24 +112,19 @@ pub enum Decision {
 /// README): a fraction column with a value above 1 and none outside 0..100 is
 /// percent; one holding only the integers 0 and 1 (at least one 1) cannot tell
 /// and is refused; anything else is taken as named.
-pub fn decide(kind: Kind, unit: Unit, stats: &Stats, label: &str) -> Decision {
+pub fn decide(kind: Kind, unit: Unit, stats: &Stats) -> Decision {
     if unit != Unit::AsIs {
         return Decision::Keep; // the name or the user stated it
     }
     match kind {
         Kind::Fraction if stats.max > 1.0 && stats.max <= 100.0 && stats.min >= 0.0 => {
-            Decision::Percent {
-                note: format!("{label} read as percent: max {}", stats.max),
-            }
+            Decision::Percent { max: stats.max }
         }
         Kind::Fraction if stats.integer_written && stats.min >= 0.0 && stats.max == 1.0 => {
             Decision::Ambiguous
         }
         Kind::Bytes if stats.max > 0.0 && stats.max < 1_048_576.0 => Decision::Implausible {
-            warning: format!(
-                "{label}: the busiest value is {} bytes, under 1 MiB: likely MiB (or KiB), not bytes; state it with --map",
-                stats.max
-            ),
+            max_bytes: stats.max,
         },
         _ => Decision::Keep,
     }
@@ -155,25 +150,15 @@ mod tests {
 
     #[test]
     fn percent_is_read_from_values_above_one() {
-        let d = decide(
-            Kind::Fraction,
-            Unit::AsIs,
-            &st(&[0.0, 7.0, 99.7], false),
-            "u",
-        );
+        let d = decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 7.0, 99.7], false));
+        assert_eq!(d, Decision::Percent { max: 99.7 });
         assert_eq!(
-            d,
-            Decision::Percent {
-                note: "u read as percent: max 99.7".into()
-            }
-        );
-        assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[0.2, 0.9], false), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.2, 0.9], false)),
             Decision::Keep
         );
         // out of 0..100: not percent, the values are counted invalid
         assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[5.0, 150.0], false), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[5.0, 150.0], false)),
             Decision::Keep
         );
     }
@@ -181,15 +166,15 @@ mod tests {
     #[test]
     fn integer_zero_one_is_ambiguous_float_is_not() {
         assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], true), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], true)),
             Decision::Ambiguous
         );
         assert_eq!(
-            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], false), "u"),
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.0, 1.0], false)),
             Decision::Keep
         );
         assert_eq!(
-            decide(Kind::Fraction, Unit::Fraction, &st(&[0.0, 1.0], true), "u"),
+            decide(Kind::Fraction, Unit::Fraction, &st(&[0.0, 1.0], true)),
             Decision::Keep
         );
     }

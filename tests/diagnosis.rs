@@ -121,14 +121,24 @@ fn the_demo_fleet_tells_its_story() -> anyhow::Result<()> {
     assert_eq!(job("pretrain-0")["interruptions"].as_u64(), Some(1));
     assert_close(num(&job("pretrain-0"), "/mean_recovery_hours"), 3.0, "hang");
     assert_eq!(job("chat-serve-0")["shape"], "inference");
-    let kinds: Vec<&str> = v["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|f| f["job"] == "jupyter-bob-0")
-        .filter_map(|f| f["kind"].as_str())
-        .collect();
-    assert_eq!(kinds, ["parked", "oversized"]);
+    assert_eq!(job("chat-serve-0")["gpus"].as_u64(), Some(7));
+    // the spare replica is its own inference job, idle for the whole week: parked
+    let spare = job("chat-serve-0-spare");
+    assert_eq!(spare["shape"], "idle");
+    assert_eq!(spare["gpus"].as_u64(), Some(1));
+    assert_close(num(&spare, "/held_gpu_hours"), 168.0, "a week on one card");
+    assert_close(num(&spare, "/idle_share"), 1.0, "never a request");
+    let findings_of = |name: &str| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["job"] == name)
+            .filter_map(|f| f["kind"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(findings_of("chat-serve-0-spare"), ["parked"]);
+    assert_eq!(findings_of("jupyter-bob-0"), ["parked", "oversized"]);
     Ok(())
 }
 

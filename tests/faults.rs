@@ -572,6 +572,26 @@ fn a_driver_that_stays_down_is_one_clear_error() -> Result<()> {
 }
 
 #[test]
+fn a_driver_hung_in_its_start_up_is_one_clear_error_not_a_stuck_scan() -> Result<()> {
+    // nvmlInit never returns: each of the 3 tries gets --nvml-timeout, then one error.
+    let start = Instant::now();
+    let (code, stdout, stderr) = scan("faults-init-hang.json", &["--nvml-timeout", "200ms"])?;
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "the scan waited for the hung start-up: {:?}",
+        start.elapsed()
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("did not finish initialising within 1.6 s")
+            && stderr.contains("--nvml-timeout"),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+#[test]
 fn a_mig_instance_destroyed_mid_scan_is_named_the_other_continues() -> Result<()> {
     let (code, stdout, stderr) = scan("faults-mig-reconfigured.json", &["--format", "json"])?;
     assert_eq!(code, Some(2), "{stderr}");

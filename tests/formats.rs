@@ -440,7 +440,10 @@ fn same_report(a: &Value, b: &Value, path: &str) -> Result<(), String> {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
             for k in keys {
                 let p = format!("{path}/{k}");
-                if matches!(p.as_str(), "/sources/files" | "/data_quality/notes") {
+                if matches!(
+                    p.as_str(),
+                    "/sources/files" | "/data_quality/notes" | "/data_quality/note_codes"
+                ) {
                     continue;
                 }
                 same_report(

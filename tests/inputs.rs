@@ -326,6 +326,63 @@ fn timestamps_as_databases_print_them() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Weights are exact to the microsecond (issue 12): three samples 1.5 ms, then
+/// 250 µs apart weigh 1500, 250 and 875 µs (the last one step, the even-count
+/// median (1500 + 250) / 2), 2625 µs in all, from a µs parquet, a ns parquet
+/// (sub-µs digits truncated) and PostgreSQL text with 6 fractional digits.
+/// Truncated to ms the samples would sit at .000, .001 and .002 and weigh 3 ms.
+#[test]
+fn weights_are_exact_to_the_microsecond_in_every_time_unit() -> anyhow::Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    // 2026-07-06T10:00:00.000250Z, then +1.5 ms, then +250 µs
+    let us = [
+        1_783_332_000_000_250i64,
+        1_783_332_000_001_750,
+        1_783_332_000_002_000,
+    ];
+    let ns: Vec<i64> = us.iter().map(|t| t * 1_000 + 999).collect();
+    let mut inputs = Vec::new();
+    for (name, unit, times) in [
+        ("us.parquet", TimeUnit::Microseconds, us.to_vec()),
+        ("ns.parquet", TimeUnit::Nanoseconds, ns),
+    ] {
+        let time = Series::new("time".into(), times).cast(&DataType::Datetime(unit, None))?;
+        let mut df = DataFrame::new_infer_height(vec![
+            time.into_column(),
+            Column::new("gpu".into(), ["g0"; 3]),
+            Column::new("held".into(), [true; 3]),
+            Column::new("device_util".into(), [1.0; 3]),
+        ])?;
+        let p = dir.path().join(name);
+        ParquetWriter::new(std::fs::File::create(&p)?).finish(&mut df)?;
+        inputs.push(p);
+    }
+    let csv = dir.path().join("postgres.csv");
+    std::fs::write(
+        &csv,
+        "time,gpu,held,device_util\n\
+         2026-07-06 10:00:00.000250+00,g0,true,1.0\n\
+         2026-07-06 10:00:00.001750+00,g0,true,1.0\n\
+         2026-07-06 10:00:00.002+00,g0,true,1.0\n",
+    )?;
+    inputs.push(csv);
+    for p in &inputs {
+        let v = report_json(&[&p.display().to_string()])?;
+        let what = p.display().to_string();
+        let hours = 2_625.0 / 3_600_000_000.0;
+        assert_eq!(num(&v, "/layers/observed_gpu_hours"), hours, "{what}");
+        assert_eq!(num(&v, "/layers/held_gpu_hours"), hours, "{what}");
+        assert_eq!(num(&v, "/window/hours"), hours, "{what}");
+        assert_eq!(
+            v["window"]["start"], "2026-07-06T10:00:00.000250Z",
+            "{what}"
+        );
+        assert_eq!(v["window"]["end"], "2026-07-06T10:00:00.002875Z", "{what}");
+    }
+    Ok(())
+}
+
 #[test]
 fn two_columns_for_one_canonical_must_agree() -> anyhow::Result<()> {
     let v = report_json(&[&awkward("device-util-twice-agree.csv")])?;

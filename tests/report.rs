@@ -547,7 +547,7 @@ fn demo_fleet_table_at_80_and_200_columns_and_piped() -> anyhow::Result<()> {
         insta::assert_snapshot!(name, text);
     }
     // grouped: the notebook's 6 + 2 cards are two rows, the 8-GPU hang one row per job
-    assert!(piped.contains("│ jupyter-bob-0 ┆ bob           ┆ research ┆    6 ┆ node-004 ┆ 2026-07-06 00:00 ┆ 2026-07-13 00:00 ┆ 1,008 ┆ $3,024 │"), "{piped}");
+    assert!(piped.contains("│ jupyter-bob-0      ┆ bob           ┆ research ┆    6 ┆ node-004 ┆ 2026-07-06 00:00 ┆ 2026-07-13 00:00 ┆ 1,008 ┆ $3,024 │"), "{piped}");
     assert!(
         piped.contains("by job and span: 5 (25 GPU episodes)"),
         "{piped}"

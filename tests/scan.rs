@@ -438,7 +438,9 @@ fn comparable(mut d: Value) -> Value {
         o.remove("sources");
         if let Some(q) = o.get_mut("data_quality").and_then(Value::as_object_mut) {
             q.remove("notes");
+            q.remove("note_codes");
             q.remove("warnings");
+            q.remove("warning_codes");
         }
     }
     d
@@ -561,11 +563,15 @@ fn declared_work_gives_the_nodes_live_mfu() -> Result<()> {
     Ok(())
 }
 
-/// A scan's samples read back: (rows, first and last sample time in ms).
+/// A scan's samples read back: (rows, first and last sample time in ms, as
+/// `date +%s%3N` writes the command's; the file holds µs).
 fn sample_times(path: &Path) -> Result<(usize, i64, i64)> {
     use polars::prelude::*;
     let df = ParquetReader::new(std::fs::File::open(path)?).finish()?;
-    let t = df.column("time")?.cast(&DataType::Int64)?;
+    let t = df
+        .column("time")?
+        .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))?
+        .cast(&DataType::Int64)?;
     let t = t.i64()?;
     Ok((
         df.height(),

@@ -189,6 +189,11 @@ pub extern "C" fn nvmlInit_v2() -> Ret {
             return UNKNOWN;
         }
     };
+    if scenario.init_hang {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
     // Counted in the environment: it outlives a dlclose between tries.
     if scenario.init_fails > 0 {
         let calls: u32 = std::env::var(INIT_CALLS)

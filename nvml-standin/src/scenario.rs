@@ -17,6 +17,9 @@ pub struct Scenario {
     /// ones succeed (a driver being restarted)
     #[serde(default)]
     pub init_fails: u32,
+    /// nvmlInit_v2 never returns (a driver wedged in its start-up)
+    #[serde(default)]
+    pub init_hang: bool,
     #[serde(default)]
     pub devices: Vec<UnitSpec>,
 }

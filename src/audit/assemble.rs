@@ -5,7 +5,7 @@ use super::AuditConfig;
 use super::GroupBy;
 use super::model::*;
 use super::tally::{Basis, Present, Tally};
-use crate::timeparse::{US_PER_HOUR, format_time};
+use crate::timeparse::{US_PER_HOUR, to_datetime};
 
 /// What a report is made of, before the rules of presentation apply.
 pub struct Parts {
@@ -70,10 +70,9 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     quality.held_unknown_activity_gpu_hours = total.held_unknown_activity_h;
     quality.held_unknown_gpu_hours = total.held_unknown_us as f64 / US_PER_HOUR;
     if total.held_unknown_us > 0 {
-        quality.warnings.push(format!(
-            "held: {:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated",
-            total.held_unknown_us as f64 / US_PER_HOUR
-        ));
+        quality.warnings.push(Warning::HeldUnreadable {
+            gpu_hours: total.held_unknown_us as f64 / US_PER_HOUR,
+        });
     }
     quality.warnings.extend(ambiguous);
     let mut diagnosis = parts.diagnosis;
@@ -84,8 +83,8 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     Report {
         schema: SCHEMA.to_string(),
         window: Window {
-            start: format_time(parts.window_start),
-            end: format_time(parts.window_end),
+            start: to_datetime(parts.window_start),
+            end: to_datetime(parts.window_end),
             hours: window_hours,
             snapshot: parts.snapshot,
         },
@@ -152,7 +151,7 @@ fn group_rows((by, tallies): &(GroupBy, Vec<(String, Tally)>), present: &Present
 
 /// Not-useful dollars count held hours whose basis metric was not measured
 /// as not useful: say how many.
-fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<String> {
+fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<Note> {
     if cost.not_useful_usd.is_none() || total.held_h <= 0.0 {
         return None;
     }
@@ -162,11 +161,8 @@ fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<Str
         Basis::SmActive => total.sm_known_h.get(),
         Basis::Active => total.active_known_h.get(),
     };
-    (total.held_h - known > 1e-9 * total.held_h).then(|| {
-        format!(
-            "not-useful dollars count {:.2} held GPU-hours without {} as not useful",
-            total.held_h - known,
-            basis.name()
-        )
+    (total.held_h - known > 1e-9 * total.held_h).then(|| Note::UnmeasuredBasis {
+        held_gpu_hours: total.held_h - known,
+        basis: basis.name().to_string(),
     })
 }

@@ -667,7 +667,7 @@ mod tests {
     fn report(active: Option<f64>, idle_usd: Option<f64>) -> Report {
         let mut r: Report = serde_json::from_value(serde_json::json!({
             "schema": "gpuaudit.report/1",
-            "window": {"start": "a", "end": "b", "hours": 1.0, "snapshot": false},
+            "window": {"start": "2026-07-06T00:00:00Z", "end": "2026-07-06T01:00:00Z", "hours": 1.0, "snapshot": false},
             "sources": {"files": [], "rows_read": 1, "rows_used": 1},
             "data_quality": {"duplicates": 0, "invalid": {}, "unobserved_gpu_hours": 0.0,
                 "held_unknown_activity_gpu_hours": 0.0, "rows_outside_window": 0, "rows_dropped": 0,

@@ -172,7 +172,7 @@ fn opt_u64(df: &DataFrame, name: &str) -> Result<Option<UInt64Chunked>> {
     }
 }
 
-/// The key columns of a sample table, contiguous: time (epoch ms), host, gpu.
+/// The key columns of a sample table, contiguous: time (epoch µs), host, gpu.
 pub(crate) fn sample_keys(df: &DataFrame) -> Result<(Int64Chunked, StringChunked, StringChunked)> {
     let time = df
         .column(col::TIME)?
@@ -760,10 +760,9 @@ impl<'a> Engine<'a> {
         let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
         if snapshot {
-            notes.push(format!(
-                "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
-                crate::timeparse::format_duration_us(self.snapshot_us)
-            ));
+            notes.push(crate::audit::model::Note::Snapshot {
+                weight_us: self.snapshot_us,
+            });
         }
         Parts {
             window_start,

@@ -4,11 +4,15 @@
 //! is a small piece of state with `add` and `merge` (so GPU shards can run on
 //! separate threads and be merged at the end).
 //!
-//! Times are engine ticks: milliseconds since the Unix epoch today. Code that
-//! needs hours divides by [`TICKS_PER_HOUR`], never by a literal.
+//! Times are engine ticks: microseconds since the Unix epoch, the canonical
+//! time column's unit (weights are exact to the microsecond). Code that needs
+//! hours divides by [`TICKS_PER_HOUR`], never by a literal.
 
-/// Engine ticks in one hour (ticks are milliseconds).
-pub const TICKS_PER_HOUR: f64 = 3_600_000.0;
+/// Engine ticks in one hour (ticks are microseconds).
+pub const TICKS_PER_HOUR: f64 = crate::timeparse::US_PER_HOUR;
+/// Engine ticks in one second and one minute.
+pub const TICKS_PER_SECOND: i64 = crate::timeparse::US_PER_SECOND;
+pub const TICKS_PER_MINUTE: i64 = crate::timeparse::US_PER_MINUTE;
 
 /// One sample standing for [start, start + weight) on one GPU.
 ///

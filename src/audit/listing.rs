@@ -11,8 +11,8 @@ pub fn group_episodes(episodes: &[IdleEpisode]) -> Vec<IdleEpisodeGroup> {
         Option<&'a str>,
         Option<&'a str>,
         Option<&'a str>,
-        &'a str,
-        &'a str,
+        chrono::DateTime<chrono::Utc>,
+        chrono::DateTime<chrono::Utc>,
     );
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut hosts: Vec<BTreeSet<&str>> = Vec::new();
@@ -22,8 +22,8 @@ pub fn group_episodes(episodes: &[IdleEpisode]) -> Vec<IdleEpisodeGroup> {
             e.job.as_deref(),
             e.user.as_deref(),
             e.team.as_deref(),
-            e.start.as_str(),
-            e.end.as_str(),
+            e.start,
+            e.end,
         );
         let i = *index.entry(key).or_insert_with(|| {
             groups.push(IdleEpisodeGroup {
@@ -32,8 +32,8 @@ pub fn group_episodes(episodes: &[IdleEpisode]) -> Vec<IdleEpisodeGroup> {
                 team: e.team.clone(),
                 hosts: Vec::new(),
                 gpus: 0,
-                start: e.start.clone(),
-                end: e.end.clone(),
+                start: e.start,
+                end: e.end,
                 gpu_hours: 0.0,
                 usd: None,
             });
@@ -91,8 +91,8 @@ mod tests {
             job: Some(job.into()),
             user: None,
             team: None,
-            start: start.into(),
-            end: "2026-07-13T00:00:00Z".into(),
+            start: crate::timeparse::utc(start),
+            end: crate::timeparse::utc("2026-07-13T00:00:00Z"),
             hours,
             usd,
         }
@@ -115,5 +115,18 @@ mod tests {
         assert_eq!(g[0].usd, Some(1008.0));
         assert_eq!((g[1].gpus, g[1].gpu_hours), (1, 162.0));
         assert_eq!((g[2].job.as_deref(), g[2].usd), (Some("train"), None));
+    }
+
+    /// Equal GPU-hours go by start as a time: `…00Z` before `…00.500Z`
+    /// (as text, `.` sorts before `Z`, so the half second came first).
+    #[test]
+    fn equal_groups_sort_by_start_as_times() {
+        let eps = [
+            ep("n1", "0", "b", "2026-07-06T00:00:00.500Z", 2.0, None),
+            ep("n1", "1", "a", "2026-07-06T00:00:00Z", 2.0, None),
+        ];
+        let g = group_episodes(&eps);
+        let jobs: Vec<Option<&str>> = g.iter().map(|g| g.job.as_deref()).collect();
+        assert_eq!(jobs, [Some("a"), Some("b")]);
     }
 }

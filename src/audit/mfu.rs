@@ -6,6 +6,7 @@ use super::TableChunks;
 use super::engine::Engine;
 use super::folds::mfu::JobHeld;
 use super::{AuditConfig, ChunkSource, HeldRule, held_rule_from};
+use crate::audit::model::{JobMfuValue, Note, Warning};
 use crate::hardware::{self, Dtype};
 #[cfg(test)]
 use crate::samples::SampleTable;
@@ -46,8 +47,8 @@ pub struct DeclaredJobs {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobMfu {
     pub mfu: BTreeMap<String, f64>,
-    pub warnings: Vec<String>,
-    pub notes: Vec<String>,
+    pub warnings: Vec<Warning>,
+    pub notes: Vec<Note>,
 }
 
 /// Held time per job, weighed exactly as the audit weighs samples (§2, §3):
@@ -65,19 +66,8 @@ fn held_by_job(
     Ok(engine.finish_mfu())
 }
 
-fn list(names: &[String]) -> String {
-    const SHOWN: usize = 10;
-    let mut s = names
-        .iter()
-        .take(SHOWN)
-        .map(|n| format!("'{n}'"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > SHOWN {
-        s.push_str(&format!(", … ({} in all)", names.len()));
-    }
-    s
-}
+/// How many job names a note or warning lists.
+const LISTED: usize = 10;
 
 /// MFU of every declared job within cfg's window, from an in-memory table.
 #[cfg(test)]
@@ -121,7 +111,7 @@ fn capacity_of(d: &JobDeclaration, held: &JobHeld, no_peak: &mut NoPeak) -> Opti
     let mut capacity = 0.0;
     let mut complete = true;
     for (m, ticks) in &held.ticks_by_model {
-        let secs = *ticks as f64 / 1000.0;
+        let secs = *ticks as f64 / super::interval::TICKS_PER_SECOND as f64;
         let peak = d.peak_tflops.or_else(|| {
             m.as_deref()
                 .and_then(|m| hardware::lookup(m))
@@ -152,7 +142,7 @@ fn mfu_of(
 ) -> JobMfu {
     let mut out = JobMfu::default();
     let mut absent: Vec<String> = Vec::new();
-    let mut over_one: Vec<String> = Vec::new();
+    let mut over_one: Vec<JobMfuValue> = Vec::new();
     let mut no_peak = NoPeak::new();
     for d in decls {
         let Some(in_window) = windowed.get(&d.job) else {
@@ -168,36 +158,38 @@ fn mfu_of(
         };
         let mfu = match d.work {
             Work::Rate(flops_per_sec) => {
-                flops_per_sec * (held.wall.covered() as f64 / 1000.0) / capacity
+                flops_per_sec
+                    * (held.wall.covered() as f64 / super::interval::TICKS_PER_SECOND as f64)
+                    / capacity
             }
             Work::Total(flops) => flops / capacity,
         };
         if mfu > 1.0 {
-            over_one.push(format!("'{}' {:.1}%", d.job, mfu * 100.0));
+            over_one.push(JobMfuValue {
+                job: d.job.clone(),
+                mfu,
+            });
         }
         out.mfu.insert(d.job.clone(), mfu);
     }
 
     if !absent.is_empty() {
-        out.warnings.push(format!(
-            "{} declared job(s) have no held samples in the window: {}",
-            absent.len(),
-            list(&absent)
-        ));
+        out.warnings.push(Warning::DeclaredJobsAbsent {
+            examples: absent.iter().take(LISTED).cloned().collect(),
+            count: absent.len(),
+        });
     }
     for ((model, dtype), (samples, jobs)) in &no_peak {
-        let jobs: Vec<String> = jobs.iter().cloned().collect();
-        out.warnings.push(format!(
-            "no dense {dtype} peak for model '{model}' ({samples} held samples of job(s) {}): their MFU is n/a; add a peak_tflops column to the jobs file (see `gpuaudit peaks`)",
-            list(&jobs)
-        ));
+        out.warnings.push(Warning::NoDensePeak {
+            model: model.clone(),
+            dtype: dtype.name().to_string(),
+            samples: *samples,
+            jobs: jobs.iter().take(LISTED).cloned().collect(),
+            jobs_count: jobs.len(),
+        });
     }
     if !over_one.is_empty() {
-        out.warnings.push(format!(
-            "{} job(s) declare more model FLOPs than their GPUs' dense peak allows (MFU above 100%): {}; check flops_per_token, tokens_per_sec and dtype",
-            over_one.len(),
-            over_one.join(", ")
-        ));
+        out.warnings.push(Warning::MfuOverOne { jobs: over_one });
     }
     let declared: BTreeSet<&str> = decls.iter().map(|d| d.job.as_str()).collect();
     let undeclared: Vec<String> = windowed
@@ -206,14 +198,13 @@ fn mfu_of(
         .cloned()
         .collect();
     if !undeclared.is_empty() {
-        out.notes.push(format!(
-            "useful: {} held job(s) have no declaration in the jobs file and count as 0 useful: {}",
-            undeclared.len(),
-            list(&undeclared)
-        ));
+        out.notes.push(Note::UndeclaredJobs {
+            examples: undeclared.iter().take(LISTED).cloned().collect(),
+            count: undeclared.len(),
+        });
     }
     if whole.is_some() {
-        out.notes.push("useful: MFU of jobs declared by model_flops is taken over all their samples, not only the window".to_string());
+        out.notes.push(Note::WholeJobMfu);
     }
     out
 }
@@ -238,7 +229,7 @@ mod tests {
     use crate::source::from_frame;
     use polars::prelude::*;
 
-    const H: i64 = 3_600_000;
+    const H: i64 = 3_600 * crate::audit::interval::TICKS_PER_SECOND;
 
     /// Two H100s held by job "a" for 2 h (hourly samples), one L4 held by "b" for 2 h.
     fn table() -> Result<SampleTable> {
@@ -252,7 +243,7 @@ mod tests {
             ("2", "NVIDIA L4", "b"),
         ] {
             for k in 0..2 {
-                time.push(1_780_000_000_000i64 + k * H);
+                time.push(1_780_000_000_000_000i64 + k * H);
                 gpu.push(g);
                 model.push(m);
                 job.push(j);
@@ -313,20 +304,26 @@ mod tests {
         let r = job_mfu(&table()?, &cfg()?, &decls)?;
         assert!(r.mfu.is_empty());
         assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
-        assert!(r.warnings[0].contains("1 declared job(s)") && r.warnings[0].contains("'ghost'"));
+        let w: Vec<String> = r
+            .warnings
+            .iter()
+            .map(crate::render::notes::warning_text)
+            .collect();
+        assert!(w[0].contains("1 declared job(s)") && w[0].contains("'ghost'"));
         assert!(
-            r.warnings[1].contains("fp64")
-                && r.warnings[1].contains("'NVIDIA L4'")
-                && r.warnings[1].contains("2 held samples")
+            w[1].contains("fp64")
+                && w[1].contains("'NVIDIA L4'")
+                && w[1].contains("2 held samples")
         );
-        assert!(r.notes[0].contains("'a'"), "{:?}", r.notes);
+        let note = crate::render::notes::note_text(&r.notes[0]);
+        assert!(note.contains("'a'"), "{:?}", r.notes);
         Ok(())
     }
 
     #[test]
     fn peak_override_and_window() -> Result<()> {
         let mut c = cfg()?;
-        c.until = Some(1_780_000_000_000 + H);
+        c.until = Some(1_780_000_000_000_000 + H);
         let decls = vec![JobDeclaration {
             job: "a".into(),
             work: Work::Rate(100e12),

@@ -73,7 +73,7 @@ impl AuditConfig {
             max_gap_us: None,
             interval_us: None,
             idle_below: 0.01,
-            min_idle_us: 30 * 60_000,
+            min_idle_us: 30 * interval::TICKS_PER_MINUTE,
             held_mem_bytes: 1 << 30,
             assume_held: false,
             prices,
@@ -86,9 +86,9 @@ impl AuditConfig {
     }
 }
 
-pub(crate) const DEFAULT_SNAPSHOT_US: i64 = 3_600_000;
+pub(crate) const DEFAULT_SNAPSHOT_US: i64 = 3_600 * interval::TICKS_PER_SECOND;
 
-/// Earliest and latest sample time (ms), for relative --since/--until.
+/// Earliest and latest sample time (µs), for relative --since/--until.
 pub(crate) fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
     let t = table.df.column(col::TIME)?.cast(&DataType::Int64)?;
     let ca = t.i64()?;

@@ -1,5 +1,8 @@
 //! The report as data: what every renderer formats and what `--format json`
 //! serialises as the "gpuaudit.report/1" contract (report-semantics.md §7).
+//! Times are `DateTime<Utc>`, written as the RFC 3339 text report/1 has
+//! always carried (`…Z`, a fraction only when present) and sorted as times.
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -45,8 +48,10 @@ pub struct Report {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(default)]
 pub struct Window {
-    pub start: String,
-    pub end: String,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub start: DateTime<Utc>,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub end: DateTime<Utc>,
     pub hours: f64,
     /// every GPU has a single sample: GPU-hours read as GPUs, dollars as per hour
     pub snapshot: bool,
@@ -60,7 +65,10 @@ pub struct Sources {
     pub rows_used: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+/// What could not be used and what the readers and the audit decided. Its
+/// `Serialize` is in render/json.rs: `notes` are written as their text (the
+/// strings of gpuaudit.report/1), `note_codes` as the typed notes.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
 #[serde(default)]
 pub struct DataQuality {
     pub duplicates: u64,
@@ -72,8 +80,268 @@ pub struct DataQuality {
     pub held_unknown_gpu_hours: f64,
     pub rows_outside_window: u64,
     pub rows_dropped: u64,
-    pub notes: Vec<String>,
-    pub warnings: Vec<String>,
+    /// read back from a document, each note is its text (`Note::Text`)
+    pub notes: Vec<Note>,
+    /// read back from a document, each warning is its text (`Warning::Text`)
+    pub warnings: Vec<Warning>,
+}
+
+/// A data-quality note as data: what a reader or the audit decided. Its
+/// English text is built in one place, `render::notes::note_text`; the
+/// JSON writes both (docs/semantics.md, "Notes"). A note read back from a
+/// JSON document is its text, `Text`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Note {
+    /// timestamps without a UTC offset, taken as UTC
+    NaiveTimesAsUtc {
+        column: ColumnName,
+        count: u64,
+    },
+    /// a fraction column decided percent from its values
+    ReadAsPercent {
+        column: ColumnName,
+        max: f64,
+    },
+    /// metrics of one GPU stamped apart, joined into one sample
+    MetricsAligned {
+        widest_us: i64,
+        align_us: i64,
+    },
+    /// where Prometheus series' owners came from (`examples`: the first few)
+    OwnerFrom {
+        from: OwnerSource,
+        label: Option<String>,
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// series without `__name__`, named after their file
+    UnnamedSeries {
+        file: String,
+        count: u64,
+        named: String,
+    },
+    /// rows without timestamps placed at --at or the file's modification time
+    UntimedRows {
+        file: String,
+        rows: UntimedRows,
+        time_us: i64,
+        from: TimeFrom,
+    },
+    /// nvidia-smi has no device activity for MIG-enabled GPUs
+    MigNoActivity {
+        file: String,
+        gpus: usize,
+    },
+    /// nvidia-smi XML: held when a compute process runs
+    HeldFromProcesses {
+        file: String,
+    },
+    /// an nvidia-smi log without an id column, read as GPU '0'
+    NoGpuColumn {
+        file: String,
+    },
+    /// an nvidia-smi log's held state from its compute-apps files
+    HeldFromApps {
+        file: String,
+        apps: Vec<String>,
+    },
+    /// what a pulled Prometheus report read
+    PrometheusPulled {
+        points: u64,
+        requests: u64,
+        query: PromQuery,
+    },
+    /// how --pushdown's layers can differ from a pulled report
+    PushdownCaveat,
+    PushdownQueried {
+        query: PromQuery,
+        requests: u64,
+    },
+    GroupsFromLabel {
+        label: String,
+    },
+    /// --pushdown: the node view and jobs need every sample
+    NodesJobsNotWithPushdown,
+    /// --pushdown: a bucket that is not a whole number of steps
+    PushdownBucketNotStepMultiple {
+        bucket_us: i64,
+        step_us: i64,
+    },
+    /// held jobs without a declaration (`examples`: the first few)
+    UndeclaredJobs {
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// MFU of model_flops declarations is over all the job's samples
+    WholeJobMfu,
+    /// every GPU has one sample, weighed `weight_us`
+    Snapshot {
+        weight_us: i64,
+    },
+    /// held GPU-hours without the basis metric, counted not useful
+    UnmeasuredBasis {
+        held_gpu_hours: f64,
+        basis: String,
+    },
+    /// a live scan metric NVML could not give for one GPU
+    MetricUnsupported {
+        gpu: String,
+        metric: String,
+        why: String,
+    },
+    /// a note read back from a document (its text), or a reader's own words
+    #[serde(untagged)]
+    Text(String),
+}
+
+impl Note {
+    /// Whether two notes say the same thing for de-duplication: owner notes
+    /// of one kind are one note whatever their examples (chunks differ there).
+    pub fn same_kind(&self, other: &Note) -> bool {
+        match (self, other) {
+            (
+                Note::OwnerFrom { from, label, .. },
+                Note::OwnerFrom {
+                    from: f2,
+                    label: l2,
+                    ..
+                },
+            ) => from == f2 && label == l2,
+            _ => self == other,
+        }
+    }
+}
+
+/// A canonical column and the input column that fed it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ColumnName {
+    pub canonical: String,
+    pub source: String,
+}
+
+/// A counted data-quality warning as data: what was left out or cannot be
+/// trusted. Its text is `render::notes::warning_text`; the JSON writes both,
+/// as `warnings` and `warning_codes` (docs/semantics.md, "Notes").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Warning {
+    /// samples far outside the bulk of the data's time, left out
+    FarOutsideTimes {
+        count: u64,
+        first_us: i64,
+        last_us: i64,
+        bulk: TimeBulk,
+    },
+    /// a metric column without one usable value: not measured
+    Unmeasured { column: String, invalid: u64 },
+    /// the same, found by a streaming reader in one file
+    UnmeasuredInFile { column: String, file: String },
+    /// a memory column whose busiest value is under 1 MiB
+    BytesImplausible { column: ColumnName, max_bytes: f64 },
+    /// Prometheus samples without a GPU label, skipped (`examples`: the first few metrics)
+    NoGpuLabel {
+        samples: u64,
+        examples: Vec<String>,
+        count: usize,
+    },
+    /// Prometheus's own warning or info on an answer (its words)
+    PrometheusWarned { text: String },
+    /// nvidia-smi XML: UUIDs repeat, GPUs told apart by PCI bus id
+    UuidsRepeat { file: String },
+    /// nvidia-smi XML: activity without a listed compute process
+    BusyWithoutProcess { file: String, gpus: usize },
+    /// a live scan's GPU whose samples stopped at a failure
+    GpuFailed {
+        gpu: String,
+        uuid: Option<String>,
+        /// 1-based
+        tick: usize,
+        ticks: usize,
+        /// samples it missed after the failure
+        missing: usize,
+        error: String,
+    },
+    /// a signal stopped the live scan
+    ScanStopped { signal: String, ticks: usize },
+    /// declared jobs without held samples in the window
+    DeclaredJobsAbsent { examples: Vec<String>, count: usize },
+    /// no dense peak for a model and dtype: those jobs' MFU is n/a
+    NoDensePeak {
+        model: String,
+        dtype: String,
+        samples: u64,
+        jobs: Vec<String>,
+        jobs_count: usize,
+    },
+    /// jobs declaring more FLOPs than their GPUs' dense peak
+    MfuOverOne { jobs: Vec<JobMfuValue> },
+    /// GPU-hours whose held value could not be read
+    HeldUnreadable { gpu_hours: f64 },
+    /// GPU model names that could mean several cards
+    AmbiguousModels { models: Vec<AmbiguousModel> },
+    /// a warning read back from a document (its text)
+    #[serde(untagged)]
+    Text(String),
+}
+
+/// Where the bulk of a data set's time lies, as its warning says it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeBulk {
+    /// the first and last sample kept (an in-memory table)
+    Samples { start_us: i64, end_us: i64 },
+    /// the fences the kept samples lie within (a streamed dataset)
+    Fences { lo_us: i64, hi_us: i64 },
+}
+
+/// A job and its MFU (a fraction).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct JobMfuValue {
+    pub job: String,
+    pub mfu: f64,
+}
+
+/// Where a Prometheus series' owner came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnerSource {
+    /// --job-label
+    Label,
+    ExportedPod,
+    Pod,
+    HpcJob,
+    /// pod labels naming the exporter itself, not taken as a workload
+    ExporterPodIgnored,
+}
+
+/// What rows of an input carried no timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UntimedRows {
+    Samples {
+        count: Option<usize>,
+    },
+    Snapshots,
+    /// nvidia-smi dmon without -o DT: taken 1 s apart
+    DmonSamples,
+}
+
+/// Which time untimed rows took.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeFrom {
+    At,
+    FileModified,
+}
+
+/// A Prometheus range query: server, window and step.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PromQuery {
+    pub base: String,
+    pub since_us: i64,
+    pub until_us: i64,
+    pub step_us: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -174,8 +442,10 @@ pub struct IdleEpisode {
     pub job: Option<String>,
     pub user: Option<String>,
     pub team: Option<String>,
-    pub start: String,
-    pub end: String,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub start: DateTime<Utc>,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub end: DateTime<Utc>,
     pub hours: f64,
     pub usd: Option<f64>,
 }
@@ -191,8 +461,10 @@ pub struct IdleEpisodeGroup {
     /// distinct hosts of its GPUs, sorted
     pub hosts: Vec<String>,
     pub gpus: usize,
-    pub start: String,
-    pub end: String,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub start: DateTime<Utc>,
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub end: DateTime<Utc>,
     /// the sum of its episodes' hours
     pub gpu_hours: f64,
     /// null when none of its GPUs had a price
@@ -318,6 +590,81 @@ mod tests {
         Ok(())
     }
 
+    /// Every time in a frozen document is written back as the same text.
+    #[test]
+    fn frozen_report_times_write_back_unchanged() -> anyhow::Result<()> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/compat");
+        let mut times = 0;
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let old: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+            let new = serde_json::to_value(serde_json::from_value::<Report>(old.clone())?)?;
+            let mut pointers = vec!["/window/start".to_string(), "/window/end".to_string()];
+            for list in ["idle_episodes", "idle_episode_groups"] {
+                let n = old[list].as_array().map_or(0, Vec::len);
+                for i in 0..n {
+                    pointers.push(format!("/{list}/{i}/start"));
+                    pointers.push(format!("/{list}/{i}/end"));
+                }
+            }
+            for p in pointers {
+                let text = old.pointer(&p).and_then(|v| v.as_str());
+                assert!(text.is_some(), "{}: {p}", path.display());
+                assert_eq!(
+                    text,
+                    new.pointer(&p).and_then(|v| v.as_str()),
+                    "{}: {p}",
+                    path.display()
+                );
+                times += 1;
+            }
+        }
+        assert!(times >= 10, "{times} times compared");
+        Ok(())
+    }
+
+    /// Report times are RFC 3339 with `Z`: no fraction for whole seconds,
+    /// 3 or 6 digits when present; any offset reads, as UTC; other text is refused.
+    #[test]
+    fn times_serialise_as_rfc3339_and_sort_as_times() -> anyhow::Result<()> {
+        use crate::timeparse::to_datetime;
+        const T: i64 = 1_783_332_000_000_000; // 2026-07-06T10:00:00Z in µs
+        let window = |us: i64| Window {
+            start: to_datetime(us),
+            end: to_datetime(us),
+            ..Window::default()
+        };
+        for (us, text) in [
+            (T, "2026-07-06T10:00:00Z"),
+            (T + 500_000, "2026-07-06T10:00:00.500Z"),
+            (T + 250, "2026-07-06T10:00:00.000250Z"),
+        ] {
+            let v = serde_json::to_value(window(us))?;
+            assert_eq!(v["start"], text);
+            assert_eq!(serde_json::from_value::<Window>(v)?.start, to_datetime(us));
+        }
+        let w: Window = serde_json::from_str(r#"{"start":"2026-07-06T12:00:00+02:00"}"#)?;
+        assert_eq!(w.start, to_datetime(T));
+        let bad = serde_json::from_str::<Window>(r#"{"start":"yesterday"}"#);
+        assert!(
+            bad.as_ref().is_err_and(|e| e
+                .to_string()
+                .contains("'yesterday' is not an RFC 3339 time")),
+            "{bad:?}"
+        );
+        // as text "…00.500Z" sorts before "…00Z"; as times after it
+        let (half, whole) = (window(T + 500_000), window(T));
+        assert!(
+            serde_json::to_value(&half)?["start"].as_str()
+                < serde_json::to_value(&whole)?["start"].as_str()
+        );
+        assert!(half.start > whole.start);
+        Ok(())
+    }
+
     #[test]
     fn layers_serialise_by_their_snake_case_names() -> anyhow::Result<()> {
         for l in [
@@ -346,7 +693,7 @@ mod tests {
             r#"{"schema":"gpuaudit.report/1","window":{"hours":2.5},"layers":{"held_gpu_hours":4.0}}"#,
         )?;
         assert_eq!(r.window.hours, 2.5);
-        assert_eq!(r.window.start, "");
+        assert_eq!(r.window.start, DateTime::<Utc>::UNIX_EPOCH);
         assert_eq!(r.layers.held_gpu_hours, 4.0);
         assert_eq!(r.layers.active_gpu_hours, None);
         assert_eq!(r.gpus, Vec::new());

@@ -28,7 +28,7 @@ impl Basis {
 pub struct Row {
     /// hours
     pub w: f64,
-    /// the same weight in ms: pure time sums stay exact (3 x 20 min is 1 h, not 0.9999…)
+    /// the same weight in ticks (µs): pure time sums stay exact (3 x 20 min is 1 h, not 0.9999…)
     pub w_us: i64,
     pub held: bool,
     /// the held column's value could not be read: neither held nor unallocated

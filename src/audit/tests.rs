@@ -6,9 +6,9 @@ use crate::source::from_frame;
 use crate::timeparse::format_time;
 use polars::prelude::{Column, DataFrame};
 
-const T0: i64 = 1_700_000_000_000; // ms, a real epoch
-const MIN: i64 = 60_000;
-const HOUR: f64 = 3_600_000.0;
+const T0: i64 = 1_700_000_000_000_000; // µs (ticks), a real epoch
+const MIN: i64 = super::interval::TICKS_PER_MINUTE;
+const HOUR: f64 = super::interval::TICKS_PER_HOUR;
 
 fn table(cols: Vec<Column>) -> Result<SampleTable> {
     let df = DataFrame::new_infer_height(cols)?;
@@ -233,18 +233,12 @@ fn idle_episodes_break_on_job_change_and_gaps_and_respect_min_idle() -> Result<(
     let mut c = cfg();
     c.max_gap_us = Some(3 * MIN);
     let r = audit(&t, &c)?;
-    let mut hours: Vec<(String, f64, String)> = r
+    let mut hours: Vec<(String, f64, chrono::DateTime<chrono::Utc>)> = r
         .idle_episodes
         .iter()
-        .map(|e| {
-            (
-                e.job.clone().unwrap_or_default(),
-                e.hours * 60.0,
-                e.start.clone(),
-            )
-        })
+        .map(|e| (e.job.clone().unwrap_or_default(), e.hours * 60.0, e.start))
         .collect();
-    hours.sort_by(|a, b| a.2.cmp(&b.2));
+    hours.sort_by_key(|h| h.2);
     let got: Vec<(String, i64)> = hours
         .iter()
         .map(|(j, h, _)| (j.clone(), h.round() as i64))
@@ -267,7 +261,7 @@ fn idle_episodes_break_on_job_change_and_gaps_and_respect_min_idle() -> Result<(
         .idle_episodes
         .iter()
         .find(|e| e.job.as_deref() == Some("a"))
-        .map(|e| e.end.clone());
+        .map(|e| crate::timeparse::rfc3339(&e.end));
     assert_eq!(first.as_deref(), Some(format_time(T0 + 5 * MIN).as_str()));
     // --min-idle 3m lists only the 5 and 4 minute episodes; hours still count
     c.min_idle_us = 3 * MIN;

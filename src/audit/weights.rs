@@ -3,11 +3,11 @@
 /// Weights of one GPU's samples (sorted by time, duplicates already removed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuWeights {
-    /// per sample, in ms
+    /// per sample, in ticks (µs)
     pub weight_us: Vec<i64>,
     /// per sample: the gap to the next sample exceeded max_gap (an episode breaks there)
     pub gap_after: Vec<bool>,
-    /// time not covered by any sample, in ms (gaps beyond max_gap)
+    /// time not covered by any sample, in ticks (gaps beyond max_gap)
     pub unobserved_us: i64,
     /// median positive step; None for a single-sample GPU (a snapshot)
     pub step_us: Option<i64>,
@@ -48,7 +48,7 @@ pub fn median_step(times: &[i64]) -> Option<i64> {
 }
 
 /// The one weight rule (§2), shared by the streaming engine and `weights`.
-/// A sample followed `gap` ms later by the next weighs min(gap, max_gap); the
+/// A sample followed `gap` ticks later by the next weighs min(gap, max_gap); the
 /// part of the gap beyond max_gap is unobserved. Returns (weight, unobserved).
 pub fn weigh_gap(gap: i64, max_gap: i64) -> (i64, i64) {
     (gap.min(max_gap), (gap - max_gap).max(0))
@@ -124,12 +124,25 @@ pub fn weights(
 #[cfg(test)]
 mod tests {
     use super::*;
-    const MIN: i64 = 60_000;
+    use crate::audit::interval::{TICKS_PER_MINUTE as MIN, TICKS_PER_SECOND};
+    const HOUR: i64 = 3_600 * TICKS_PER_SECOND;
+
+    #[test]
+    fn weights_are_exact_to_the_microsecond() {
+        // samples 1.5 ms, then 250 µs apart: steps 1500 and 250 µs; the even-count
+        // median is their mean, 875 µs; max_gap 3 x 875 = 2625 µs; the last weighs 875
+        let t = [0, 1_500, 1_750];
+        let w = weights(&t, None, None, HOUR);
+        assert_eq!(w.step_us, Some(875));
+        assert_eq!(w.max_gap_us, Some(2_625));
+        assert_eq!(w.weight_us, vec![1_500, 250, 875]);
+        assert_eq!(w.unobserved_us, 0);
+    }
 
     #[test]
     fn regular_samples_weigh_one_step_each_including_the_last() {
         let t = [0, MIN, 2 * MIN, 3 * MIN];
-        let w = weights(&t, None, None, 3_600_000);
+        let w = weights(&t, None, None, HOUR);
         assert_eq!(w.weight_us, vec![MIN; 4]);
         assert_eq!(w.unobserved_us, 0);
         assert_eq!(w.step_us, Some(MIN));
@@ -139,7 +152,7 @@ mod tests {
     fn a_gap_beyond_three_steps_is_unobserved() {
         // steps 1,1,10,1 minutes: median 1 min, max_gap 3 min
         let t = [0, MIN, 2 * MIN, 12 * MIN, 13 * MIN];
-        let w = weights(&t, None, None, 3_600_000);
+        let w = weights(&t, None, None, HOUR);
         assert_eq!(w.weight_us, vec![MIN, MIN, 3 * MIN, MIN, MIN]);
         assert_eq!(w.unobserved_us, 7 * MIN);
         assert_eq!(w.gap_after, vec![false, false, true, false, false]);
@@ -148,7 +161,7 @@ mod tests {
     #[test]
     fn explicit_max_gap_and_until_cap_weights() {
         let t = [0, 10 * MIN, 20 * MIN];
-        let w = weights(&t, Some(5 * MIN), Some(22 * MIN), 3_600_000);
+        let w = weights(&t, Some(5 * MIN), Some(22 * MIN), HOUR);
         // median step 10 min; max_gap 5 min; the last sample is capped by until (2 min)
         assert_eq!(w.weight_us, vec![5 * MIN, 5 * MIN, 2 * MIN]);
         assert_eq!(w.unobserved_us, 10 * MIN);
@@ -156,8 +169,8 @@ mod tests {
 
     #[test]
     fn a_single_sample_is_a_snapshot() {
-        let w = weights(&[5 * MIN], None, None, 3_600_000);
-        assert_eq!(w.weight_us, vec![3_600_000]);
+        let w = weights(&[5 * MIN], None, None, HOUR);
+        assert_eq!(w.weight_us, vec![HOUR]);
         assert_eq!(w.step_us, None);
     }
 

@@ -1,14 +1,14 @@
 //! The report's word on ambiguous names: which unpriced models could be
 //! several cards, with the candidates and their GPU-hours (pure: no printing).
 use super::{Resolved, resolve};
-use crate::audit::model::{AmbiguousModel, Cost};
+use crate::audit::model::{AmbiguousModel, Cost, Warning};
 
 /// Fill `cost.ambiguous_models` from its unpriced models and the observed
 /// GPU-hours per reported name; returns the data-quality warning, if any.
 pub fn flag_ambiguous<'a>(
     cost: &mut Cost,
     hours: impl IntoIterator<Item = (Option<&'a str>, f64)>,
-) -> Option<String> {
+) -> Option<Warning> {
     let hours: Vec<(Option<&str>, f64)> = hours.into_iter().collect();
     cost.ambiguous_models = cost
         .unpriced_models
@@ -29,23 +29,9 @@ pub fn flag_ambiguous<'a>(
     if cost.ambiguous_models.is_empty() {
         return None;
     }
-    let each: Vec<String> = cost
-        .ambiguous_models
-        .iter()
-        .map(|a| {
-            format!(
-                "'{}' ({:.2} GPU-hours; one of {})",
-                a.name,
-                a.gpu_hours,
-                a.candidates.join(", ")
-            )
-        })
-        .collect();
-    Some(format!(
-        "{} GPU model name(s) could mean several cards and are neither priced nor peaked as any of them: {}; name the card in a --prices file (or give --price)",
-        each.len(),
-        each.join("; ")
-    ))
+    Some(Warning::AmbiguousModels {
+        models: cost.ambiguous_models.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -64,7 +50,9 @@ mod tests {
             (Some("Mystery GPU"), 4.0),
             (None, 1.0),
         ];
-        let warning = flag_ambiguous(&mut cost, hours).unwrap_or_default();
+        let warning = flag_ambiguous(&mut cost, hours)
+            .map(|w| crate::render::notes::warning_text(&w))
+            .unwrap_or_default();
         assert_eq!(cost.ambiguous_models.len(), 1);
         let a = &cost.ambiguous_models[0];
         assert_eq!(a.name, "NVIDIA H100");

@@ -117,7 +117,7 @@ impl Bracket {
     /// for a sample the command's start or exit needs, or a signal.
     pub fn wait_until(&mut self, deadline: Instant, signals: &Signals) -> Wake {
         let wake = self.wait(deadline, signals);
-        // Samples at least 2 ms apart: two in the same millisecond would be
+        // Samples at least 2 ms apart: two at the same instant would be
         // duplicates of (host, gpu, time), which the audit drops and counts.
         if let Some(last) = self.last {
             let since = last.elapsed();

@@ -4,8 +4,8 @@ use crate::audit::check::{
     Rule, RuleKind, Side, Verdict, comparability, evaluate, parse_rule, rule_from_parts,
 };
 use crate::audit::model::{Report, SCHEMA};
+use crate::cli::InputArgs;
 use crate::cli::check::{CheckArgs, CheckFormat};
-use crate::cli::{InputArgs, ReportArgs, ReportFormat};
 use crate::error::{Findings, emit};
 use crate::render::check::{CheckView, RunSource};
 use crate::render::table::TableOptions;
@@ -305,19 +305,13 @@ fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
             },
         ));
     }
-    let report_args = ReportArgs {
-        input,
-        audit: args.audit.clone(),
-        format: ReportFormat::Json,
-        output: None,
-        quiet: args.quiet,
-    };
-    let kind = if report_args.input.live.prometheus.is_some() {
+    let kind = if input.live.prometheus.is_some() {
         "prometheus"
     } else {
         "samples"
     };
-    let report = crate::cmd::report::build(&report_args)?;
+    let request = super::common::report_request(&input, &args.audit, args.quiet)?;
+    let report = crate::pipeline::report(&request)?;
     Ok((report, RunSource { source: name, kind }))
 }
 

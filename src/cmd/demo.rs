@@ -1,7 +1,7 @@
 //! `gpuaudit demo`: write the synthetic fleet, in slices so any size fits in memory.
 use crate::cli::DemoArgs;
 use crate::demo::{DemoSpec, generate};
-use crate::timeparse::{parse_cli_time, parse_duration_us};
+use crate::timeparse::{US_PER_DAY, US_PER_SECOND, parse_cli_time, parse_duration_us};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::fs::File;
@@ -9,7 +9,7 @@ use std::path::Path;
 
 pub fn run(args: DemoArgs) -> Result<u8> {
     let interval_us = parse_duration_us(&args.interval).context("--interval")?;
-    if interval_us < 1000 {
+    if interval_us < US_PER_SECOND {
         bail!("--interval must be at least 1s");
     }
     if args.gpus == 0 {
@@ -19,14 +19,14 @@ pub fn run(args: DemoArgs) -> Result<u8> {
         bail!("--days must be positive");
     }
     let start_us = parse_cli_time(&args.start, None).context("--start")?;
-    let ticks = ((args.days * 86_400_000.0) / interval_us as f64).round() as usize;
+    let ticks = ((args.days * US_PER_DAY as f64) / interval_us as f64).round() as usize;
     let spec = DemoSpec {
         gpus: args.gpus,
         start_us,
         interval_us,
         seed: args.seed,
     };
-    let ticks_per_day = (86_400_000 / interval_us).max(1) as usize;
+    let ticks_per_day = (US_PER_DAY / interval_us).max(1) as usize;
     // Slices of at most ~2M rows keep memory flat at any size.
     let slice = (2_000_000 / spec.total_gpus()).clamp(1, ticks_per_day);
 
@@ -38,7 +38,7 @@ pub fn run(args: DemoArgs) -> Result<u8> {
         while day_start < ticks {
             let day_end = (day_start + ticks_per_day).min(ticks);
             let day =
-                chrono::DateTime::from_timestamp_millis(start_us + day_start as i64 * interval_us)
+                chrono::DateTime::from_timestamp_micros(start_us + day_start as i64 * interval_us)
                     .map(|d| d.format("%Y-%m-%d").to_string())
                     .unwrap_or_default();
             let dir = args.out.join(format!("day={day}"));

@@ -1,6 +1,5 @@
 //! `gpuaudit mfu`: the MFU calculator; and the jobs-file step of every
 //! command that reports (`--jobs`), plus the declared work of a live scan.
-use crate::audit::mfu::DeclaredJobs;
 use crate::catalog::peaks as hardware;
 use crate::cli::mfu::{DeclaredWorkArgs, MfuArgs, TableOrJson};
 use crate::flops::{
@@ -9,7 +8,6 @@ use crate::flops::{
 use crate::output::write_stdout;
 use crate::render;
 use anyhow::Result;
-use std::path::Path;
 
 /// Turn the flags into the calculator's input (clap has already refused the
 /// contradictory combinations; what is left here is arithmetic).
@@ -84,18 +82,6 @@ pub fn run(args: MfuArgs) -> Result<u8> {
     };
     write_stdout(&text)?;
     Ok(0)
-}
-
-/// `--jobs FILE`: the declarations, an input of the audit (which computes
-/// each job's MFU and says in the report what it could not).
-pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
-    let Some(path) = file else { return Ok(None) };
-    let file = crate::jobs::read_jobs(path)?;
-    Ok(Some(DeclaredJobs {
-        label: format!("--jobs {}", path.display()),
-        decls: file.declarations,
-        kinds: file.kinds,
-    }))
 }
 
 /// The declared model FLOP/s of a live job (`scan`), or None when nothing was declared.

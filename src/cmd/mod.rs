@@ -9,7 +9,6 @@ pub(crate) mod common;
 pub(crate) mod demo;
 pub(crate) mod mfu;
 pub(crate) mod peaks;
-pub(crate) mod progress;
 pub(crate) mod prometheus;
 pub(crate) mod report;
 pub(crate) mod scan;

@@ -1,8 +1,7 @@
 //! `gpuaudit scan`: sample this node's GPUs through NVML, name who holds each
 //! card, and print the same held-vs-used report as `report` (one audit path).
 use super::bracket::{Bracket, Signals, exit_code, signal_name};
-use super::common::audit_config;
-use crate::audit::audit;
+use super::common::audit_options;
 use crate::cli::scan::{ScanArgs, ScanFormat};
 use crate::error::emit;
 use crate::render;
@@ -51,11 +50,11 @@ fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {
     let Some(v) = value else {
         return Ok(Duration::ZERO);
     };
-    let ms = parse_duration_us(v).with_context(|| format!("{flag} {v}"))?;
-    if ms < 0 {
+    let us = parse_duration_us(v).with_context(|| format!("{flag} {v}"))?;
+    if us < 0 {
         bail!("{flag} {v}: must not be negative");
     }
-    Ok(Duration::from_millis(ms as u64))
+    Ok(Duration::from_micros(us as u64))
 }
 
 /// The one line a CI log shows when a scan starts (not with --quiet).
@@ -73,7 +72,7 @@ fn announce(args: &ScanArgs) {
 
 pub fn run(args: ScanArgs) -> Result<u8> {
     let interval_us = parse_duration_us(&args.sample_interval).context("--interval")?;
-    if interval_us < 100 {
+    if interval_us < 100_000 {
         bail!(
             "--interval {}: must be at least 100ms",
             args.sample_interval
@@ -105,10 +104,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
             );
         }
     }
-    let interval = Duration::from_millis(interval_us as u64);
+    let interval = Duration::from_micros(interval_us as u64);
     let plan = if args.command.is_empty() {
         Plan::new(
-            Duration::from_millis(duration_us as u64),
+            Duration::from_micros(duration_us as u64),
             interval,
             args.once,
         )
@@ -117,9 +116,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     };
     let host = host_name();
 
-    // Leaked: a reader stuck in a hung driver call may outlive the scan, so NVML
-    // stays initialised until the process exits.
-    let nvml: &'static nvml_wrapper::Nvml = Box::leak(Box::new(open(args.nvml_lib.as_deref())?));
+    let nvml = open(args.nvml_lib.as_deref(), nvml_timeout)?;
     let signals = Signals::catch()?;
     let mut bracket = if args.command.is_empty() {
         Bracket::plain()
@@ -137,7 +134,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         plan,
         &host,
         Hooks {
-            now_us: &mut || chrono::Utc::now().timestamp_millis(),
+            now_us: &mut || chrono::Utc::now().timestamp_micros(),
             wait_until: &mut |t| bracket.wait_until(t, &signals),
             owner: &mut |pid| procfs.owner(pid),
             on_tick: &mut |n| bar.set_position(n as u64),
@@ -156,15 +153,14 @@ pub fn run(args: ScanArgs) -> Result<u8> {
 
     let mut warnings = data.warnings();
     for w in &warnings {
-        eprintln!("gpuaudit: warning: {w}");
+        eprintln!("gpuaudit: warning: {}", render::notes::warning_text(w));
     }
     if let Some(sig) = bracket.stopped_by {
-        let w = format!(
-            "{} stopped the scan after {} ticks; the report covers what was sampled",
-            signal_name(sig),
-            data.ticks
-        );
-        eprintln!("gpuaudit: {w}");
+        let w = crate::audit::model::Warning::ScanStopped {
+            signal: signal_name(sig),
+            ticks: data.ticks,
+        };
+        eprintln!("gpuaudit: {}", render::notes::warning_text(&w));
         warnings.push(w);
     }
     if data.rows.is_empty() {
@@ -178,10 +174,13 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     };
     for (unit, reasons) in &data.unsupported {
         for (metric, why) in reasons {
-            quality.notes.push(format!(
-                "GPU {}: {metric} n/a: {why}",
-                data.units[*unit].label
-            ));
+            quality
+                .notes
+                .push(crate::audit::model::Note::MetricUnsupported {
+                    gpu: data.units[*unit].label.clone(),
+                    metric: metric.to_string(),
+                    why: why.clone(),
+                });
         }
     }
     quality.notes.dedup();
@@ -200,19 +199,16 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     }
     // The command's exit, or an error running it (exit 2, after the samples are safe).
     let status = bracket.finish()?;
-    let mut cfg = audit_config(&args.audit, &table)?;
     // A GPU that failed after its first sample stands for one interval, not for the
     // hour a snapshot stands for; only --once is a snapshot.
-    if !args.once && args.audit.interval.is_none() {
-        cfg.interval_us = Some(interval_us);
-    }
-    let report = audit(&table, &cfg)?;
+    let last_weight = (!args.once && args.audit.interval.is_none()).then_some(interval_us);
+    let report = crate::pipeline::sampled_report(&table, &audit_options(&args.audit), last_weight)?;
     let mut detail = crate::scan::build(
         &data,
         &report,
         held_mem,
         interval.as_secs_f64(),
-        warnings.clone(),
+        warnings.iter().map(render::notes::warning_text).collect(),
     );
     if let Some(flops) = crate::cmd::mfu::declared_flops_per_sec(&args.work)? {
         // The node's live MFU: declared work over the dense peaks of the GPUs held now.

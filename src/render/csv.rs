@@ -1,11 +1,15 @@
 //! CSV for spreadsheets: one table per invocation (`--table`), a header row,
 //! plain unrounded numbers, empty cells where a figure is unknown.
 use crate::audit::model::{Layers, Ratios, Report};
-use crate::cli::CsvTable;
 use anyhow::{Result, bail};
 
 fn num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// RFC 3339 never holds a comma or a quote: written bare.
+fn rfc3339(t: &chrono::DateTime<chrono::Utc>) -> String {
+    crate::timeparse::rfc3339(t)
 }
 
 fn quote(s: &str) -> String {
@@ -89,8 +93,8 @@ fn layers_row(
         f(m.idle_held_usd),
         f(m.unallocated_usd),
         f(m.not_useful_usd),
-        quote(&w.start),
-        quote(&w.end),
+        rfc3339(&w.start),
+        rfc3339(&w.end),
         w.hours.to_string(),
         w.snapshot.to_string(),
         quote(&c.price_source),
@@ -150,8 +154,8 @@ fn episodes(report: &Report, per_gpu: bool) -> String {
                 text(e.job.as_deref()),
                 text(e.user.as_deref()),
                 text(e.team.as_deref()),
-                quote(&e.start),
-                quote(&e.end),
+                rfc3339(&e.start),
+                rfc3339(&e.end),
                 e.hours.to_string(),
                 num(e.usd),
             ]));
@@ -166,8 +170,8 @@ fn episodes(report: &Report, per_gpu: bool) -> String {
             text(e.team.as_deref()),
             e.gpus.to_string(),
             quote(&e.hosts.join(";")),
-            quote(&e.start),
-            quote(&e.end),
+            rfc3339(&e.start),
+            rfc3339(&e.end),
             e.gpu_hours.to_string(),
             num(e.usd),
         ]));
@@ -242,19 +246,30 @@ fn jobs(report: &Report) -> Result<String> {
     Ok(out)
 }
 
-pub fn render(report: &Report, table: CsvTable, per_gpu: bool) -> Result<String> {
+/// Which table `--format csv` writes (one per invocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    Layers,
+    Groups,
+    Episodes,
+    Gpus,
+    Jobs,
+    Timeline,
+}
+
+pub fn render(report: &Report, table: Table, per_gpu: bool) -> Result<String> {
     Ok(match table {
-        CsvTable::Layers => layers(report, true),
-        CsvTable::Groups => {
+        Table::Layers => layers(report, true),
+        Table::Groups => {
             if report.groups.is_none() {
                 bail!("--table groups lists showback groups; give --by team|user|job|host|model");
             }
             layers(report, false)
         }
-        CsvTable::Episodes => episodes(report, per_gpu),
-        CsvTable::Gpus => gpus(report),
-        CsvTable::Jobs => jobs(report)?,
-        CsvTable::Timeline => match &report.diagnosis.timeline {
+        Table::Episodes => episodes(report, per_gpu),
+        Table::Gpus => gpus(report),
+        Table::Jobs => jobs(report)?,
+        Table::Timeline => match &report.diagnosis.timeline {
             Some(t) => crate::render::diagnosis::timeline::csv(t),
             None => bail!(
                 "--table timeline: this report has no timeline (with --pushdown: the bucket is not a multiple of --step; see the notes)"

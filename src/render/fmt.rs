@@ -138,12 +138,9 @@ impl Units {
     }
 }
 
-/// RFC 3339 `2026-07-06T14:05:00Z` as `2026-07-06 14:05` for tables.
-pub fn short_time(rfc3339: &str) -> String {
-    match (rfc3339.get(0..10), rfc3339.get(11..16)) {
-        (Some(d), Some(t)) if rfc3339.as_bytes().get(10) == Some(&b'T') => format!("{d} {t}"),
-        _ => rfc3339.to_string(),
-    }
+/// A report time as `2026-07-06 14:05` (UTC, to the minute) for tables.
+pub fn short_time(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M").to_string()
 }
 
 /// One showback row, in the order every showback table prints it: key,

@@ -8,5 +8,6 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod mfu;
+pub mod notes;
 pub mod scan;
 pub mod table;

@@ -539,10 +539,10 @@ pub fn data_quality_text(report: &Report) -> String {
         out.push_str(&format!("  rows dropped (no GPU id): {}\n", q.rows_dropped));
     }
     for n in &q.notes {
-        out.push_str(&format!("  note: {n}\n"));
+        out.push_str(&format!("  note: {}\n", super::notes::note_text(n)));
     }
     for w in &q.warnings {
-        out.push_str(&format!("  warning: {w}\n"));
+        out.push_str(&format!("  warning: {}\n", super::notes::warning_text(w)));
     }
     out
 }

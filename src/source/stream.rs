@@ -4,6 +4,7 @@
 //! any offset without reading what comes before.
 use super::Input;
 use crate::audit::ChunkSource;
+use crate::audit::model::{TimeBulk, Warning};
 use crate::samples::{Quality, Resolved, UserMap, col, normalize, resolve_columns};
 use anyhow::{Context, Result, anyhow, bail};
 use polars::prelude::*;
@@ -26,7 +27,7 @@ pub struct ParquetStream {
     slice_rows: usize,
     /// what deciding units and dropping unmeasured columns found, once per file
     quality: Quality,
-    /// the bulk of the data in time (epoch ms) when a handful of stray samples lie outside it
+    /// the bulk of the data in time (epoch µs) when a handful of stray samples lie outside it
     time_bounds: Option<(i64, i64)>,
 }
 
@@ -53,22 +54,23 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     if count == 0 || count as usize > crate::samples::outlier_limit(rows) {
         return Ok(None);
     }
-    use crate::timeparse::format_time;
     quality.rows_dropped += count;
-    quality.warnings.push(format!(
-        "time: {count} samples far outside the bulk of the data left out ({} .. {}); the window is the bulk, within {} .. {} (7 days, or 10x the interquartile span, of the middle half); --since/--until do not bring them back",
-        format_time(first),
-        format_time(last),
-        format_time(lo),
-        format_time(hi)
-    ));
+    quality.warnings.push(Warning::FarOutsideTimes {
+        count,
+        first_us: first,
+        last_us: last,
+        bulk: TimeBulk::Fences {
+            lo_us: lo,
+            hi_us: hi,
+        },
+    });
     Ok(Some((lo, hi)))
 }
 
-/// A time column as epoch ms.
+/// A time column as epoch µs (a ms or ns datetime converts in the cast).
 fn epoch_us(name: &str) -> Expr {
     polars::prelude::col(name)
-        .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+        .cast(DataType::Datetime(TimeUnit::Microseconds, None))
         .cast(DataType::Int64)
 }
 
@@ -253,7 +255,7 @@ fn decide_units(
             integer_written: integer,
         };
         if r.unit == Unit::AsIs && matches!(kind, Kind::Fraction | Kind::Bytes) {
-            let d = crate::units::decide(kind, r.unit, &st, &crate::samples::label_of(r));
+            let d = crate::units::decide(kind, r.unit, &st);
             crate::samples::match_decision(d, r, name, quality, &mut units)?;
             r.unit = match (units.get(r.canonical), kind) {
                 (Some(u), _) => *u,
@@ -286,9 +288,10 @@ fn drop_unmeasured(
     quality: &mut Quality,
 ) {
     for c in unmeasured {
-        quality.warnings.push(format!(
-            "{c}: no usable value in {name} (all missing or out of range): not measured"
-        ));
+        quality.warnings.push(Warning::UnmeasuredInFile {
+            column: c.to_string(),
+            file: name.to_string(),
+        });
     }
     resolved.retain(|r| !unmeasured.contains(&r.canonical));
 }

@@ -74,10 +74,10 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let time = Series::new(
             col::TIME.into(),
-            vec![1_780_000_000_000i64, 1_780_000_001_000],
+            vec![1_780_000_000_000_000i64, 1_780_000_001_000_250],
         )
         .cast(&DataType::Datetime(
-            TimeUnit::Milliseconds,
+            TimeUnit::Microseconds,
             Some(TimeZone::UTC),
         ))?;
         let df = DataFrame::new(
@@ -102,6 +102,14 @@ mod tests {
             let u = table.df.column(col::DEVICE_UTIL)?.f64()?.clone();
             assert_eq!(u.get(0), Some(0.5), "{name}");
             assert_eq!(u.get(1), None, "{name}");
+            // microseconds survive every format
+            let t = table.df.column(col::TIME)?.cast(&DataType::Int64)?;
+            let t: Vec<Option<i64>> = t.i64()?.iter().collect();
+            assert_eq!(
+                t,
+                vec![Some(1_780_000_000_000_000), Some(1_780_000_001_000_250)],
+                "{name}"
+            );
         }
         assert!(write_samples(&df, &dir.path().join("s.txt")).is_err());
         // no temporary file left beside the output

@@ -32,7 +32,8 @@ fn fleet() -> Vec<Interval> {
     for gpu in 0..6usize {
         let mut t = 0;
         while t < 30 * H {
-            let weight = ((7 + r.next() % 44) as i64 * 60_000).min(30 * H - t);
+            let weight = ((7 + r.next() % 44) as i64 * crate::audit::interval::TICKS_PER_MINUTE)
+                .min(30 * H - t);
             let roll = r.next() % 10;
             out.push(Interval {
                 gpu,

@@ -745,6 +745,7 @@ mod tests {
     use crate::audit::diagnosis::findings::FindingKind;
 
     const H: i64 = TICKS_PER_HOUR as i64;
+    const MINUTE: i64 = crate::audit::interval::TICKS_PER_MINUTE;
     const PRICE: f64 = 2.0;
 
     /// Label ids are indexes into `labels`; GPU n is "g<n>".
@@ -1148,15 +1149,15 @@ mod tests {
     fn jobs_fold_speed() {
         // 1,000 GPUs × 1,000 one-minute samples (1M intervals), one job per GPU, 15-minute buckets
         let (gpus, samples) = (1000usize, 1000i64);
-        let mut f = JobsFold::new(15 * 60_000, 0, samples * 60_000, BTreeMap::new());
+        let mut f = JobsFold::new(15 * MINUTE, 0, samples * MINUTE, BTreeMap::new());
         let t = std::time::Instant::now();
         for g in 0..gpus {
             for s in 0..samples {
                 let util = ((g as i64 * 7 + s) % 100) as f64 / 100.0;
                 f.add(&Interval {
                     gpu: g,
-                    start: s * 60_000,
-                    weight: 60_000,
+                    start: s * MINUTE,
+                    weight: MINUTE,
                     held: true,
                     idle: util < 0.01,
                     device_util: Some(util),

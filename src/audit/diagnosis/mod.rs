@@ -22,7 +22,7 @@ pub use nodes::{Nodes, NodesFold};
 pub use purchase::{Purchase, Verdict, purchase};
 pub use timeline::{Timeline, TimelineBucket, TimelineFold};
 
-const MINUTE_TICKS: i64 = 60_000;
+const MINUTE_TICKS: i64 = crate::audit::interval::TICKS_PER_MINUTE;
 const DAY_TICKS: i64 = 24 * 60 * MINUTE_TICKS;
 
 /// The bucket lengths the automatic rule picks from (§8): 1m, 5m, 15m, 1h, 6h, 1d.
@@ -100,9 +100,9 @@ pub struct Sections {
     /// jobs whose `--jobs` kind is not the shape their telemetry shows
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub job_disagreements: Vec<jobs::Disagreement>,
-    /// why a section is null, one line each
+    /// why a section is null, one note each
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::audit::model::Note>,
 }
 
 impl Sections {
@@ -239,18 +239,18 @@ mod tests {
     fn auto_bucket_is_the_smallest_that_fits_step_and_window() {
         let min = MINUTE_TICKS;
         // 10 s step, 1 h window: 1m >= 40 s and 60 buckets
-        assert_eq!(auto_bucket(10_000, 60 * min), min);
+        assert_eq!(auto_bucket(min / 6, 60 * min), min);
         // 30 s step: 4 x 30 s = 2 min -> 5m
-        assert_eq!(auto_bucket(30_000, 60 * min), 5 * min);
+        assert_eq!(auto_bucket(min / 2, 60 * min), 5 * min);
         // 15 s step over 14 days: 1m gives 20,160 buckets, 15m 1,344, 1h 336
-        assert_eq!(auto_bucket(15_000, 14 * DAY_TICKS), 60 * min);
+        assert_eq!(auto_bucket(min / 4, 14 * DAY_TICKS), 60 * min);
         // exactly 720 buckets fit; 721 do not
         assert_eq!(auto_bucket(1, 720 * min), min);
         assert_eq!(auto_bucket(1, 720 * min + 1), 5 * min);
         // a step of 4 h needs 16 h: 1d
         assert_eq!(auto_bucket(4 * 60 * min, DAY_TICKS), DAY_TICKS);
         // two years of daily buckets are 730 > 720: two-day buckets
-        assert_eq!(auto_bucket(60_000, 730 * DAY_TICKS), 2 * DAY_TICKS);
+        assert_eq!(auto_bucket(min, 730 * DAY_TICKS), 2 * DAY_TICKS);
         // a step of 2 days needs 8 days
         assert_eq!(auto_bucket(2 * DAY_TICKS, 10 * DAY_TICKS), 8 * DAY_TICKS);
         // an empty window still gets a bucket

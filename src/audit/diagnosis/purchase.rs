@@ -44,13 +44,60 @@ pub struct Purchase {
     /// `--want N`: GPUs asked for
     pub want: Option<u32>,
     pub verdict: Verdict,
-    /// the rule that decided, with its numbers
-    pub rule: String,
+    /// the rule that decided, with its numbers; written as its text
+    /// (render/diagnosis/purchase.rs), read back from a document as `Text`
+    pub rule: PurchaseRule,
     /// saturated with `--want`: N − spare_p5, the GPUs idle capacity does not cover
     pub uncovered_gpus: Option<f64>,
     /// buckets with observed > 0 that the percentiles are over
     pub observed_buckets: usize,
     pub caveat: String,
+}
+
+/// Which rule of §11 decided the verdict, with the numbers it compared.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PurchaseRule {
+    /// fewer observed buckets or a shorter window than a decision needs
+    TooShort {
+        observed_buckets: usize,
+        window_hours: f64,
+    },
+    /// no device activity: idle held GPUs cannot be counted as spare
+    ActivityUnmeasured,
+    /// spare_p5 >= want
+    WantFits {
+        spare_p5: f64,
+        want: u32,
+    },
+    /// spare_p5 < want: `uncovered` GPUs are not covered
+    WantUncovered {
+        spare_p5: f64,
+        want: u32,
+        uncovered: f64,
+    },
+    /// no --want: spare_p5 against RECLAIM_SHARE of the owned GPUs
+    ShareSpare {
+        spare_p5: f64,
+        floor: f64,
+    },
+    ShareShort {
+        spare_p5: f64,
+        floor: f64,
+    },
+    /// a rule read back from a document (its text)
+    Text(String),
+}
+
+impl Default for PurchaseRule {
+    fn default() -> Self {
+        PurchaseRule::Text(String::new())
+    }
+}
+
+impl<'de> Deserialize<'de> for PurchaseRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(PurchaseRule::Text)
+    }
 }
 
 /// §11 from the timeline. `deepest_layer` is (basis, GPU-hours) of the
@@ -100,13 +147,14 @@ fn decide(
     owned: usize,
     spare_p5: Option<f64>,
     want: Option<u32>,
-) -> (Verdict, String, Option<f64>) {
+) -> (Verdict, PurchaseRule, Option<f64>) {
     if observed_buckets < MIN_OBSERVED_BUCKETS || window_hours < MIN_WINDOW_HOURS {
         return (
             Verdict::InsufficientData,
-            format!(
-                "too short to decide: {observed_buckets} observed buckets and a {window_hours:.1} h window; {MIN_OBSERVED_BUCKETS} buckets and {MIN_WINDOW_HOURS} h needed"
-            ),
+            PurchaseRule::TooShort {
+                observed_buckets,
+                window_hours,
+            },
             None,
         );
     }
@@ -114,25 +162,28 @@ fn decide(
         // our choice: without device activity idle GPUs cannot be told apart
         return (
             Verdict::InsufficientData,
-            "device activity not measured: idle held GPUs cannot be counted as spare".to_string(),
+            PurchaseRule::ActivityUnmeasured,
             None,
         );
     };
     match want {
         Some(n) if spare >= f64::from(n) => (
             Verdict::ReclaimFirst,
-            format!(
-                "spare_p5 ({spare}) >= want ({n}): the request fits in GPUs that did nothing in 95% of the buckets"
-            ),
+            PurchaseRule::WantFits {
+                spare_p5: spare,
+                want: n,
+            },
             None,
         ),
         Some(n) => {
             let uncovered = f64::from(n) - spare;
             (
                 Verdict::Saturated,
-                format!(
-                    "spare_p5 ({spare}) < want ({n}): {uncovered} GPUs are not covered by idle capacity"
-                ),
+                PurchaseRule::WantUncovered {
+                    spare_p5: spare,
+                    want: n,
+                    uncovered,
+                },
                 Some(uncovered),
             )
         }
@@ -141,15 +192,19 @@ fn decide(
             if spare >= floor {
                 (
                     Verdict::ReclaimFirst,
-                    format!("spare_p5 ({spare}) >= 10% of owned ({floor}): no --want given"),
+                    PurchaseRule::ShareSpare {
+                        spare_p5: spare,
+                        floor,
+                    },
                     None,
                 )
             } else {
                 (
                     Verdict::Saturated,
-                    format!(
-                        "spare_p5 ({spare}) < 10% of owned ({floor}): at most {spare} GPUs were spare in 95% of the buckets"
-                    ),
+                    PurchaseRule::ShareShort {
+                        spare_p5: spare,
+                        floor,
+                    },
                     None,
                 )
             }
@@ -218,7 +273,8 @@ mod tests {
     fn too_few_buckets_or_too_short_a_window_is_insufficient() {
         let p = purchase(&timeline(23, |_| 50.0), 100, None, 48.0, Some(1));
         assert_eq!(p.verdict, Verdict::InsufficientData);
-        assert!(p.rule.contains("23 observed buckets"), "{}", p.rule);
+        let rule = crate::render::diagnosis::purchase::rule_text(&p.rule);
+        assert!(rule.contains("23 observed buckets"), "{rule}");
         let p = purchase(&timeline(30, |_| 50.0), 100, None, 23.9, Some(1));
         assert_eq!(p.verdict, Verdict::InsufficientData);
         assert_eq!(p.output_equivalent_gpus, None);
@@ -237,7 +293,8 @@ mod tests {
         let p = purchase(&t, 100, None, 24.0, Some(64));
         assert_eq!(p.verdict, Verdict::Saturated);
         assert_eq!(p.uncovered_gpus, Some(44.0));
-        assert!(p.rule.contains("44 GPUs are not covered"), "{}", p.rule);
+        let rule = crate::render::diagnosis::purchase::rule_text(&p.rule);
+        assert!(rule.contains("44 GPUs are not covered"), "{rule}");
     }
 
     #[test]

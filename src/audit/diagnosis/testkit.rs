@@ -2,7 +2,7 @@
 use crate::audit::interval::{Interval, Names};
 
 /// One hour in ticks.
-pub const H: i64 = 3_600_000;
+pub const H: i64 = crate::audit::interval::TICKS_PER_HOUR as i64;
 
 /// Label ids 0.. name "l0", "l1", ...; host ids are labels too.
 pub struct TestNames;

@@ -3,8 +3,8 @@
 //! the window and split at bucket boundaries; metric-weighted sums are split
 //! the same way (part × metric), so a bucket holds exactly its share.
 use super::Sum;
-use crate::audit::interval::{Fold, Interval, Names, split_at_buckets};
-use crate::timeparse::format_time;
+use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_SECOND, split_at_buckets};
+use crate::timeparse::to_datetime;
 use serde::{Deserialize, Serialize};
 
 /// Sums of one bucket, in ticks (weights) and ticks × fraction (metrics).
@@ -140,7 +140,7 @@ impl TimelineFold {
         let buckets: Vec<TimelineBucket> =
             (0..self.sums.len()).map(|i| self.bucket_of(i)).collect();
         Timeline {
-            bucket_seconds: self.bucket as f64 / 1000.0,
+            bucket_seconds: self.bucket as f64 / TICKS_PER_SECOND as f64,
             unobserved_buckets: self.sums.iter().filter(|s| s.observed == 0).count(),
             buckets,
         }
@@ -158,7 +158,7 @@ impl TimelineFold {
         let idle_held = self.seen.device_util.then(|| gpus(s.idle_held));
         let unallocated = gpus(s.unallocated);
         TimelineBucket {
-            start: format_time((self.first + i as i64) * self.bucket),
+            start: to_datetime((self.first + i as i64) * self.bucket),
             observed: gpus(s.observed),
             held: gpus(s.held),
             active: metric(self.seen.device_util, s.active, s.active_known),
@@ -225,8 +225,9 @@ pub struct Timeline {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TimelineBucket {
-    /// RFC 3339 start of the bucket (epoch-aligned; the window may start later)
-    pub start: String,
+    /// start of the bucket (epoch-aligned; the window may start later), RFC 3339
+    #[serde(with = "crate::timeparse::rfc3339_serde")]
+    pub start: chrono::DateTime<chrono::Utc>,
     pub observed: f64,
     pub held: f64,
     /// Σ w·device_util over held samples; null when not measured
@@ -244,6 +245,7 @@ pub struct TimelineBucket {
 mod tests {
     use super::super::testkit::{H, TestNames, free, held};
     use super::*;
+    const MINUTE: i64 = crate::audit::interval::TICKS_PER_MINUTE;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
@@ -263,7 +265,7 @@ mod tests {
         assert_eq!(t.buckets.len(), 2);
         assert_eq!(t.unobserved_buckets, 0);
         let b0 = &t.buckets[0];
-        assert_eq!(b0.start, "1970-01-01T00:00:00Z");
+        assert_eq!(b0.start, crate::timeparse::utc("1970-01-01T00:00:00Z"));
         // half an hour held in a 1h bucket: 0.5 GPUs held, 0.3 active
         assert!(close(b0.observed, 1.5));
         assert!(close(b0.held, 0.5));
@@ -289,7 +291,10 @@ mod tests {
         assert_eq!(t.unobserved_buckets, 2);
         assert_eq!(t.buckets[0].observed, 0.0);
         assert_eq!(t.buckets[0].active, None);
-        assert_eq!(t.buckets[1].start, "1970-01-01T01:00:00Z");
+        assert_eq!(
+            t.buckets[1].start,
+            crate::timeparse::utc("1970-01-01T01:00:00Z")
+        );
         // the idle hour: 1 GPU held, idle, spare
         assert_eq!(t.buckets[2].idle_held, Some(1.0));
         assert_eq!(t.buckets[2].spare, Some(1.0));
@@ -331,8 +336,8 @@ mod tests {
     #[test]
     fn merged_shards_equal_one_fold() {
         let ivs = [
-            held(0, 0, 0, 90 * 60_000, Some(0.25)),
-            free(1, 1, 30 * 60_000, H),
+            held(0, 0, 0, 90 * MINUTE, Some(0.25)),
+            free(1, 1, 30 * MINUTE, H),
         ];
         let mut one = TimelineFold::new(H, 0, 2 * H);
         ivs.iter().for_each(|iv| one.add(iv));

@@ -2,7 +2,7 @@
 //! GPU with the same job and no gap beyond max gap between them.
 use crate::audit::interval::{Fold, Interval, Names};
 use crate::audit::model::IdleEpisode;
-use crate::timeparse::format_time;
+use crate::timeparse::to_datetime;
 
 struct Episode {
     gpu: usize,
@@ -47,8 +47,8 @@ impl EpisodesFold {
                 job: name(e.job),
                 user: name(e.user),
                 team: name(e.team),
-                start: format_time(e.start),
-                end: format_time(e.end),
+                start: to_datetime(e.start),
+                end: to_datetime(e.end),
                 hours: e.weight as f64 / crate::audit::interval::TICKS_PER_HOUR,
                 usd: e.usd,
             })
@@ -123,7 +123,7 @@ mod tests {
         }
     }
 
-    const MIN: i64 = 60_000;
+    const MIN: i64 = crate::audit::interval::TICKS_PER_MINUTE;
 
     fn idle(start_min: i64, job: u32, gap_after: bool) -> Interval {
         Interval {
@@ -152,7 +152,7 @@ mod tests {
         }); // busy: closes the third
         f.end_gpu(0);
         let mut e = f.episodes(&Labels, 0);
-        e.sort_by(|a, b| a.start.cmp(&b.start));
+        e.sort_by_key(|e| e.start);
         let hours: Vec<f64> = e.iter().map(|e| e.hours).collect();
         assert_eq!(hours.len(), 3);
         assert!((hours[0] - 1.0 / 3.0).abs() < 1e-12);

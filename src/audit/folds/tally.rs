@@ -57,13 +57,14 @@ mod tests {
             ..Interval::default()
         };
         let mut a = TallyFold::new(Basis::Active);
-        a.add(&iv(1_000, 3_600_000, true));
+        const H: i64 = crate::audit::interval::TICKS_PER_HOUR as i64;
+        a.add(&iv(1_000, H, true));
         let mut b = TallyFold::new(Basis::Active);
-        b.add(&iv(0, 1_800_000, false));
+        b.add(&iv(0, H / 2, false));
         a.merge(b);
-        assert_eq!(a.span, Some((0, 3_601_000)));
-        assert_eq!(a.total.observed_us, 5_400_000);
-        assert_eq!(a.total.held_us, 3_600_000);
+        assert_eq!(a.span, Some((0, H + 1_000)));
+        assert_eq!(a.total.observed_us, 3 * H / 2);
+        assert_eq!(a.total.held_us, H);
         assert!((a.total.held_h - 1.0).abs() < 1e-12);
     }
 }

@@ -48,7 +48,11 @@ pub fn sections_after_purchase(s: &Sections, width: Option<u16>, top: usize) -> 
     if let Some(j) = jobs::section_of(s) {
         parts.push(jobs::table(&j, top, width));
     }
-    parts.extend(s.notes.iter().map(|n| format!("note: {n}\n")));
+    parts.extend(
+        s.notes
+            .iter()
+            .map(|n| format!("note: {}\n", crate::render::notes::note_text(n))),
+    );
     parts.join("\n")
 }
 
@@ -71,7 +75,8 @@ pub fn markdown(s: &Sections, top: usize) -> String {
         out.push_str(&jobs::markdown(&j, top));
     }
     for n in &s.notes {
-        out.push_str(&format!("\n*Note:* {n}\n"));
+        let text = crate::render::notes::note_text(n);
+        out.push_str(&format!("\n*Note:* {text}\n"));
     }
     out
 }
@@ -142,10 +147,14 @@ mod tests {
             purchase: Some(Purchase {
                 owned: 4,
                 verdict: Verdict::InsufficientData,
-                rule: "too short to decide".to_string(),
+                rule: crate::audit::diagnosis::purchase::PurchaseRule::Text(
+                    "too short to decide".to_string(),
+                ),
                 ..Purchase::default()
             }),
-            notes: vec!["nodes: not computed from a pushdown".to_string()],
+            notes: vec![crate::audit::model::Note::Text(
+                "nodes: not computed from a pushdown".to_string(),
+            )],
             ..Sections::default()
         };
         let text = table(&s, None, 5);

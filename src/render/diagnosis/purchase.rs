@@ -1,7 +1,48 @@
 //! The purchase answer: the paragraph the report prints first, the rule it
 //! applied and the no-queue-data caveat.
 use super::{bucket_noun, gpus};
+use crate::audit::diagnosis::purchase::{MIN_OBSERVED_BUCKETS, MIN_WINDOW_HOURS, PurchaseRule};
 use crate::audit::diagnosis::{Purchase, Verdict};
+use serde::{Serialize, Serializer};
+
+/// The rule in words: the JSON's `purchase.rule` and the report's "rule:" line.
+pub fn rule_text(rule: &PurchaseRule) -> String {
+    match rule {
+        PurchaseRule::TooShort {
+            observed_buckets,
+            window_hours,
+        } => format!(
+            "too short to decide: {observed_buckets} observed buckets and a {window_hours:.1} h window; {MIN_OBSERVED_BUCKETS} buckets and {MIN_WINDOW_HOURS} h needed"
+        ),
+        PurchaseRule::ActivityUnmeasured => {
+            "device activity not measured: idle held GPUs cannot be counted as spare".to_string()
+        }
+        PurchaseRule::WantFits { spare_p5, want } => format!(
+            "spare_p5 ({spare_p5}) >= want ({want}): the request fits in GPUs that did nothing in 95% of the buckets"
+        ),
+        PurchaseRule::WantUncovered {
+            spare_p5,
+            want,
+            uncovered,
+        } => format!(
+            "spare_p5 ({spare_p5}) < want ({want}): {uncovered} GPUs are not covered by idle capacity"
+        ),
+        PurchaseRule::ShareSpare { spare_p5, floor } => {
+            format!("spare_p5 ({spare_p5}) >= 10% of owned ({floor}): no --want given")
+        }
+        PurchaseRule::ShareShort { spare_p5, floor } => format!(
+            "spare_p5 ({spare_p5}) < 10% of owned ({floor}): at most {spare_p5} GPUs were spare in 95% of the buckets"
+        ),
+        PurchaseRule::Text(text) => text.clone(),
+    }
+}
+
+/// `purchase.rule` in the JSON is the rule's text, as before it was typed.
+impl Serialize for PurchaseRule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&rule_text(self))
+    }
+}
 
 /// How the deepest layer reads in the sentence.
 fn basis_words(basis: &str) -> String {
@@ -17,7 +58,7 @@ fn verdict_sentence(p: &Purchase, unit: &str) -> String {
     let spare = gpus(p.spare_p5);
     match (p.verdict, p.want) {
         (Verdict::InsufficientData, _) => {
-            format!("Verdict: insufficient data — {}.", p.rule)
+            format!("Verdict: insufficient data — {}.", rule_text(&p.rule))
         }
         (Verdict::ReclaimFirst, Some(n)) => format!(
             "Verdict: reclaim first — the {n} GPUs asked for sat unallocated or idle in 95% of {unit}."
@@ -72,7 +113,7 @@ pub fn table(p: &Purchase, bucket_seconds: f64) -> String {
     format!(
         "{}\nrule: {}\nnote: {}\n",
         paragraph(p, bucket_seconds),
-        p.rule,
+        rule_text(&p.rule),
         p.caveat
     )
 }
@@ -81,7 +122,7 @@ pub fn markdown(p: &Purchase, bucket_seconds: f64) -> String {
     format!(
         "\n### Do we need more GPUs?\n\n{}\n\n*Rule:* {}  \n*Note:* {}\n",
         paragraph(p, bucket_seconds),
-        p.rule,
+        rule_text(&p.rule),
         p.caveat
     )
 }
@@ -102,7 +143,7 @@ mod tests {
             output_basis: Some("tensor_active".to_string()),
             want: Some(64),
             verdict: Verdict::ReclaimFirst,
-            rule: "spare_p5 (212) >= want (64)".to_string(),
+            rule: PurchaseRule::Text("spare_p5 (212) >= want (64)".to_string()),
             uncovered_gpus: None,
             observed_buckets: 336,
             caveat: NO_QUEUE_CAVEAT.to_string(),
@@ -143,7 +184,7 @@ mod tests {
         assert!(text.ends_with("Verdict: saturated — at most 20 GPUs were spare in 95% of 15 min buckets; 44 of the 64 asked for are not covered by idle capacity."), "{text}");
         let short = Purchase {
             verdict: Verdict::InsufficientData,
-            rule: "too short to decide: 3 observed buckets".to_string(),
+            rule: PurchaseRule::Text("too short to decide: 3 observed buckets".to_string()),
             want: None,
             ..meeting()
         };
@@ -157,5 +198,27 @@ mod tests {
             ..meeting()
         };
         assert!(paragraph(&none, 86_400.0).contains("reclaim first — 212 GPUs, at least 10% of those observed, sat unallocated or idle in 95% of days."));
+    }
+
+    #[test]
+    fn the_rule_is_written_as_its_text_and_read_back_as_text() -> anyhow::Result<()> {
+        let rule = PurchaseRule::WantUncovered {
+            spare_p5: 20.0,
+            want: 64,
+            uncovered: 44.0,
+        };
+        let text = "spare_p5 (20) < want (64): 44 GPUs are not covered by idle capacity";
+        assert_eq!(rule_text(&rule), text);
+        assert_eq!(serde_json::to_string(&rule)?, format!("\"{text}\""));
+        let back: PurchaseRule = serde_json::from_str(&format!("\"{text}\""))?;
+        assert_eq!(back, PurchaseRule::Text(text.to_string()));
+        assert_eq!(
+            rule_text(&PurchaseRule::TooShort {
+                observed_buckets: 23,
+                window_hours: 22.84
+            }),
+            "too short to decide: 23 observed buckets and a 22.8 h window; 24 buckets and 24 h needed"
+        );
+        Ok(())
     }
 }

@@ -115,7 +115,7 @@ pub fn csv(t: &Timeline) -> String {
     );
     for b in &t.buckets {
         let cells = [
-            b.start.clone(),
+            crate::timeparse::rfc3339(&b.start),
             b.observed.to_string(),
             b.held.to_string(),
             num(b.active),
@@ -137,7 +137,7 @@ mod tests {
 
     fn bucket(observed: f64, held: f64, active: Option<f64>) -> TimelineBucket {
         TimelineBucket {
-            start: "2026-07-06T00:00:00Z".to_string(),
+            start: crate::timeparse::utc("2026-07-06T00:00:00Z"),
             observed,
             held,
             active,

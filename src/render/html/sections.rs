@@ -477,8 +477,8 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
         "window (UTC)",
         format!(
             "{} → {} ({} h){}",
-            r.window.start,
-            r.window.end,
+            crate::timeparse::rfc3339(&r.window.start),
+            crate::timeparse::rfc3339(&r.window.end),
             hours(r.window.hours),
             if r.window.snapshot {
                 ", a snapshot: GPU-hours read as GPUs, dollars per hour"
@@ -518,10 +518,10 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
     );
     row("rows dropped (no GPU id)", q.rows_dropped.to_string());
     for n in &q.notes {
-        row("note", n.clone());
+        row("note", crate::render::notes::note_text(n));
     }
     for w in &q.warnings {
-        row("warning", w.clone());
+        row("warning", crate::render::notes::warning_text(w));
     }
     out.push_str("</tbody></table>\n</section>\n");
 }

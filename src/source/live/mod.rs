@@ -155,19 +155,19 @@ pub struct ScanData {
 
 impl ScanData {
     /// Warnings a person must see: each GPU whose samples stopped.
-    pub fn warnings(&self) -> Vec<String> {
+    pub fn warnings(&self) -> Vec<crate::audit::model::Warning> {
         self.dropped
             .iter()
             .map(|(u, (tick, err))| {
                 let unit = &self.units[*u];
-                let missing = self.ticks - tick;
-                format!(
-                    "GPU {} ({}) failed at tick {} of {}: {err}; its remaining {missing} samples are missing",
-                    unit.label,
-                    unit.uuid.as_deref().unwrap_or("no uuid"),
-                    tick + 1,
-                    self.ticks
-                )
+                crate::audit::model::Warning::GpuFailed {
+                    gpu: unit.label.clone(),
+                    uuid: unit.uuid.clone(),
+                    tick: tick + 1,
+                    ticks: self.ticks,
+                    missing: self.ticks - tick,
+                    error: err.clone(),
+                }
             })
             .collect()
     }
@@ -419,7 +419,8 @@ mod tests {
         assert_eq!(data.rows.iter().filter(|r| r.unit == 0).count(), 4);
         assert_eq!(data.rows.iter().filter(|r| r.unit == 1).count(), 2);
         assert_eq!(data.dropped.get(&1).map(|d| d.0), Some(2));
-        assert!(data.warnings()[0].contains("GPU 1 (GPU-1) failed at tick 3 of 4"));
+        let text = crate::render::notes::warning_text(&data.warnings()[0]);
+        assert!(text.contains("GPU 1 (GPU-1) failed at tick 3 of 4"));
         assert_eq!(data.unsupported[&0]["sm_active"], "no GPM");
 
         let df = to_frame(&data, 1 << 30)?;
@@ -497,7 +498,8 @@ mod tests {
         assert_eq!(data.rows.iter().filter(|r| r.unit == 0).count(), 5);
         // unit 1 is lost at its third read: 2 samples, 3 missing
         assert!(
-            data.warnings()[0].contains("failed at tick 3 of 5"),
+            crate::render::notes::warning_text(&data.warnings()[0])
+                .contains("failed at tick 3 of 5"),
             "{:?}",
             data.warnings()
         );

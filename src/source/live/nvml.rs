@@ -23,26 +23,31 @@ const INIT_TRIES: u32 = 3;
 const INIT_RETRY_WAIT: Duration = Duration::from_millis(500);
 
 /// Load and initialise NVML: `lib` when given, else the driver's libnvidia-ml.so.1.
-pub fn open(lib: Option<&Path>) -> Result<Nvml> {
-    let mut builder = Nvml::builder();
-    if let Some(p) = lib {
-        builder.lib_path(p.as_os_str());
-    }
+/// nvmlInit runs on its own thread: a driver wedged in its start-up (a GPU
+/// falling off the bus mid-probe) would otherwise hang the scan before its first
+/// sample. Each try gets `call_timeout`, as every later driver call does.
+/// Leaked: a reader stuck in a hung driver call may outlive the scan, so NVML
+/// stays initialised until the process exits.
+pub fn open(lib: Option<&Path>, call_timeout: Duration) -> Result<&'static Nvml> {
     let shown = lib
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "libnvidia-ml.so.1".to_string());
-    // A driver being restarted (modules reloading, persistence daemon coming up)
-    // answers DRIVER_NOT_LOADED or UNKNOWN for a moment: a few tries before giving up.
-    let mut result = builder.init();
-    for _ in 1..INIT_TRIES {
-        if !matches!(result, Err(NvmlError::DriverNotLoaded | NvmlError::Unknown)) {
-            break;
-        }
-        std::thread::sleep(INIT_RETRY_WAIT);
-        result = builder.init();
-    }
+    let owned = lib.map(Path::to_path_buf);
+    let (send, answer) = channel();
+    std::thread::spawn(move || {
+        // The receiver may have given up: nothing to tell then.
+        let _ = send.send(init_with_tries(owned.as_deref()));
+    });
+    let patience = call_timeout * INIT_TRIES + INIT_RETRY_WAIT * (INIT_TRIES - 1);
+    let result = match answer.recv_timeout(patience) {
+        Ok(result) => result,
+        Err(_) => bail!(
+            "NVML ({shown}) did not finish initialising within {:.1} s (a hung driver; --nvml-timeout sets the wait per try)",
+            patience.as_secs_f64()
+        ),
+    };
     match result {
-        Ok(nvml) => Ok(nvml),
+        Ok(nvml) => Ok(Box::leak(Box::new(nvml))),
         Err(NvmlError::LibloadingError(e)) => Err(anyhow!("{NVML_NOT_FOUND} [{shown}: {e}]")),
         Err(NvmlError::DriverNotLoaded) => {
             bail!(
@@ -54,6 +59,24 @@ pub fn open(lib: Option<&Path>) -> Result<Nvml> {
         }
         Err(e) => bail!("NVML ({shown}) failed to initialise: {e}"),
     }
+}
+
+/// nvmlInit, tried again while a restarting driver (modules reloading, the
+/// persistence daemon coming up) answers DRIVER_NOT_LOADED or UNKNOWN.
+fn init_with_tries(lib: Option<&Path>) -> Result<Nvml, NvmlError> {
+    let mut builder = Nvml::builder();
+    if let Some(p) = lib {
+        builder.lib_path(p.as_os_str());
+    }
+    let mut result = builder.init();
+    for _ in 1..INIT_TRIES {
+        if !matches!(result, Err(NvmlError::DriverNotLoaded | NvmlError::Unknown)) {
+            break;
+        }
+        std::thread::sleep(INIT_RETRY_WAIT);
+        result = builder.init();
+    }
+    result
 }
 
 /// What one unit needs between ticks.

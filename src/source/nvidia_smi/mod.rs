@@ -3,6 +3,7 @@
 //! `nvidia-smi dmon` output.
 use super::filetime::fallback_time;
 use super::{InputFormat, ReadOptions, from_frame};
+use crate::audit::model::{Note, UntimedRows};
 use crate::samples::{
     Quality, SampleTable, col, is_missing_marker, parse_number_text, resolve_columns,
 };
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 pub mod xml;
 
-const DEFAULT_ALIGN_US: i64 = 5_000;
+const DEFAULT_ALIGN_US: i64 = 5 * crate::timeparse::US_PER_SECOND;
 const MIB: f64 = 1_048_576.0;
 
 /// A CSV log split into header and rows (1-based line numbers kept for errors).
@@ -256,7 +257,7 @@ fn fallback_log_time(
             "{name}: several rows per GPU but no timestamp column: add timestamp to --query-gpu (a log without one cannot be placed in time)"
         );
     }
-    let (t, note) = fallback_time(name, path, opts.at, "samples")?;
+    let (t, note) = fallback_time(name, path, opts.at, UntimedRows::Samples { count: None })?;
     quality.notes.push(note);
     Ok(t)
 }
@@ -308,9 +309,9 @@ fn gpu_table(
         |row: usize| gpu_index.map_or_else(|| "0".to_string(), |i| log.rows[row].1[i].clone());
     if gpu_index.is_none() {
         refuse_several_gpus(name, log, times.as_deref())?;
-        quality.notes.push(format!(
-            "{name}: no GPU id column (index, uuid): read as one GPU, '0'"
-        ));
+        quality.notes.push(Note::NoGpuColumn {
+            file: name.to_string(),
+        });
         cols.push(Column::new(col::GPU.into(), vec!["0"; n]));
     } else if !has(col::GPU) {
         cols.push(Column::new(
@@ -328,10 +329,10 @@ fn gpu_table(
     };
     if let Some((apps, app_names)) = apps {
         let (held, jobs) = join_apps(name, log, &times, apps, opts.align_us)?;
-        quality.notes.push(format!(
-            "{name}: held from the processes in {}",
-            app_names.join(", ")
-        ));
+        quality.notes.push(Note::HeldFromApps {
+            file: name.to_string(),
+            apps: app_names.to_vec(),
+        });
         cols.retain(|c| !matches!(c.name().as_str(), "held" | "job"));
         cols.push(Column::new(col::HELD.into(), held));
         cols.push(Column::new(col::JOB.into(), jobs));
@@ -452,7 +453,7 @@ fn dmon_times(
             .map(|(no, f)| {
                 let text = format!("{} {}", f[d], f[t]);
                 NaiveDateTime::parse_from_str(&text, "%Y%m%d %H:%M:%S")
-                    .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis())
+                    .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_micros())
                     .map_err(|_| {
                         anyhow!("{name}:{no}: '{text}' is not a dmon date and time (expected YYYYMMDD HH:MM:SS)")
                     })
@@ -460,10 +461,8 @@ fn dmon_times(
             .collect::<Result<_>>()?,
         _ => {
             // No -o DT: samples 1 s apart (dmon's default delay), the last at the fallback time.
-            let (end, note) = fallback_time(name, path, opts.at, "dmon samples")?;
-            quality
-                .notes
-                .push(format!("{note}; taken 1 s apart (dmon's default -d 1)"));
+            let (end, note) = fallback_time(name, path, opts.at, UntimedRows::DmonSamples)?;
+            quality.notes.push(note);
             let mut count: BTreeMap<&str, i64> = BTreeMap::new();
             for (_, f) in rows {
                 *count.entry(f[gpu].as_str()).or_default() += 1;
@@ -473,7 +472,7 @@ fn dmon_times(
                 .map(|(_, f)| {
                     let k = seen.entry(f[gpu].as_str()).or_default();
                     let total = count.get(f[gpu].as_str()).copied().unwrap_or(1);
-                    let t = end - (total - 1 - *k) * 1000;
+                    let t = end - (total - 1 - *k) * crate::timeparse::US_PER_SECOND;
                     *k += 1;
                     t
                 })

@@ -1,5 +1,6 @@
 //! `nvidia-smi -q -x` snapshots (one document, or several appended by `-l`):
 //! utilization, memory, power, MIG mode and the processes that hold each GPU.
+use crate::audit::model::{Note, UntimedRows, Warning};
 use crate::samples::{Quality, SampleTable, col, is_missing_marker, parse_number_text};
 use crate::source::filetime::fallback_time;
 use crate::source::{ReadOptions, from_frame};
@@ -43,7 +44,7 @@ fn parse_snapshot_time(text: &str) -> Option<EpochUs> {
     let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     NaiveDateTime::parse_from_str(&squeezed, "%a %b %d %H:%M:%S %Y")
         .ok()
-        .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_millis())
+        .map(|ndt| Utc.from_utc_datetime(&ndt).timestamp_micros())
 }
 
 #[derive(Default)]
@@ -196,25 +197,25 @@ fn describe_reading(
     quality: &mut Quality,
 ) {
     if by_pci {
-        quality.warnings.push(format!(
-            "{name}: GPU UUIDs repeat (masked?): GPUs told apart by PCI bus id"
-        ));
+        quality.warnings.push(Warning::UuidsRepeat {
+            file: name.to_string(),
+        });
     }
     if busy_unheld > 0 {
-        quality.warnings.push(format!(
-            "{name}: {} GPU(s) show activity but list no compute process (hidden by a container's PID namespace?): counted as not held",
-            busy_unheld
-        ));
+        quality.warnings.push(Warning::BusyWithoutProcess {
+            file: name.to_string(),
+            gpus: busy_unheld,
+        });
     }
     if mig_gpus > 0 {
-        quality.notes.push(format!(
-            "{name}: MIG enabled on {} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)",
-            mig_gpus
-        ));
+        quality.notes.push(Note::MigNoActivity {
+            file: name.to_string(),
+            gpus: mig_gpus,
+        });
     }
-    quality.notes.push(format!(
-        "{name}: held when a compute process runs on the GPU (<processes>)"
-    ));
+    quality.notes.push(Note::HeldFromProcesses {
+        file: name.to_string(),
+    });
 }
 
 pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
@@ -234,7 +235,7 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
             None => match fallback {
                 Some(t) => t,
                 None => {
-                    let (t, note) = fallback_time(name, path, opts.at, "snapshots")?;
+                    let (t, note) = fallback_time(name, path, opts.at, UntimedRows::Snapshots)?;
                     quality.notes.push(note);
                     fallback = Some(t);
                     t

@@ -322,7 +322,7 @@ impl Client {
         })
     }
 
-    /// `/api/v1/query_range` (times in epoch ms; the server returns points at start + k*step <= end).
+    /// `/api/v1/query_range` (times in epoch µs; the server returns points at start + k*step <= end).
     pub fn query_range(
         &mut self,
         query: &str,
@@ -478,12 +478,16 @@ fn read_body(resp: ureq::Response) -> std::io::Result<String> {
     Ok(body)
 }
 
-/// Epoch ms as the API's seconds ("1751760000.5").
-pub fn secs(ms: i64) -> String {
-    if ms % 1000 == 0 {
-        format!("{}", ms / 1000)
+/// Epoch µs as the API's seconds ("1751760000.5"): whole seconds bare, else
+/// 3 digits, or 6 where the microseconds need them.
+pub fn secs(us: i64) -> String {
+    let (whole, frac) = (us.div_euclid(1_000_000), us.rem_euclid(1_000_000));
+    if frac == 0 {
+        format!("{whole}")
+    } else if frac % 1_000 == 0 {
+        format!("{whole}.{:03}", frac / 1_000)
     } else {
-        format!("{}.{:03}", ms.div_euclid(1000), ms.rem_euclid(1000))
+        format!("{whole}.{frac:06}")
     }
 }
 
@@ -542,7 +546,8 @@ mod tests {
 
     #[test]
     fn api_seconds() {
-        assert_eq!(secs(1_751_760_000_000), "1751760000");
-        assert_eq!(secs(1_751_760_000_500), "1751760000.500");
+        assert_eq!(secs(1_751_760_000_000_000), "1751760000");
+        assert_eq!(secs(1_751_760_000_500_000), "1751760000.500");
+        assert_eq!(secs(1_751_760_000_000_250), "1751760000.000250");
     }
 }

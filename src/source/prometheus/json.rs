@@ -8,7 +8,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// One series of a response: its labels (`__name__` included when the query
-/// kept it) and its points as (epoch ms, value); NaN = no value.
+/// kept it) and its points as (epoch µs, value); NaN = no value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     pub labels: BTreeMap<String, String>,
@@ -159,7 +159,7 @@ fn to_series(raw: RawSeries, body: &str) -> Result<Series, ResponseError> {
             serde_json::Value::String(s) => s.parse::<f64>().ok(),
             _ => None,
         };
-        let ms = secs
+        let us = secs
             .and_then(epoch_number_to_us)
             .ok_or_else(|| ResponseError {
                 line: line_of(body, &t.to_string()),
@@ -170,7 +170,7 @@ fn to_series(raw: RawSeries, body: &str) -> Result<Series, ResponseError> {
             line: line_of(body, &format!("\"{v}\"")),
             message: format!("'{v}' is not a sample value (expected a number as a string)"),
         })?;
-        points.push((ms, value));
+        points.push((us, value));
     }
     Ok(Series {
         labels: raw.metric,
@@ -220,7 +220,7 @@ mod tests {
         let v = r#"{"status":"success","data":{"resultType":"vector","result":[
             {"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0"},"value":[1771529464.57,"7"]}]}}"#;
         let r = parse_response(v)?;
-        assert_eq!(r.series[0].points, vec![(1_771_529_464_570, 7.0)]);
+        assert_eq!(r.series[0].points, vec![(1_771_529_464_570_000, 7.0)]);
         let m = r#"{"status":"success","data":{"resultType":"matrix","result":[
             {"metric":{"gpu":"0"},"values":[[1771529400,"1"],[1771529430,"NaN"]]}]}}"#;
         let r = parse_response(m)?;

@@ -5,9 +5,10 @@
 use super::http::Client;
 use super::json::to_samples;
 use super::{HOST_LABELS, LabelOptions, PromSample, pivot};
+use crate::audit::model::{Note, PromQuery, Warning};
 use crate::samples::{Quality, SampleTable};
 use crate::source::{ReadOptions, from_frame};
-use crate::timeparse::{format_duration_us, format_time};
+use crate::timeparse::format_time;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
@@ -56,6 +57,12 @@ const KEEP_LABELS: &[&str] = &[
     "hpc_job",
 ];
 
+/// Ticks (µs) as a PromQL duration in milliseconds, the finest unit PromQL
+/// has (a step is a whole number of ms, and `until` is floored to one).
+pub fn promql_millis(us: i64) -> i64 {
+    us.div_euclid(1_000)
+}
+
 /// What to fetch: the server, the window [since, until) and how finely.
 #[derive(Debug, Clone)]
 pub struct LiveQuery {
@@ -80,6 +87,10 @@ impl LiveQuery {
         if step_us <= 0 {
             bail!("--step must be positive");
         }
+        if step_us % 1_000 != 0 {
+            bail!("--step must be a whole number of milliseconds (PromQL's finest unit)");
+        }
+        let until_us = until_us - until_us.rem_euclid(1_000);
         let since_us = since_us.div_euclid(step_us) * step_us
             + if since_us.rem_euclid(step_us) > 0 {
                 step_us
@@ -129,17 +140,18 @@ impl LiveQuery {
         format!(
             "last_over_time({}[{}ms])",
             self.selector(&[metric], extra),
-            self.step_us - 1
+            promql_millis(self.step_us) - 1
         )
     }
 
-    pub fn describe(&self, base: &str) -> String {
-        format!(
-            "{base} from {} to {} every {}",
-            format_time(self.since_us),
-            format_time(self.until_us),
-            format_duration_us(self.step_us)
-        )
+    /// The query as a note names it: server, window, step.
+    pub fn query_of(&self, base: &str) -> PromQuery {
+        PromQuery {
+            base: base.to_string(),
+            since_us: self.since_us,
+            until_us: self.until_us,
+            step_us: self.step_us,
+        }
     }
 }
 
@@ -276,7 +288,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
 
     let bar = progress(opts.quiet, (batches.len() * chunks.len()) as u64);
     let mut tables = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes: Vec<Note> = Vec::new();
     let mut quality = Quality::default();
     let mut points = 0u64;
     for (i, extra) in batches.iter().enumerate() {
@@ -313,15 +325,16 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     let mut table = SampleTable::concat(tables)?;
     table.quality.notes = notes;
     table.quality.warnings.extend(quality.warnings);
-    table.quality.notes.push(format!(
-        "pulled {points} points in {} requests from {}; each point is the latest sample within the step before it (last_over_time), so a series that stops is not repeated for Prometheus's lookback",
-        client.requests,
-        q.describe(client.base())
-    ));
+    table.quality.notes.push(Note::PrometheusPulled {
+        points,
+        requests: client.requests,
+        query: q.query_of(client.base()),
+    });
     for w in &client.warnings {
-        table.quality.warnings.push(format!(
-            "Prometheus warned (the answer may be partial): {w}"
-        ));
+        table
+            .quality
+            .warnings
+            .push(Warning::PrometheusWarned { text: w.clone() });
     }
     table.sources = vec![client.base().to_string()];
     Ok(table)
@@ -332,7 +345,7 @@ fn chunk_table(
     samples: Vec<PromSample>,
     label_opts: &LabelOptions,
     opts: &ReadOptions,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
     quality: &mut Quality,
 ) -> Result<Option<SampleTable>> {
     if samples.is_empty() {
@@ -348,12 +361,8 @@ fn chunk_table(
         return Ok(None);
     }
     for n in q.notes.drain(..) {
-        // "job from ...: a, b, c" differs per chunk in its examples: one per kind.
-        let kind = n.split(':').next().unwrap_or(&n).to_string();
-        if !notes
-            .iter()
-            .any(|m| m.split(':').next() == Some(kind.as_str()))
-        {
+        // owner notes differ per chunk in their examples: one per kind
+        if !notes.iter().any(|m| m.same_kind(&n)) {
             notes.push(n);
         }
     }

@@ -3,8 +3,8 @@
 //! with the workload's labels (never the scrape target's) as job and team.
 use super::filetime::fallback_time;
 use super::{InputFormat, ReadOptions, from_frame};
+use crate::audit::model::{Note, OwnerSource, UntimedRows, Warning};
 use crate::samples::{Quality, SampleTable, col};
-use crate::timeparse::format_duration_us;
 use anyhow::{Context, Result, anyhow, bail};
 use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -38,7 +38,7 @@ pub struct LabelOptions {
     pub align_us: Option<i64>,
 }
 
-const DEFAULT_ALIGN_US: i64 = 5_000;
+const DEFAULT_ALIGN_US: i64 = 5 * crate::timeparse::US_PER_SECOND;
 pub const HOST_LABELS: &[&str] = &[
     "Hostname",
     "hostname",
@@ -77,16 +77,6 @@ fn is_exporter_pod(pod: &str, container: Option<&str>) -> bool {
         s.contains("dcgm-exporter") || s.contains("dcgm_exporter")
     };
     looks(pod) || container.is_some_and(looks)
-}
-
-/// Where a series' owner came from, for the report's notes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum OwnerSource {
-    Label,
-    ExportedPod,
-    Pod,
-    HpcJob,
-    ExporterPodIgnored,
 }
 
 struct Owner {
@@ -222,11 +212,10 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
     let metrics = by.metrics.clone();
     let wide = aligned(by, align);
     if wide.widest_merge > 0 {
-        quality.notes.push(format!(
-            "metrics of one GPU stamped up to {} apart were aligned into one sample (--align {})",
-            format_duration_us(wide.widest_merge),
-            format_duration_us(align)
-        ));
+        quality.notes.push(Note::MetricsAligned {
+            widest_us: wide.widest_merge,
+            align_us: align,
+        });
     }
     Ok((frame_of(&metrics, wide)?, quality))
 }
@@ -306,11 +295,11 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
     if !without_gpu.is_empty() {
         let n: u64 = without_gpu.values().sum();
         let names: Vec<&str> = without_gpu.keys().take(5).map(String::as_str).collect();
-        quality.warnings.push(format!(
-            "{n} samples without a GPU label (UUID or gpu) skipped: {}{}",
-            names.join(", "),
-            if without_gpu.len() > 5 { ", …" } else { "" }
-        ));
+        quality.warnings.push(Warning::NoGpuLabel {
+            samples: n,
+            examples: names.iter().map(|s| s.to_string()).collect(),
+            count: without_gpu.len(),
+        });
     }
     owner_notes(&owner_sources, opts, quality);
 
@@ -443,29 +432,15 @@ fn owner_notes(
     opts: &LabelOptions,
     quality: &mut Quality,
 ) {
-    let list = |set: &BTreeSet<String>| {
-        let v: Vec<&str> = set.iter().take(3).map(String::as_str).collect();
-        format!("{}{}", v.join(", "), if set.len() > 3 { ", …" } else { "" })
-    };
-    for (src, names) in sources {
-        let text = match src {
-            OwnerSource::Label => format!(
-                "job from label '{}': {}",
-                opts.job_label.as_deref().unwrap_or_default(),
-                list(names)
-            ),
-            OwnerSource::ExportedPod => format!(
-                "job from the workload's pod (label exported_pod): {}",
-                list(names)
-            ),
-            OwnerSource::Pod => format!("job from the workload's pod (label pod): {}", list(names)),
-            OwnerSource::HpcJob => format!("job from label hpc_job: {}", list(names)),
-            OwnerSource::ExporterPodIgnored => format!(
-                "pod labels naming the scrape target (the exporter's own pod: {}) were not taken as a workload",
-                list(names)
-            ),
-        };
-        quality.notes.push(text);
+    // the first three names of each kind stand for all of them
+    for (from, names) in sources {
+        quality.notes.push(Note::OwnerFrom {
+            from: *from,
+            label: (*from == OwnerSource::Label)
+                .then(|| opts.job_label.clone().unwrap_or_default()),
+            examples: names.iter().take(3).cloned().collect(),
+            count: names.len(),
+        });
     }
 }
 
@@ -490,9 +465,11 @@ pub fn read_files(
                     .unwrap_or_else(|| name.clone());
                 let (samples, unnamed) = json::to_samples(response, &stem);
                 if unnamed > 0 {
-                    notes.push(format!(
-                        "{name}: {unnamed} series without a metric name (a function dropped __name__) are named '{stem}' (map it with --map {stem}=CANONICAL)"
-                    ));
+                    notes.push(Note::UnnamedSeries {
+                        file: name.clone(),
+                        count: unnamed,
+                        named: stem,
+                    });
                 }
                 all.extend(samples);
             }
@@ -500,8 +477,14 @@ pub fn read_files(
                 let mut samples = text::parse_exposition(&text, name)?;
                 let untimed = samples.iter().filter(|s| s.time_us.is_none()).count();
                 if untimed > 0 {
-                    let (t, note) =
-                        fallback_time(name, path, opts.at, &format!("{untimed} samples"))?;
+                    let (t, note) = fallback_time(
+                        name,
+                        path,
+                        opts.at,
+                        UntimedRows::Samples {
+                            count: Some(untimed),
+                        },
+                    )?;
                     for s in samples.iter_mut().filter(|s| s.time_us.is_none()) {
                         s.time_us = Some(t);
                     }
@@ -559,7 +542,11 @@ mod tests {
         assert_eq!(df.height(), 2);
         assert_eq!(df.column("B")?.f64()?.get(0), Some(2.0));
         assert_eq!(df.column("B")?.f64()?.get(1), None);
-        assert!(q.notes.iter().any(|n| n.contains("aligned")));
+        assert!(
+            q.notes
+                .iter()
+                .any(|n| crate::render::notes::note_text(n).contains("aligned"))
+        );
         Ok(())
     }
 

@@ -222,7 +222,7 @@ mod tests {
         );
         assert_eq!(s[0].labels.get("UUID").map(String::as_str), Some("GPU-1"));
         assert_eq!(s[0].value, 45.0);
-        assert_eq!(s[0].time_us, Some(1_752_480_773_000));
+        assert_eq!(s[0].time_us, Some(1_752_480_773_000_000));
         assert_eq!(s[1].time_us, None);
         Ok(())
     }
@@ -231,7 +231,7 @@ mod tests {
     fn openmetrics_seconds_and_nan() -> Result<()> {
         let s = parse_exposition("a{b=\"c\"} NaN 1752480773.5\n# EOF\n", "f")?;
         assert!(s[0].value.is_nan());
-        assert_eq!(s[0].time_us, Some(1_752_480_773_500));
+        assert_eq!(s[0].time_us, Some(1_752_480_773_500_000));
         Ok(())
     }
 

@@ -4,12 +4,16 @@
 //! side by side go in one range query (one point per bucket); the rest are
 //! instant queries.
 use super::super::http::Client;
-use super::super::live::MAX_POINTS_PER_SERIES;
+use super::super::live::{MAX_POINTS_PER_SERIES, promql_millis};
 use anyhow::Result;
 use std::collections::BTreeMap;
 
-/// One request: evaluation times `first_eval..=last_eval` every `every` ms,
-/// each summing the points in the `range` ms before it (`(t - range, t]`),
+/// A bucket's points are summed at 1 ms before its end: (end - 1 ms - range, end - 1 ms]
+/// holds exactly the step multiples in [start, end).
+const EVAL_BEFORE_END: i64 = 1_000;
+
+/// One request: evaluation times `first_eval..=last_eval` every `every` µs,
+/// each summing the points in the `range` µs before it (`(t - range, t]`),
 /// each point counted `weight` times (1; less for a last point cut by --until).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Batch {
@@ -21,11 +25,12 @@ pub(super) struct Batch {
 }
 
 impl Batch {
-    /// The points in [start, end), evaluated once at end - 1 ms.
+    /// The points in [start, end), evaluated once at end - 1 ms (PromQL's
+    /// finest time: steps are whole milliseconds).
     fn one(start: i64, end: i64, weight: f64) -> Self {
         Batch {
-            first_eval: end - 1,
-            last_eval: end - 1,
+            first_eval: end - EVAL_BEFORE_END,
+            last_eval: end - EVAL_BEFORE_END,
             every: end - start,
             range: end - start,
             weight,
@@ -63,12 +68,12 @@ pub(super) fn batches(
             let joins = out.last_mut().filter(|b| {
                 b.range == bucket
                     && b.weight == 1.0
-                    && b.last_eval + bucket == end - 1
+                    && b.last_eval + bucket == end - EVAL_BEFORE_END
                     && (b.evaluations() + 1) * bucket <= max_len
                     && b.evaluations() < MAX_POINTS_PER_SERIES
             });
             match joins {
-                Some(b) => b.last_eval = end - 1,
+                Some(b) => b.last_eval = end - EVAL_BEFORE_END,
                 None => out.push(Batch::one(start, end, 1.0)),
             }
         } else {
@@ -99,8 +104,9 @@ pub(super) fn run(
 ) -> Result<()> {
     for b in batches {
         let query = format!(
-            "sum by ({outer}) (sum_over_time(({inner})[{}ms:{step}ms]))",
-            b.range
+            "sum by ({outer}) (sum_over_time(({inner})[{}ms:{}ms]))",
+            promql_millis(b.range),
+            promql_millis(step)
         );
         let response = if b.first_eval == b.last_eval {
             client.query(&query, b.first_eval)?
@@ -122,7 +128,7 @@ pub(super) fn run(
 mod tests {
     use super::*;
 
-    const M: i64 = 60_000;
+    const M: i64 = 60_000_000;
 
     /// The points (as multiples of `step`) each batch covers, with its weight.
     fn covered(b: &[Batch], step: i64) -> Vec<(i64, f64)> {
@@ -146,20 +152,20 @@ mod tests {
     fn whole_buckets_share_a_range_query_and_edges_are_instant() {
         // window [5m, 65m30s), 1m step, 15m buckets: 5..15 partial, 15..30,
         // 30..45, 45..60 whole, 60..65 partial, the point at 65m weighs 0.5
-        let b = batches(5 * M, 65 * M + 30_000, M, 15 * M, 1_000);
+        let b = batches(5 * M, 65 * M + 30_000_000, M, 15 * M, 1_000);
         assert_eq!(
             b,
             vec![
                 Batch::one(5 * M, 15 * M, 1.0),
                 Batch {
-                    first_eval: 30 * M - 1,
-                    last_eval: 60 * M - 1,
+                    first_eval: 30 * M - EVAL_BEFORE_END,
+                    last_eval: 60 * M - EVAL_BEFORE_END,
                     every: 15 * M,
                     range: 15 * M,
                     weight: 1.0
                 },
                 Batch::one(60 * M, 65 * M, 1.0),
-                Batch::one(65 * M, 65 * M + 30_000, 0.5),
+                Batch::one(65 * M, 65 * M + 30_000_000, 0.5),
             ]
         );
         // every point once: 5m..=65m
@@ -195,8 +201,8 @@ mod tests {
 
     #[test]
     fn a_single_point_window_and_an_empty_one() {
-        let b = batches(0, 30_000, M, 15 * M, 100);
-        assert_eq!(b, vec![Batch::one(0, 30_000, 0.5)]);
+        let b = batches(0, 30_000_000, M, 15 * M, 100);
+        assert_eq!(b, vec![Batch::one(0, 30_000_000, 0.5)]);
         assert!(batches(M, M, M, 15 * M, 100).is_empty());
     }
 }

@@ -4,7 +4,7 @@
 //! evaluation times as pulled mode); only the sums per group come back.
 //!
 //! Where the answer can differ from the pulled one (also printed in the
-//! report's notes, see [`CAVEAT`]):
+//! report's notes, see `Note::PushdownCaveat`):
 //! - weights: every evaluation point weighs exactly one step. Pulled mode
 //!   weighs a sample by the time to the next one, up to max-gap (3 steps), so
 //!   around a gap longer than the lookback a GPU counts up to 2 steps more
@@ -30,7 +30,7 @@ use super::http::Client;
 use super::live::{LiveQuery, METRICS};
 use super::{GPU_LABELS, HOST_LABELS};
 use crate::audit::assemble::{Parts, assemble};
-use crate::audit::model::{DataQuality, Report, Sources};
+use crate::audit::model::{DataQuality, Note, Report, Sources, Warning};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::timeparse::{US_PER_HOUR, format_time};
@@ -40,7 +40,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod batches;
 mod diagnosis;
 
-pub const CAVEAT: &str = "--pushdown: layers, timeline and leak map computed inside Prometheus (sum_over_time over subqueries, one step per point); they can differ from a pulled report: around gaps (pulled weighs the sample before a gap up to --max-gap, 3 steps; here every point weighs one step, --max-gap is ignored), where series are scraped less often than --step (pulled weighs by each GPU's median step; choose --step = the scrape interval), and observed time counts DCGM_FI_DEV_GPU_UTIL points only; no idle episodes, per-GPU rows, node view or jobs";
+// The caveat note itself: Note::PushdownCaveat (its text in render/notes.rs).
 
 const UTIL: &str = "DCGM_FI_DEV_GPU_UTIL";
 const FB: &str = "DCGM_FI_DEV_FB_USED";
@@ -151,7 +151,7 @@ impl Plan {
         format!(
             "last_over_time({metric}{{{}}}[{}ms])",
             parts.join(", "),
-            self.step_us - 1
+            super::live::promql_millis(self.step_us) - 1
         )
     }
 
@@ -285,14 +285,13 @@ fn timeline_of(
     cfg: &AuditConfig,
     plan: &Plan,
     gpu_count: usize,
-) -> Result<std::result::Result<crate::audit::diagnosis::Timeline, String>> {
+) -> Result<std::result::Result<crate::audit::diagnosis::Timeline, Note>> {
     let bucket = bucket_of(cfg, q);
     if bucket % q.step_us != 0 {
-        return Ok(Err(format!(
-            "timeline, purchase: not computed with --pushdown: the bucket ({}) is not a multiple of --step ({}), so a point's step would straddle two buckets (pulled mode splits it; PromQL sums cannot); pass --bucket as a multiple of --step",
-            crate::timeparse::format_duration_us(bucket),
-            crate::timeparse::format_duration_us(q.step_us)
-        )));
+        return Ok(Err(Note::PushdownBucketNotStepMultiple {
+            bucket_us: bucket,
+            step_us: q.step_us,
+        }));
     }
     let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).max(1);
     let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
@@ -333,11 +332,9 @@ fn sections_of(
     q: &LiveQuery,
     parts: &Parts,
     aggs: &Aggs,
-    timeline: std::result::Result<crate::audit::diagnosis::Timeline, String>,
+    timeline: std::result::Result<crate::audit::diagnosis::Timeline, Note>,
 ) -> crate::audit::diagnosis::Sections {
-    let mut notes = vec![
-        "nodes, jobs: not computed with --pushdown (node-held needs each host's held GPUs per bucket, jobs each job's samples; run without --pushdown)".to_string(),
-    ];
+    let mut notes = vec![Note::NodesJobsNotWithPushdown];
     let window_hours = (q.until_us - q.since_us) as f64 / US_PER_HOUR;
     let (timeline, purchase) = match timeline {
         Ok(t) => {
@@ -550,20 +547,19 @@ fn parts_of(
         Held::Assumed => crate::audit::HeldRule::Assumed.describe(),
     };
     let mut notes = vec![
-        CAVEAT.to_string(),
-        format!(
-            "queried {}; {} requests",
-            q.describe(client.base()),
-            client.requests
-        ),
+        Note::PushdownCaveat,
+        Note::PushdownQueried {
+            query: q.query_of(client.base()),
+            requests: client.requests,
+        },
     ];
     if let Some(b) = &plan.by_label {
-        notes.push(format!("groups from label '{b}'"));
+        notes.push(Note::GroupsFromLabel { label: b.clone() });
     }
     let warnings = client
         .warnings
         .iter()
-        .map(|w| format!("Prometheus warned (the answer may be partial): {w}"))
+        .map(|w| Warning::PrometheusWarned { text: w.clone() })
         .collect();
     let sums = sums_of(aggs, cfg, q.step_us, present.basis());
     Parts {
@@ -599,7 +595,7 @@ fn parts_of(
 /// The tally of one (group, model) sum: each point weighs one step.
 fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
     let h = |n: f64| n * step_us as f64 / US_PER_HOUR;
-    let ms = |n: f64| (n * step_us as f64).round() as i64;
+    let ticks = |n: f64| (n * step_us as f64).round() as i64;
     let p = price.unwrap_or(0.0);
     let (observed_h, held_h) = (h(a.observed), h(a.held));
     let fraction_h = match basis {
@@ -608,10 +604,14 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         Basis::Active | Basis::Useful => h(a.active),
     };
     Tally {
-        observed_us: ms(a.observed),
-        held_us: ms(a.held),
-        idle_held_us: ms(a.idle),
-        unpriced_us: if price.is_none() { ms(a.observed) } else { 0 },
+        observed_us: ticks(a.observed),
+        held_us: ticks(a.held),
+        idle_held_us: ticks(a.idle),
+        unpriced_us: if price.is_none() {
+            ticks(a.observed)
+        } else {
+            0
+        },
         observed_h,
         held_h,
         active_h: Sum::from(h(a.active)),
@@ -710,7 +710,7 @@ mod tests {
             model_label: Some("modelName".into()),
             job_label: None,
             held,
-            step_us: 60_000,
+            step_us: 60_000_000,
             sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
             occ: None,
             tensor: None,

@@ -1,0 +1,297 @@
+//! The one place that chooses how a report is computed and runs source →
+//! audit → Report: a parquet dataset streamed in bounded memory, other files
+//! (or unsorted parquet) in memory, a live Prometheus pulled or summed inside
+//! it (`--pushdown`), or a table sampled live through NVML (`scan`). Its
+//! options are plain structs; `cmd/` turns clap arguments into them once.
+pub(crate) mod progress;
+
+use crate::audit::mfu::DeclaredJobs;
+use crate::audit::model::Report;
+use crate::audit::{AuditConfig, GroupBy};
+use crate::prices::PriceBook;
+use crate::samples::SampleTable;
+use crate::source::prometheus::http::{Auth, Client, ClientOptions};
+use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
+use crate::source::prometheus::pushdown as prometheus_pushdown;
+use crate::source::{Input, InputFormat, ReadOptions};
+use crate::timeparse::{
+    is_relative, parse_cli_time, parse_duration_us, parse_fraction, parse_size_bytes,
+};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What to audit, from where, and how.
+#[derive(Debug, Clone)]
+pub struct ReportRequest {
+    pub origin: Origin,
+    pub read: ReadOptions,
+    pub audit: AuditOptions,
+    /// no progress bars
+    pub quiet: bool,
+}
+
+/// Where the samples come from.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// files, directories, globs or `-`, as the user named them
+    Files(Vec<String>),
+    Prometheus(PrometheusOptions),
+}
+
+/// A live Prometheus and how to query it, as given.
+#[derive(Debug, Clone)]
+pub struct PrometheusOptions {
+    pub url: String,
+    /// the evaluation step (a duration)
+    pub step: String,
+    pub selector: Option<String>,
+    pub hosts_per_query: usize,
+    /// sum inside Prometheus instead of pulling every sample
+    pub pushdown: bool,
+    pub token: Option<String>,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    /// per-request timeout (a duration)
+    pub timeout: String,
+    pub retries: u32,
+}
+
+/// The audit's options as given on the command line (durations, sizes and
+/// times still text): they become an [`AuditConfig`] once the data's end is
+/// known, since a relative --since/--until counts back from it.
+#[derive(Debug, Clone, Default)]
+pub struct AuditOptions {
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub max_gap: Option<String>,
+    pub interval: Option<String>,
+    pub idle_below: String,
+    pub min_idle: String,
+    pub held_mem: String,
+    pub assume_held: bool,
+    pub price: Option<f64>,
+    pub prices: Option<PathBuf>,
+    pub no_builtin_prices: bool,
+    pub by: Option<GroupBy>,
+    pub top: Option<usize>,
+    pub bucket: Option<String>,
+    pub leak_thresholds: Option<PathBuf>,
+    pub want: Option<u32>,
+    /// a jobs file declaring each job's work (MFU, kinds)
+    pub jobs: Option<PathBuf>,
+}
+
+/// The report for a request: the one choice of how it is computed.
+pub fn report(req: &ReportRequest) -> Result<Report> {
+    match &req.origin {
+        Origin::Prometheus(p) => prometheus_report(p, req),
+        Origin::Files(inputs) => {
+            let jobs = declared_jobs(req.audit.jobs.as_deref())?;
+            // Parquet datasets stream through the audit in bounded memory (a jobs file too).
+            if let Some(report) = streamed(inputs, req, jobs.as_ref())? {
+                return Ok(report);
+            }
+            let table = crate::source::load(inputs, &req.read)?;
+            let cfg = audit_config_for(&req.audit, &table)?;
+            crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
+        }
+    }
+}
+
+/// The report of a table sampled live (`scan`); `interval_us` overrides the
+/// weight of a GPU's last sample (a scan's tick, unless --interval was given).
+pub fn sampled_report(
+    table: &SampleTable,
+    opts: &AuditOptions,
+    interval_us: Option<i64>,
+) -> Result<Report> {
+    let mut cfg = audit_config_for(opts, table)?;
+    if let Some(ms) = interval_us {
+        cfg.interval_us = Some(ms);
+    }
+    crate::audit::audit(table, &cfg)
+}
+
+/// The streaming audit of a parquet dataset; None when the inputs are not all
+/// parquet, or their samples are not in time order (then the in-memory path sorts them).
+fn streamed(
+    inputs: &[String],
+    req: &ReportRequest,
+    jobs: Option<&DeclaredJobs>,
+) -> Result<Option<Report>> {
+    let inputs = crate::source::resolve_inputs(inputs)?;
+    let forced_other = req.read.format.is_some_and(|f| f != InputFormat::Parquet);
+    let Some(stream) =
+        crate::source::stream::ParquetStream::open(&inputs, &req.read.maps, forced_other)?
+    else {
+        return Ok(None);
+    };
+    let cfg = audit_config(&req.audit, &|| stream.max_time())?;
+    let bytes = inputs
+        .iter()
+        .filter_map(|(_, i)| match i {
+            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            _ => None,
+        })
+        .sum();
+    // a jobs file: two passes for each job's held time, before the audit's two
+    let passes = if jobs.is_some() { 4 } else { 2 };
+    let progressed = progress::Progressed::new(&stream, req.quiet, bytes, passes);
+    let result = crate::audit::audit_chunks_with_jobs(&progressed, &cfg, jobs);
+    progressed.finish();
+    match result {
+        Ok(r) => Ok(Some(r)),
+        Err(e)
+            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
+                .is_some() =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The default window of a live query: the last 7 days.
+const DEFAULT_SINCE: &str = "7d";
+
+/// A live --since/--until: RFC 3339, a date, `now`, or a span back from NOW
+/// (unlike files, where a span counts back from the end of the data).
+fn live_time(text: &str, now_us: i64) -> Result<i64> {
+    if text.trim().eq_ignore_ascii_case("now") {
+        return Ok(now_us);
+    }
+    parse_cli_time(text, Some(now_us))
+}
+
+fn client(p: &PrometheusOptions) -> Result<Client> {
+    let auth = match (&p.token, &p.user) {
+        (Some(_), Some(_)) => {
+            bail!("give either a bearer token (--prom-token) or basic auth (--prom-user), not both")
+        }
+        (Some(t), None) => Auth::Bearer(t.trim().to_string()),
+        (None, Some(u)) => Auth::Basic {
+            user: u.clone(),
+            password: p.password.clone().unwrap_or_default(),
+        },
+        (None, None) => Auth::None,
+    };
+    let timeout = parse_duration_us(&p.timeout).context("--prom-timeout")?;
+    if timeout <= 0 {
+        bail!("--prom-timeout must be positive");
+    }
+    let opts = ClientOptions {
+        timeout: Duration::from_micros(timeout as u64),
+        retries: p.retries,
+        auth,
+    };
+    Client::new(&p.url, &opts)
+}
+
+/// A live Prometheus: the window from now, then the pulled audit or the pushdown.
+fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Report> {
+    let now = chrono::Utc::now().timestamp_micros();
+    let until = live_time(req.audit.until.as_deref().unwrap_or("now"), now).context("--until")?;
+    let since =
+        live_time(req.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
+    let step = parse_duration_us(&p.step).context("--step")?;
+    let q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
+    let mut client = client(p)?;
+    // The window is applied by the query itself: the audit must not count back from the data.
+    let audit = AuditOptions {
+        since: None,
+        until: None,
+        ..req.audit.clone()
+    };
+    if p.pushdown {
+        if req.audit.jobs.is_some() {
+            bail!("--jobs needs each job's samples: it cannot be combined with --pushdown");
+        }
+        let mut cfg = audit_config_for(&audit, &SampleTable::concat(Vec::new())?)?;
+        cfg.since = Some(q.since_us);
+        cfg.until = Some(q.until_us);
+        return prometheus_pushdown::report(
+            &mut client,
+            &q,
+            &cfg,
+            req.read.job_label.as_deref(),
+            req.read.team_label.as_deref(),
+        );
+    }
+    let table = prometheus_live::load(&mut client, &q, &req.read)?;
+    let mut cfg = audit_config_for(&audit, &table)?;
+    cfg.since = Some(q.since_us);
+    cfg.until = Some(q.until_us);
+    let jobs = declared_jobs(req.audit.jobs.as_deref())?;
+    crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
+}
+
+/// `--jobs FILE`: the declarations, an input of the audit (which computes
+/// each job's MFU and says in the report what it could not); None without one.
+pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
+    let Some(path) = file else { return Ok(None) };
+    let file = crate::jobs::read_jobs(path)?;
+    Ok(Some(DeclaredJobs {
+        label: format!("--jobs {}", path.display()),
+        decls: file.declarations,
+        kinds: file.kinds,
+    }))
+}
+
+/// The audit's configuration for a table in memory: relative --since/--until
+/// count back from the end of its data, so a report on an old dump means the
+/// same thing every time.
+pub fn audit_config_for(opts: &AuditOptions, table: &SampleTable) -> Result<AuditConfig> {
+    audit_config(opts, &|| {
+        Ok(crate::audit::time_range(table)?.map(|(_, max)| max))
+    })
+}
+
+/// The same, for a source that says its last sample time only when asked
+/// (a streamed dataset reads it from parquet statistics).
+pub fn audit_config(
+    opts: &AuditOptions,
+    data_end: &dyn Fn() -> Result<Option<i64>>,
+) -> Result<AuditConfig> {
+    let prices = PriceBook::new(opts.price, opts.prices.as_deref(), !opts.no_builtin_prices)?;
+    let mut cfg = AuditConfig::new(prices);
+    let needs_anchor = opts.since.as_deref().is_some_and(is_relative)
+        || opts.until.as_deref().is_some_and(is_relative);
+    let anchor = if needs_anchor { data_end()? } else { None };
+    if let Some(s) = &opts.since {
+        cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
+    }
+    if let Some(u) = &opts.until {
+        cfg.until = Some(parse_cli_time(u, anchor).context("--until")?);
+    }
+    if let (Some(s), Some(u)) = (cfg.since, cfg.until)
+        && s >= u
+    {
+        bail!("--since must be before --until");
+    }
+    cfg.max_gap_us = positive_duration(opts.max_gap.as_deref(), "--max-gap")?;
+    cfg.interval_us = positive_duration(opts.interval.as_deref(), "--interval")?;
+    cfg.idle_below = parse_fraction(&opts.idle_below).context("--idle-below")?;
+    cfg.min_idle_us = parse_duration_us(&opts.min_idle).context("--min-idle")?;
+    cfg.held_mem_bytes = parse_size_bytes(&opts.held_mem).context("--held-mem")?;
+    cfg.assume_held = opts.assume_held;
+    cfg.by = opts.by;
+    cfg.top = opts.top;
+    cfg.bucket_us = positive_duration(opts.bucket.as_deref(), "--bucket")?;
+    if let Some(path) = &opts.leak_thresholds {
+        cfg.leak_thresholds = crate::audit::diagnosis::LeakThresholds::from_file(path)
+            .context("--leak-thresholds")?;
+    }
+    cfg.want = opts.want;
+    Ok(cfg)
+}
+
+/// A duration flag that must be positive, when given.
+fn positive_duration(text: Option<&str>, flag: &str) -> Result<Option<i64>> {
+    let Some(t) = text else { return Ok(None) };
+    let ms = parse_duration_us(t).with_context(|| flag.to_string())?;
+    if ms <= 0 {
+        bail!("{flag} must be positive");
+    }
+    Ok(Some(ms))
+}
