@@ -222,7 +222,7 @@ mod tests {
     use super::*;
     use crate::prices::PriceBook;
 
-    const M: i64 = 60_000;
+    const M: i64 = 60_000_000;
 
     fn plan(sm: bool, tensor: bool, dram: bool) -> Plan {
         Plan {
