@@ -335,7 +335,7 @@ mod tests {
 
     #[test]
     fn untimed_rows_say_which_time_they_took() {
-        let t = 1_771_529_464_000; // 2026-02-19T19:31:04Z
+        let t = 1_771_529_464_000_000; // 2026-02-19T19:31:04Z
         let at = Note::UntimedRows {
             file: "x.prom".into(),
             rows: UntimedRows::Samples { count: Some(3) },
@@ -363,8 +363,8 @@ mod tests {
         let q = PromQuery {
             base: "http://p:9090".into(),
             since_us: 0,
-            until_us: 3_600_000,
-            step_us: 30_000,
+            until_us: 3_600_000_000,
+            step_us: 30_000_000,
         };
         assert_eq!(
             note_text(&Note::PushdownQueried {
@@ -404,14 +404,14 @@ mod tests {
     #[test]
     fn warnings_carry_their_numbers_into_the_text() {
         use crate::audit::model::{AmbiguousModel, JobMfuValue};
-        let t = 1_771_529_464_000; // 2026-02-19T19:31:04Z
+        let t = 1_771_529_464_000_000; // 2026-02-19T19:31:04Z
         let far = Warning::FarOutsideTimes {
             count: 2,
             first_us: 0,
             last_us: t,
             bulk: TimeBulk::Fences {
                 lo_us: t,
-                hi_us: t + 3_600_000,
+                hi_us: t + 3_600_000_000,
             },
         };
         assert_eq!(
