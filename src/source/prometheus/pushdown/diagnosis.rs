@@ -386,7 +386,7 @@ mod tests {
         assert_eq!(b0.spare, Some(1.2));
         assert_eq!(t.buckets[1].active, None);
         let b2 = &t.buckets[2];
-        assert_eq!(b2.start, "1970-01-01T00:10:00Z");
+        assert_eq!(crate::timeparse::rfc3339(&b2.start), "1970-01-01T00:10:00Z");
         // 2 GPU-minutes in a 2-minute bucket: 1 GPU, half active; held without an SM reading
         assert_eq!((b2.observed, b2.held, b2.active), (1.0, 1.0, Some(0.5)));
         assert_eq!(b2.sm_active, None);
