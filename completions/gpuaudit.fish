@@ -88,7 +88,7 @@ gpus\t'one row per GPU (or MIG instance)'
 jobs\t'one row per job: shape, ETT, dollars (and MFU with --jobs)'
 timeline\t'one row per timeline bucket (GPUs observed, held, active, spare...)'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l width -d 'Lay tables out for this many columns [default: COLUMNS, else the terminal\'s width; no limit when stdout is not a terminal]' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l pushdown -d 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report\'s notes)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s q -l quiet -d 'No progress bar'
@@ -559,7 +559,7 @@ purchase.spare_p5=\t''
 purchase.output_equivalent_gpus=\t''
 timeline.unobserved_buckets=\t''
 jobs.ett.min=\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l pushdown -d 'Compute the layers inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes or per-GPU rows; see the report\'s notes)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l allow-missing -d 'A rule whose metric is null (not measured) is skipped instead of an error'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l strict -d 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l list-metrics -d 'Print the metrics a rule can name and exit'

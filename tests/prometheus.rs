@@ -838,3 +838,354 @@ fn flags_are_checked_before_any_request() -> Result<()> {
     );
     Ok(())
 }
+
+/// Two JSON values agree: numbers to `tol` (relative), nulls and strings exactly,
+/// arrays and objects member by member; the path of the first difference.
+fn same(a: &Value, b: &Value, tol: f64, path: &str) -> Result<()> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            ensure!(
+                (x - y).abs() <= tol * y.abs().max(1.0),
+                "{path}: {x} vs {y}"
+            );
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            ensure!(
+                x.len() == y.len(),
+                "{path}: {} vs {} items",
+                x.len(),
+                y.len()
+            );
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                same(p, q, tol, &format!("{path}[{i}]"))?;
+            }
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: Vec<_> = x.keys().collect();
+            ensure!(keys == y.keys().collect::<Vec<_>>(), "{path}: keys differ");
+            for k in keys {
+                same(&x[k], &y[k], tol, &format!("{path}.{k}"))?;
+            }
+        }
+        _ => ensure!(a == b, "{path}: {a} vs {b}"),
+    }
+    Ok(())
+}
+
+/// The gold test of the diagnosis under --pushdown: a gap-free fleet through
+/// the pulled engine and through PromQL gives the same timeline, leak map
+/// (fleet, per team, per job) and purchase answer; one bucket and one class
+/// are also computed here by hand from the rows. `--until` falls half a step
+/// after the last point, so the last point weighs half a step in both.
+#[test]
+fn pushdown_timeline_and_leaks_equal_the_pulled_ones() -> Result<()> {
+    let Some((prometheus, promtool)) = binaries() else {
+        return Ok(());
+    };
+    let dir = tempfile::tempdir()?;
+    let demo = dir.path().join("demo.csv");
+    let out = gpuaudit()?
+        .args(["demo", "--gpus", "40", "--days", "0.25", "--interval", "1m"])
+        .arg("--out")
+        .arg(&demo)
+        .output()?;
+    ensure!(out.status.success(), "demo failed");
+    let (_, rows) = read_demo_csv(&demo)?;
+    let om = dir.path().join("fleet.om");
+    write_openmetrics(&rows, &om)?;
+    let server = start_server(&prometheus, &promtool, &om)?;
+    let t0 = rows.iter().map(|r| r.t_s).min().context("rows")?;
+    let t_last = rows.iter().map(|r| r.t_s).max().context("rows")?;
+    let (since, until) = (iso(t0)?, iso(t_last + 30)?);
+    let live = [
+        "--prometheus",
+        server.url.as_str(),
+        "--since",
+        since.as_str(),
+        "--until",
+        until.as_str(),
+        "--step",
+        "1m",
+        "--by",
+        "team",
+    ];
+    let pulled = report(&live)?;
+    let push_args = [&live[..], &["--pushdown"]].concat();
+    let push = report(&push_args)?;
+    for section in ["timeline", "leaks", "purchase"] {
+        ensure!(
+            !push[section].is_null(),
+            "{section} is null under --pushdown"
+        );
+        same(&push[section], &pulled[section], 1e-9, section)?;
+    }
+    ensure!(push["nodes"].is_null() && push["jobs"].is_null());
+    let notes = push["data_quality"]["notes"].to_string();
+    ensure!(
+        notes.contains("nodes, jobs: not computed with --pushdown"),
+        "{notes}"
+    );
+    // the automatic bucket: 1m step, 6 h window -> 5m (>= 4 steps, <= 720 buckets)
+    assert_eq!(num(&push, "/timeline/bucket_seconds"), 300.0);
+    ensure!(
+        push["leaks"]["groups"]
+            .as_array()
+            .is_some_and(|g| g.len() > 1),
+        "{} {}",
+        push["leaks"]["by"],
+        push["leaks"]["groups"]
+    );
+    ensure!(
+        push["leaks"]["jobs"]
+            .as_array()
+            .is_some_and(|j| !j.is_empty())
+    );
+
+    // The leak map by model and by job (the owner label) too; the showback
+    // groups by model are the models, as pulled.
+    for by in ["model", "job"] {
+        let args = [&live[..live.len() - 2], &["--by", by]].concat();
+        let pulled_by = report(&args)?;
+        let push_by = report(&[&args[..], &["--pushdown"]].concat())?;
+        same(
+            &push_by["leaks"],
+            &pulled_by["leaks"],
+            1e-9,
+            &format!("leaks by {by}"),
+        )?;
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v["groups"]
+                .as_array()
+                .map(|g| g.iter().map(|g| g["key"].to_string()).collect())
+                .unwrap_or_default();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&push_by), keys(&pulled_by), "groups by {by}");
+    }
+
+    // By hand: the first bucket [b0, b0 + 5m) of the window [t0, ...).
+    let b0 = t0.div_euclid(300) * 300;
+    let len_min = ((b0 + 300).min(t_last + 30) - t0) as f64 / 60.0;
+    let weight = |r: &Row| if r.t_s == t_last { 0.5 } else { 1.0 };
+    let util = |r: &Row| r.values[0].unwrap_or(f64::NAN);
+    let first: Vec<&Row> = rows.iter().filter(|r| r.t_s < b0 + 300).collect();
+    let held: Vec<&&Row> = first.iter().filter(|r| !r.job.is_empty()).collect();
+    let bucket = &push["timeline"]["buckets"][0];
+    close(
+        num(bucket, "/observed"),
+        first.len() as f64 / len_min,
+        1e-9,
+        "b0 observed",
+    );
+    close(
+        num(bucket, "/held"),
+        held.len() as f64 / len_min,
+        1e-9,
+        "b0 held",
+    );
+    close(
+        num(bucket, "/active"),
+        held.iter().map(|r| util(r)).sum::<f64>() / len_min,
+        1e-9,
+        "b0 active",
+    );
+    let idle_b0 = held.iter().filter(|r| util(r) < 0.01).count() as f64;
+    close(
+        num(bucket, "/idle_held"),
+        idle_b0 / len_min,
+        1e-9,
+        "b0 idle",
+    );
+    // ... and the idle class of the leak map over the whole window
+    let idle_h: f64 = rows
+        .iter()
+        .filter(|r| !r.job.is_empty() && util(r) < 0.01)
+        .map(|r| weight(r) / 60.0)
+        .sum();
+    ensure!(idle_h > 0.0, "the demo fleet has idle held time");
+    let idle_row = &push["leaks"]["classes"][3];
+    assert_eq!(idle_row["class"], "idle");
+    close(num(idle_row, "/gpu_hours"), idle_h, 1e-9, "leaks.idle");
+
+    // check reads the pushdown report's leak map
+    let path = dir.path().join("push.json");
+    let out = gpuaudit()?
+        .arg("report")
+        .args(&push_args)
+        .args(["--format", "json", "--quiet"])
+        .output()?;
+    std::fs::write(&path, out.stdout)?;
+    let path = path.to_str().context("path")?;
+    let check = |limit: String| -> Result<Option<i32>> {
+        let out = gpuaudit()?
+            .args(["check", path, "--max", &limit])
+            .output()?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        ensure!(out.status.code() != Some(2), "check {limit}: {stderr}");
+        Ok(out.status.code())
+    };
+    assert_eq!(check(format!("leaks.idle={}", idle_h * 1.01))?, Some(0));
+    assert_eq!(check(format!("leaks.idle={}", idle_h * 0.99))?, Some(1));
+    Ok(())
+}
+
+/// `application/x-www-form-urlencoded` decoded (`+` and `%XX`).
+fn form_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("");
+                out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
+                i += 2;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// One GPU over WINDOW (60 one-minute points) held by notebook "nb-1" at 45
+/// of them: 15 idle, 10 starved, 20 busy, activity 12.5 GPU-points. Every
+/// PromQL sum answers by what its expression tests; a range query (the
+/// timeline at 15m) gets a quarter in each of its four buckets.
+fn one_gpu(request: &str) -> (&'static str, &'static str) {
+    let ok = |body: String| -> (&'static str, &'static str) {
+        ("200 OK", Box::leak(body.into_boxed_str()))
+    };
+    if request.contains("/api/v1/labels") {
+        return ok(
+            r#"{"status":"success","data":["Hostname","UUID","__name__","exported_pod"]}"#.into(),
+        );
+    }
+    if request.contains("/api/v1/label/__name__/values") {
+        return ok(r#"{"status":"success","data":["DCGM_FI_DEV_GPU_UTIL"]}"#.into());
+    }
+    if request.contains("/api/v1/series") {
+        return ok(r#"{"status":"success","data":[{"__name__":"DCGM_FI_DEV_GPU_UTIL","Hostname":"h1","UUID":"GPU-1","exported_pod":"nb-1"}]}"#.into());
+    }
+    let q = form_decoded(request);
+    let held = if q.contains(">= 0.01) < 0.5") {
+        10.0
+    } else if q.contains(">= 0.5") {
+        20.0
+    } else if q.contains("< 0.01") {
+        15.0
+    } else if q.contains("max by") {
+        12.5
+    } else {
+        45.0
+    };
+    // observed: the held points under the owner, 15 more without one
+    let free = if q.contains("exported_pod!=\"\"") {
+        0.0
+    } else {
+        15.0
+    };
+    let series = |v: f64, value: &dyn Fn(f64) -> String| {
+        let mut s = vec![format!(
+            r#"{{"metric":{{"exported_pod":"nb-1"}},{}}}"#,
+            value(v)
+        )];
+        if free > 0.0 {
+            s.push(format!(r#"{{"metric":{{}},{}}}"#, value(free)));
+        }
+        s.join(",")
+    };
+    if request.contains("/api/v1/query_range") {
+        // evaluations at the ends of the four 15m buckets of 2026-07-06T00:00Z..01:00Z, less 1 ms
+        let values = |v: f64| {
+            let pts: Vec<String> = (1..=4)
+                .map(|k| format!(r#"[{}.999,"{}"]"#, 1_783_296_000 + 900 * k - 1, v / 4.0))
+                .collect();
+            format!(r#""values":[{}]"#, pts.join(","))
+        };
+        return ok(format!(
+            r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#,
+            series(held, &values)
+        ));
+    }
+    let value = |v: f64| format!(r#""value":[1783299599.999,"{v}"]"#);
+    ok(format!(
+        r#"{{"status":"success","data":{{"resultType":"vector","result":[{}]}}}}"#,
+        series(held, &value)
+    ))
+}
+
+/// The pushdown's timeline and leak map from canned PromQL answers, by hand;
+/// a bucket that is not a multiple of --step gives a null timeline and a note.
+#[test]
+fn pushdown_sections_from_canned_sums() -> Result<()> {
+    let (url, seen) = canned(one_gpu)?;
+    let base = [
+        &["--prometheus", url.as_str(), "--pushdown", "--price", "2"],
+        WINDOW,
+    ]
+    .concat();
+    let v = report(&[&base[..], &["--bucket", "15m"]].concat())?;
+    let class = |v: &Value, name: &str| -> Value {
+        v["leaks"]["classes"]
+            .as_array()
+            .and_then(|c| c.iter().find(|r| r["class"] == name).cloned())
+            .unwrap_or(Value::Null)
+    };
+    // 60 GPU-minutes observed: 15 unallocated, 15 idle, 10 starved, 20 busy
+    // without profiling metrics (busy_unprofiled), none unmeasured
+    for (name, minutes) in [
+        ("unallocated", 15.0),
+        ("unmeasured", 0.0),
+        ("idle", 15.0),
+        ("starved", 10.0),
+        ("busy_unprofiled", 20.0),
+        ("effective", 0.0),
+    ] {
+        close(
+            num(&class(&v, name), "/gpu_hours"),
+            minutes / 60.0,
+            1e-12,
+            name,
+        );
+    }
+    close(
+        num(&class(&v, "idle"), "/share_of_held"),
+        15.0 / 45.0,
+        1e-12,
+        "idle share",
+    );
+    close(num(&class(&v, "idle"), "/usd"), 0.5, 1e-12, "idle usd");
+    assert_eq!(v["leaks"]["jobs"][0]["name"], "nb-1");
+    // each 15m bucket: 15 GPU-minutes observed = 1 GPU, 0.75 held, 0.25 idle
+    let t = &v["timeline"];
+    assert_eq!(num(t, "/bucket_seconds"), 900.0);
+    assert_eq!(t["buckets"].as_array().map(Vec::len), Some(4));
+    let b = &t["buckets"][3];
+    assert_eq!(b["start"], "2026-07-06T00:45:00Z");
+    close(num(b, "/observed"), 1.0, 1e-12, "observed");
+    close(num(b, "/held"), 0.75, 1e-12, "held");
+    close(num(b, "/active"), 12.5 / 4.0 / 15.0, 1e-12, "active");
+    close(num(b, "/spare"), 0.5, 1e-12, "spare");
+    close(num(&v, "/purchase/held_p50"), 0.75, 1e-12, "held p50");
+    assert_eq!(v["purchase"]["verdict"], "insufficient_data");
+    let ranges = seen
+        .try_iter()
+        .filter(|r| r.starts_with("POST /api/v1/query_range"))
+        .count();
+    // observed, held, active, idle (no SM or tensor metric): one range query each
+    assert_eq!(ranges, 4, "one range query per timeline series");
+
+    let odd = report(&[&base[..], &["--bucket", "90s"]].concat())?;
+    assert!(odd["timeline"].is_null() && odd["purchase"].is_null());
+    assert!(!odd["leaks"].is_null());
+    let notes = odd["data_quality"]["notes"].to_string();
+    assert!(notes.contains("not a multiple of --step"), "{notes}");
+    Ok(())
+}

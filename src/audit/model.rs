@@ -161,8 +161,13 @@ pub enum Note {
     GroupsFromLabel {
         label: String,
     },
-    /// the diagnosis sections need every sample
-    DiagnosisNotWithPushdown,
+    /// --pushdown: the node view and jobs need every sample
+    NodesJobsNotWithPushdown,
+    /// --pushdown: a bucket that is not a whole number of steps
+    PushdownBucketNotStepMultiple {
+        bucket_us: i64,
+        step_us: i64,
+    },
     /// held jobs without a declaration (`examples`: the first few)
     UndeclaredJobs {
         examples: Vec<String>,

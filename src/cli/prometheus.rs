@@ -28,8 +28,9 @@ pub struct PrometheusArgs {
     )]
     pub selector: Option<String>,
 
-    /// Compute the layers inside Prometheus with PromQL and fetch only the aggregates
-    /// (for fleets too large to pull; no idle episodes or per-GPU rows; see the report's notes).
+    /// Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the
+    /// aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs;
+    /// see the report's notes).
     #[arg(long, requires = "prometheus", help_heading = "Live Prometheus")]
     pub pushdown: bool,
 

@@ -290,9 +290,10 @@ fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
     if let [spec] = input.inputs.as_slice()
         && let Some(report) = read_report_document(spec)?
     {
-        if report.sources.rows_used == 0 || report.layers.observed_gpu_hours <= 0.0 {
+        // observed time, not rows_used: a --pushdown report sums points and reads no rows
+        if report.layers.observed_gpu_hours <= 0.0 {
             bail!(
-                "{spec}: the report covers no samples (rows_used {}), so nothing can pass",
+                "{spec}: the report covers no samples (observed_gpu_hours 0, rows_used {}), so nothing can pass",
                 report.sources.rows_used
             );
         }

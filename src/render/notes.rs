@@ -64,7 +64,12 @@ pub fn note_text(note: &Note) -> String {
             format!("queried {}; {requests} requests", query_text(query))
         }
         Note::GroupsFromLabel { label } => format!("groups from label '{label}'"),
-        Note::DiagnosisNotWithPushdown => "timeline, leaks, nodes, purchase, jobs: not computed with --pushdown (they need every sample; run without --pushdown)".to_string(),
+        Note::NodesJobsNotWithPushdown => "nodes, jobs: not computed with --pushdown (node-held needs each host's held GPUs per bucket, jobs each job's samples; run without --pushdown)".to_string(),
+        Note::PushdownBucketNotStepMultiple { bucket_us, step_us } => format!(
+            "timeline, purchase: not computed with --pushdown: the bucket ({}) is not a multiple of --step ({}), so a point's step would straddle two buckets (pulled mode splits it; PromQL sums cannot); pass --bucket as a multiple of --step",
+            format_duration_us(*bucket_us),
+            format_duration_us(*step_us)
+        ),
         Note::UndeclaredJobs { examples, count } => format!(
             "useful: {count} held job(s) have no declaration in the jobs file and count as 0 useful: {}",
             quoted_list(examples, *count)
@@ -195,7 +200,7 @@ fn far_outside_text(count: u64, first_us: i64, last_us: i64, bulk: TimeBulk) -> 
 }
 
 /// How --pushdown's layers can differ from a pulled report (source/prometheus/pushdown.rs).
-const PUSHDOWN_CAVEAT: &str = "--pushdown: layers computed inside Prometheus (sum_over_time over subqueries, one step per point); they can differ from a pulled report: around gaps (pulled weighs the sample before a gap up to --max-gap, 3 steps; here every point weighs one step, --max-gap is ignored), where series are scraped less often than --step (pulled weighs by each GPU's median step; choose --step = the scrape interval), and observed time counts DCGM_FI_DEV_GPU_UTIL points only; no idle episodes or per-GPU rows";
+const PUSHDOWN_CAVEAT: &str = "--pushdown: layers, timeline and leak map computed inside Prometheus (sum_over_time over subqueries, one step per point); they can differ from a pulled report: around gaps (pulled weighs the sample before a gap up to --max-gap, 3 steps; here every point weighs one step, --max-gap is ignored), where series are scraped less often than --step (pulled weighs by each GPU's median step; choose --step = the scrape interval), and observed time counts DCGM_FI_DEV_GPU_UTIL points only; no idle episodes, per-GPU rows, node view or jobs";
 
 /// "device_util" or "device_util (column 'busy')": how notes name a column.
 pub fn column_text(c: &ColumnName) -> String {

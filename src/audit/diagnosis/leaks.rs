@@ -318,9 +318,10 @@ impl LeakFold {
     }
 }
 
-impl Fold for LeakFold {
-    fn add(&mut self, iv: &Interval) {
-        let class = self.thresholds.classify(iv);
+impl LeakFold {
+    /// Count `iv` in `class` without classifying it: a Prometheus pushdown
+    /// classifies in PromQL and hands over one interval per (class, group, job, model).
+    pub(crate) fn add_classified(&mut self, class: LeakClass, iv: &Interval) {
         self.fleet.add(class, iv);
         if let Some(key) = self.group_key(iv) {
             self.groups.entry(key).or_default().add(class, iv);
@@ -328,6 +329,13 @@ impl Fold for LeakFold {
         if let Some(job) = iv.job {
             self.jobs.entry(job).add(class, iv);
         }
+    }
+}
+
+impl Fold for LeakFold {
+    fn add(&mut self, iv: &Interval) {
+        let class = self.thresholds.classify(iv);
+        self.add_classified(class, iv);
     }
 
     #[cfg(test)]

@@ -8,19 +8,20 @@ use crate::timeparse::to_datetime;
 use serde::{Deserialize, Serialize};
 
 /// Sums of one bucket, in ticks (weights) and ticks × fraction (metrics).
+/// pub(crate): a Prometheus pushdown computes them in PromQL.
 #[derive(Debug, Clone, Copy, Default)]
-struct BucketSums {
-    observed: i64,
-    held: i64,
-    idle_held: i64,
-    unallocated: i64,
-    active: Sum,
-    sm_active: Sum,
-    tensor_active: Sum,
+pub(crate) struct BucketSums {
+    pub(crate) observed: i64,
+    pub(crate) held: i64,
+    pub(crate) idle_held: i64,
+    pub(crate) unallocated: i64,
+    pub(crate) active: Sum,
+    pub(crate) sm_active: Sum,
+    pub(crate) tensor_active: Sum,
     /// held ticks that carried each metric: a bucket held but never measured is null
-    active_known: i64,
-    sm_known: i64,
-    tensor_known: i64,
+    pub(crate) active_known: i64,
+    pub(crate) sm_known: i64,
+    pub(crate) tensor_known: i64,
 }
 
 impl BucketSums {
@@ -50,7 +51,6 @@ impl BucketSums {
         }
     }
 
-    #[cfg(test)]
     fn merge(&mut self, o: &BucketSums) {
         self.observed += o.observed;
         self.held += o.held;
@@ -67,10 +67,10 @@ impl BucketSums {
 
 /// Which metrics any interval of the fold carried (held or not).
 #[derive(Debug, Clone, Copy, Default)]
-struct Seen {
-    device_util: bool,
-    sm_active: bool,
-    tensor_active: bool,
+pub(crate) struct Seen {
+    pub(crate) device_util: bool,
+    pub(crate) sm_active: bool,
+    pub(crate) tensor_active: bool,
 }
 
 /// State of the timeline: one [`BucketSums`] per bucket intersecting the
@@ -112,6 +112,21 @@ impl TimelineFold {
     /// Distinct GPUs with observed weight inside the window (§11 `owned`).
     pub fn gpus_observed(&self) -> usize {
         self.gpus.iter().filter(|g| **g).count()
+    }
+
+    /// Sums computed elsewhere (a Prometheus pushdown) for the bucket of epoch
+    /// index `k` (it covers [k·bucket, (k+1)·bucket)); a bucket outside the
+    /// window is ignored. `seen`: the metrics the source carried.
+    pub(crate) fn add_sums(&mut self, k: i64, sums: &BucketSums, seen: Seen) {
+        if let Some(b) = usize::try_from(k - self.first)
+            .ok()
+            .and_then(|i| self.sums.get_mut(i))
+        {
+            b.merge(sums);
+        }
+        self.seen.device_util |= seen.device_util;
+        self.seen.sm_active |= seen.sm_active;
+        self.seen.tensor_active |= seen.tensor_active;
     }
 
     /// Ticks of bucket `i` inside the window: len(b) of §8.

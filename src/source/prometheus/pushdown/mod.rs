@@ -17,7 +17,15 @@
 //! - observed time is where DCGM_FI_DEV_GPU_UTIL has a point (pulled mode:
 //!   any of the metrics); held comes from the owner label alone (pulled mode
 //!   also skips an exporter's own pod named in `exported_pod`).
-//! - step alignment: evaluation times are multiples of --step, as in pulled mode.
+//! - step alignment: evaluation times are multiples of --step, as in pulled mode;
+//!   the last point before an unaligned --until weighs what is left of its step
+//!   (pulled mode caps the last sample's weight at --until the same way).
+//!
+//! The timeline and the leak map (diagnosis-semantics.md §8-§9) come from the
+//! same kind of sums: the timeline from one more pass of the layers' points
+//! summed per bucket (a range query at the bucket step), the leak classes from
+//! set operations per point ([`diagnosis`]). The node view and the jobs need
+//! each host's and each job's samples per bucket: null, with a note.
 use super::http::Client;
 use super::live::{LiveQuery, METRICS};
 use super::{GPU_LABELS, HOST_LABELS};
@@ -28,6 +36,9 @@ use crate::audit::{AuditConfig, GroupBy};
 use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
+
+mod batches;
+mod diagnosis;
 
 // The caveat note itself: Note::PushdownCaveat (its text in render/notes.rs).
 
@@ -45,10 +56,11 @@ enum Held {
     Assumed,
 }
 
-/// Sums per (group key, model).
-type Aggs = BTreeMap<(String, String), Agg>;
+/// Sums per (group key, job, model).
+type Aggs = BTreeMap<(String, String, String), Agg>;
 
-/// Sums over the evaluation points of one (group key, model).
+/// Sums over the evaluation points of one (group key, job, model) or one
+/// bucket: weighted point counts (a GPU at a point counts 1) and metric sums.
 #[derive(Debug, Clone, Default)]
 struct Agg {
     observed: f64,
@@ -61,6 +73,13 @@ struct Agg {
     occ_known: f64,
     tensor: f64,
     tensor_known: f64,
+    /// leak classes (§9) that are not differences of other sums
+    busy: f64,
+    starved: f64,
+    underfilled: f64,
+    memory_bound: f64,
+    no_tensor: f64,
+    effective: f64,
 }
 
 impl Agg {
@@ -76,7 +95,13 @@ impl Agg {
             "occ" => &mut self.occ,
             "occ_known" => &mut self.occ_known,
             "tensor" => &mut self.tensor,
-            _ => &mut self.tensor_known,
+            "tensor_known" => &mut self.tensor_known,
+            "busy" => &mut self.busy,
+            "starved" => &mut self.starved,
+            "underfilled" => &mut self.underfilled,
+            "memory_bound" => &mut self.memory_bound,
+            "no_tensor" => &mut self.no_tensor,
+            _ => &mut self.effective,
         }
     }
 }
@@ -93,12 +118,26 @@ struct Plan {
     gpu_keys: Vec<String>,
     by_label: Option<String>,
     model_label: Option<String>,
+    /// the owner label held is read from: it names the jobs of the leak map
+    job_label: Option<String>,
     held: Held,
     step_us: i64,
     /// metric names per layer (None when the fleet does not export it)
     sm: Option<&'static str>,
     occ: Option<&'static str>,
     tensor: Option<&'static str>,
+    dram: Option<&'static str>,
+}
+
+/// Labels joined for `by (...)`, each once, in order.
+fn key_list<'a>(labels: impl IntoIterator<Item = &'a String>) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for l in labels {
+        if !seen.contains(&l.as_str()) {
+            seen.push(l);
+        }
+    }
+    seen.join(", ")
 }
 
 impl Plan {
@@ -140,20 +179,33 @@ impl Plan {
     }
 
     fn inner_keys(&self) -> String {
-        let mut k = self.gpu_keys.clone();
-        k.extend(self.by_label.iter().cloned());
-        k.extend(self.model_label.iter().cloned());
-        k.join(", ")
+        key_list(self.gpu_keys.iter().chain(self.outer_labels()))
+    }
+
+    fn outer_labels(&self) -> impl Iterator<Item = &String> {
+        self.by_label
+            .iter()
+            .chain(self.job_label.iter())
+            .chain(self.model_label.iter())
     }
 
     fn outer_keys(&self) -> String {
-        let k: Vec<String> = self
-            .by_label
-            .iter()
-            .chain(self.model_label.iter())
-            .cloned()
-            .collect();
-        k.join(", ")
+        key_list(self.outer_labels())
+    }
+
+    /// The (group key, job, model) of one summed series.
+    fn key_of(&self, labels: &BTreeMap<String, String>) -> (String, String, String) {
+        let get = |l: &Option<String>| {
+            l.as_ref()
+                .and_then(|l| labels.get(l))
+                .cloned()
+                .unwrap_or_default()
+        };
+        (
+            get(&self.by_label),
+            get(&self.job_label),
+            get(&self.model_label),
+        )
     }
 
     /// Per-point expressions, by layer name.
@@ -171,10 +223,10 @@ impl Plan {
             ),
             (
                 "idle",
+                // × 0.01 as the engine scales the percent, so a threshold compares alike
                 format!(
-                    "group by ({k}) ({} < {})",
-                    self.held(UTIL),
-                    idle_below * 100.0
+                    "group by ({k}) (({}) * 0.01 < {idle_below})",
+                    self.held(UTIL)
                 ),
             ),
         ];
@@ -201,7 +253,8 @@ pub fn report(
     team_label: Option<&str>,
 ) -> Result<Report> {
     let plan = plan_of(client, q, cfg, job_label, team_label)?;
-    let (aggs, gpu_count) = sum_points(client, q, cfg, &plan)?;
+    let gpu_count = count_gpus(client, q, &plan)?;
+    let aggs = sum_points(client, q, cfg, &plan, gpu_count)?;
     if aggs.values().all(|a| a.observed == 0.0) {
         bail!(
             "Prometheus at {} has no {UTIL} points matching {} between {} and {}",
@@ -211,10 +264,103 @@ pub fn report(
             format_time(q.until_us)
         );
     }
-    Ok(assemble(
-        parts_of(client, q, cfg, &plan, &aggs, gpu_count),
-        cfg,
-    ))
+    let timeline = timeline_of(client, q, cfg, &plan, gpu_count)?;
+    let mut parts = parts_of(client, q, cfg, &plan, &aggs, gpu_count);
+    parts.diagnosis = sections_of(cfg, q, &parts, &aggs, timeline);
+    Ok(assemble(parts, cfg))
+}
+
+/// The timeline's bucket: --bucket, else the engine's automatic rule on the
+/// step (every GPU's points are --step apart here) and the window.
+fn bucket_of(cfg: &AuditConfig, q: &LiveQuery) -> i64 {
+    cfg.bucket_us
+        .unwrap_or_else(|| crate::audit::diagnosis::auto_bucket(q.step_us, q.until_us - q.since_us))
+}
+
+/// The timeline from the layers' points summed per bucket; Err(reason) when
+/// PromQL sums cannot give it exactly.
+fn timeline_of(
+    client: &mut Client,
+    q: &LiveQuery,
+    cfg: &AuditConfig,
+    plan: &Plan,
+    gpu_count: usize,
+) -> Result<std::result::Result<crate::audit::diagnosis::Timeline, Note>> {
+    let bucket = bucket_of(cfg, q);
+    if bucket % q.step_us != 0 {
+        return Ok(Err(Note::PushdownBucketNotStepMultiple {
+            bucket_us: bucket,
+            step_us: q.step_us,
+        }));
+    }
+    let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).max(1);
+    let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
+    let mut per_bucket: BTreeMap<i64, Agg> = BTreeMap::new();
+    const SERIES: [&str; 8] = [
+        "observed",
+        "held",
+        "active",
+        "idle",
+        "sm",
+        "sm_known",
+        "tensor",
+        "tensor_known",
+    ];
+    for (name, inner) in plan.expressions(cfg.idle_below) {
+        if !SERIES.contains(&name) {
+            continue;
+        }
+        batches::run(client, &inner, "", q.step_us, &batches, |t, _, v| {
+            *per_bucket
+                .entry(t.div_euclid(bucket))
+                .or_default()
+                .slot(name) += v;
+        })?;
+    }
+    Ok(Ok(diagnosis::timeline_of(
+        &per_bucket,
+        plan,
+        bucket,
+        (q.since_us, q.until_us),
+    )))
+}
+
+/// The diagnosis sections: the timeline and purchase answer (when the bucket
+/// allows), the leak map; the node view and jobs null with the reason.
+fn sections_of(
+    cfg: &AuditConfig,
+    q: &LiveQuery,
+    parts: &Parts,
+    aggs: &Aggs,
+    timeline: std::result::Result<crate::audit::diagnosis::Timeline, Note>,
+) -> crate::audit::diagnosis::Sections {
+    let mut notes = vec![Note::NodesJobsNotWithPushdown];
+    let window_hours = (q.until_us - q.since_us) as f64 / US_PER_HOUR;
+    let (timeline, purchase) = match timeline {
+        Ok(t) => {
+            let layers = parts.total.layers(&parts.present);
+            let deepest = crate::audit::diagnosis::purchase::deepest_layer(&layers);
+            let p = crate::audit::diagnosis::purchase(
+                &t,
+                parts.gpu_count,
+                deepest,
+                window_hours,
+                cfg.want,
+            );
+            (Some(t), Some(p))
+        }
+        Err(note) => {
+            notes.push(note);
+            (None, None)
+        }
+    };
+    crate::audit::diagnosis::Sections {
+        timeline,
+        purchase,
+        leaks: Some(diagnosis::leaks_of(aggs, cfg, q.step_us)),
+        notes,
+        ..Default::default()
+    }
 }
 
 /// The GPU key labels of the util series: host (when any), GPU, MIG instance.
@@ -309,6 +455,10 @@ fn plan_of(
         gpu_keys,
         by_label: by_label.filter(|b| Some(b) != model_label.as_ref()),
         model_label,
+        job_label: match &held {
+            Held::Label(l) => Some(l.clone()),
+            _ => None,
+        },
         held,
         step_us: q.step_us,
         sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
@@ -320,20 +470,13 @@ fn plan_of(
             "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
             "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
         ]),
+        dram: pick(["DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_DRAM_UTIL_RATIO"]),
     })
 }
 
-/// Every layer's points summed per (group key, model) over the window, in
-/// time chunks that keep each answer small; and the number of GPUs.
-fn sum_points(
-    client: &mut Client,
-    q: &LiveQuery,
-    cfg: &AuditConfig,
-    plan: &Plan,
-) -> Result<(Aggs, usize)> {
-    let util_sel = q.selector(&[UTIL], &[]);
-    // GPUs in the window (also sizes the time chunks).
-    let series = client.series(&util_sel, q.since_us, q.last_point_us())?;
+/// The GPUs in the window (the util series' GPU keys).
+fn count_gpus(client: &mut Client, q: &LiveQuery, plan: &Plan) -> Result<usize> {
+    let series = client.series(&q.selector(&[UTIL], &[]), q.since_us, q.last_point_us())?;
     let gpus: BTreeSet<Vec<String>> = series
         .iter()
         .map(|s| {
@@ -343,43 +486,44 @@ fn sum_points(
                 .collect()
         })
         .collect();
-    let steps_per_chunk = (POINTS_PER_QUERY / (gpus.len().max(1) as i64)).clamp(1, q.points());
+    Ok(gpus.len())
+}
 
-    // (group key, model) -> sums of points
-    let mut aggs: BTreeMap<(String, String), Agg> = BTreeMap::new();
+/// Every layer's and leak class's points summed per (group key, job, model)
+/// over the window, in time chunks that keep each answer small.
+fn sum_points(
+    client: &mut Client,
+    q: &LiveQuery,
+    cfg: &AuditConfig,
+    plan: &Plan,
+    gpu_count: usize,
+) -> Result<Aggs> {
+    let steps_per_chunk = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).clamp(1, q.points());
+    // chunks as buckets of steps_per_chunk steps: one instant query each
+    let batches = batches::batches(
+        q.since_us,
+        q.until_us,
+        q.step_us,
+        steps_per_chunk * q.step_us,
+        steps_per_chunk,
+    );
+    let mut aggs = Aggs::new();
     let outer = plan.outer_keys();
-    let mut start = q.since_us;
-    while start < q.until_us {
-        let end = (start + steps_per_chunk * q.step_us).min(q.until_us);
-        for (name, inner) in plan.expressions(cfg.idle_below) {
-            // (end - 1ms - range, end - 1ms] holds exactly the step multiples in [start, end).
-            let query = format!(
-                "sum by ({outer}) (sum_over_time(({inner})[{}ms:{}ms]))",
-                super::live::promql_millis(end - start),
-                super::live::promql_millis(q.step_us)
-            );
-            let response = client.query(&query, end - 1_000)?;
-            for s in response.series {
-                let key = plan
-                    .by_label
-                    .as_ref()
-                    .and_then(|b| s.labels.get(b))
-                    .cloned()
-                    .unwrap_or_default();
-                let model = plan
-                    .model_label
-                    .as_ref()
-                    .and_then(|m| s.labels.get(m))
-                    .cloned()
-                    .unwrap_or_default();
-                let v: f64 = s.points.iter().map(|p| p.1).filter(|v| v.is_finite()).sum();
-                let a = aggs.entry((key, model)).or_default();
-                *a.slot(name) += v;
-            }
-        }
-        start = end;
+    let mut expressions = plan.expressions(cfg.idle_below);
+    expressions.extend(plan.class_expressions(&diagnosis::thresholds_of(cfg)));
+    for (name, inner) in expressions {
+        batches::run(
+            client,
+            &inner,
+            &outer,
+            q.step_us,
+            &batches,
+            |_, labels, v| {
+                *aggs.entry(plan.key_of(labels)).or_default().slot(name) += v;
+            },
+        )?;
     }
-    Ok((aggs, gpus.len()))
+    Ok(aggs)
 }
 
 /// The report's parts from the sums.
@@ -443,11 +587,8 @@ fn parts_of(
             ..DataQuality::default()
         },
         note_unmeasured_basis: false,
-        // the diagnosis folds need each sample's interval, which PromQL sums do not give
-        diagnosis: crate::audit::diagnosis::Sections {
-            notes: vec![Note::DiagnosisNotWithPushdown],
-            ..Default::default()
-        },
+        // filled by sections_of from the same sums and the per-bucket pass
+        diagnosis: crate::audit::diagnosis::Sections::default(),
     }
 }
 
@@ -513,7 +654,14 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
         unpriced_models: BTreeSet::new(),
         model_hours: Vec::new(),
     };
-    for ((key, model), a) in aggs {
+    let mut model_hours: BTreeMap<Option<String>, f64> = BTreeMap::new();
+    for ((group, _job, model), a) in aggs {
+        // --by model: the model label is the group (it is not a by_label of its own)
+        let key = if cfg.by == Some(GroupBy::Model) {
+            model
+        } else {
+            group
+        };
         let m = (!model.is_empty()).then_some(model.as_str());
         let price = cfg.prices.price_of(m);
         if price.is_none() {
@@ -521,7 +669,7 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
                 .insert(m.unwrap_or("(no model)").to_string());
         }
         let t = tally_of(a, step_us, price, basis);
-        sums.model_hours.push((m.map(str::to_string), t.observed_h));
+        *model_hours.entry(m.map(str::to_string)).or_default() += t.observed_h;
         sums.total.merge(&t);
         if cfg.by.is_none() {
             continue;
@@ -546,6 +694,7 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
         }
     }
     sums.groups.retain(|_, t| t.observed_us > 0);
+    sums.model_hours = model_hours.into_iter().collect();
     sums
 }
 
@@ -559,11 +708,13 @@ mod tests {
             gpu_keys: vec!["Hostname".into(), "UUID".into()],
             by_label: Some("exported_namespace".into()),
             model_label: Some("modelName".into()),
+            job_label: None,
             held,
             step_us: 60_000_000,
             sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
             occ: None,
             tensor: None,
+            dram: None,
         }
     }
 
@@ -577,7 +728,7 @@ mod tests {
         );
         assert_eq!(
             e["idle"],
-            "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]) < 1)"
+            "group by (Hostname, UUID, exported_namespace, modelName) ((last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms])) * 0.01 < 0.01)"
         );
         assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
         assert!(!e.contains_key("tensor"));
