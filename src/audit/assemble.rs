@@ -67,7 +67,7 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     {
         quality.notes.push(note);
     }
-    quality.held_unknown_activity_gpu_hours = total.held_unknown_activity_h;
+    quality.held_unknown_activity_gpu_hours = total.held_unknown_activity_h();
     quality.held_unknown_gpu_hours = total.held_unknown_us as f64 / US_PER_HOUR;
     if total.held_unknown_us > 0 {
         quality.warnings.push(Warning::HeldUnreadable {
@@ -152,7 +152,7 @@ fn group_rows((by, tallies): &(GroupBy, Vec<(String, Tally)>), present: &Present
 /// Not-useful dollars count held hours whose basis metric was not measured
 /// as not useful: say how many.
 fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<Note> {
-    if cost.not_useful_usd.is_none() || total.held_h <= 0.0 {
+    if cost.not_useful_usd.is_none() || total.held_h() <= 0.0 {
         return None;
     }
     let known = match basis {
@@ -161,8 +161,8 @@ fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<Not
         Basis::SmActive => total.sm_known_h.get(),
         Basis::Active => total.active_known_h.get(),
     };
-    (total.held_h - known > 1e-9 * total.held_h).then(|| Note::UnmeasuredBasis {
-        held_gpu_hours: total.held_h - known,
+    (total.held_h() - known > 1e-9 * total.held_h()).then(|| Note::UnmeasuredBasis {
+        held_gpu_hours: total.held_h() - known,
         basis: basis.name().to_string(),
     })
 }

@@ -16,6 +16,7 @@ use crate::samples::col;
 use crate::timeparse::US_PER_HOUR;
 use anyhow::Result;
 use foldhash::HashMap;
+use polars_arrow::array::{Array, Utf8ViewArray};
 use polars::prelude::{
     BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked,
     PolarsNumericType, StringChunked, UInt64Chunked,
@@ -231,6 +232,9 @@ impl Cols {
 /// on every call: the values themselves when the column has no nulls.
 enum Num<'a, T: PolarsNumericType> {
     Dense(&'a [T::Native]),
+    /// one chunk with nulls: its values and validity bits, read directly
+    /// (ChunkedArray::get finds the chunk and tests the bit on every call)
+    Masked(&'a [T::Native], &'a polars_arrow::bitmap::Bitmap),
     Sparse(&'a ChunkedArray<T>),
     Absent,
 }
@@ -239,12 +243,31 @@ impl<'a, T: PolarsNumericType> Num<'a, T> {
     fn of(c: Option<&'a ChunkedArray<T>>) -> Self {
         match c {
             None => Num::Absent,
-            Some(c) => c.cont_slice().map_or(Num::Sparse(c), Num::Dense),
+            Some(c) => {
+                if let Ok(v) = c.cont_slice() {
+                    return Num::Dense(v);
+                }
+                let mut chunks = c.downcast_iter();
+                match (chunks.next(), chunks.next()) {
+                    (Some(arr), None) => match arr.validity() {
+                        Some(bits) => Num::Masked(arr.values().as_slice(), bits),
+                        None => Num::Dense(arr.values().as_slice()),
+                    },
+                    _ => Num::Sparse(c),
+                }
+            }
         }
     }
     fn get(&self, i: usize) -> Option<T::Native> {
         match self {
             Num::Dense(v) => v.get(i).copied(),
+            Num::Masked(v, bits) => {
+                if i < bits.len() && bits.get_bit(i) {
+                    v.get(i).copied()
+                } else {
+                    None
+                }
+            }
             Num::Sparse(c) => c.get(i),
             Num::Absent => None,
         }
@@ -260,18 +283,29 @@ const NULL_VIEW: u128 = u128::MAX;
 /// at the same offset of the same buffer), so a view-keyed cache reads and
 /// hashes each distinct string once per slice instead of once per row.
 /// Across arrays equal views may differ, hence one chunk only.
-fn views_of(ca: &StringChunked) -> Result<impl Iterator<Item = (u128, &str)>> {
+fn one_chunk(ca: &StringChunked) -> Result<Option<&Utf8ViewArray>> {
     anyhow::ensure!(
         ca.chunks().len() <= 1,
         "internal: a string column in {} chunks reached the view cache",
         ca.chunks().len()
     );
-    Ok(ca.downcast_iter().flat_map(|arr| {
-        arr.iter().zip(arr.views().iter()).map(|(s, v)| match s {
-            Some(s) => (v.as_u128(), s),
-            None => (NULL_VIEW, ""),
-        })
-    }))
+    Ok(ca.downcast_iter().next())
+}
+
+/// Row `i`'s view (NULL_VIEW for a null): only the view is read per row, the
+/// string only when the view is new to the cache.
+fn view_at(arr: Option<&Utf8ViewArray>, i: usize) -> u128 {
+    match arr {
+        Some(a) if a.is_valid(i) => a.views()[i].as_u128(),
+        _ => NULL_VIEW,
+    }
+}
+
+fn text_at(arr: Option<&Utf8ViewArray>, i: usize) -> &str {
+    match arr {
+        Some(a) if a.is_valid(i) => a.value(i),
+        _ => "",
+    }
 }
 
 pub struct Engine<'a> {
@@ -385,15 +419,17 @@ impl<'a> Engine<'a> {
     /// The GPU index of every row of a slice (new GPUs are added).
     fn gpu_slots(&mut self, host: &StringChunked, gpu: &StringChunked) -> Result<Vec<usize>> {
         let (host, gpu) = (host.rechunk(), gpu.rechunk());
+        let (h, g) = (one_chunk(&host)?, one_chunk(&gpu)?);
         let mut slots = Vec::with_capacity(host.len());
         let mut by_view: HashMap<(u128, u128), usize> = HashMap::default();
-        for ((hv, h), (gv, g)) in views_of(&host)?.zip(views_of(&gpu)?) {
-            let idx = match by_view.get(&(hv, gv)) {
+        for i in 0..host.len() {
+            let key = (view_at(h, i), view_at(g, i));
+            let idx = match by_view.get(&key) {
                 Some(i) => *i,
                 None => {
-                    let i = self.gpu_index(h, g);
-                    by_view.insert((hv, gv), i);
-                    i
+                    let idx = self.gpu_index(text_at(h, i), text_at(g, i));
+                    by_view.insert(key, idx);
+                    idx
                 }
             };
             slots.push(idx);
@@ -426,12 +462,14 @@ impl<'a> Engine<'a> {
             return Ok(vec![None; rows]);
         };
         let ca = ca.rechunk();
+        let arr = one_chunk(&ca)?;
         let mut by_view: HashMap<u128, Option<u32>> = HashMap::default();
         // neighbouring rows often share the label (a host's GPUs, a gang's
         // job): the previous row's view is checked before the hash
         let mut previous: Option<(u128, Option<u32>)> = None;
-        Ok(views_of(&ca)?
-            .map(|(v, s)| {
+        Ok((0..ca.len())
+            .map(|i| {
+                let v = view_at(arr, i);
                 if let Some((pv, id)) = previous
                     && pv == v
                 {
@@ -440,6 +478,7 @@ impl<'a> Engine<'a> {
                 let id = match by_view.get(&v) {
                     Some(id) => *id,
                     None => {
+                        let s = text_at(arr, i);
                         let id = (!s.is_empty()).then(|| self.labels.intern(s));
                         by_view.insert(v, id);
                         id

@@ -54,12 +54,12 @@ impl JobsFold {
                 let m = mfu.get(&job).copied();
                 JobSummary {
                     gpus: gpu_set.len(),
-                    held_gpu_hours: t.held_h,
+                    held_gpu_hours: t.held_h(),
                     device_util: r.active,
                     sm_active: r.sm_active,
                     tensor_active: r.tensor_active,
                     mfu: m,
-                    useful_gpu_hours: m.map(|m| m * t.held_h),
+                    useful_gpu_hours: m.map(|m| m * t.held_h()),
                     not_useful_usd: t.not_useful_usd(),
                     job,
                 }

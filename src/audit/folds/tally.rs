@@ -65,6 +65,6 @@ mod tests {
         assert_eq!(a.span, Some((0, H + 1_000)));
         assert_eq!(a.total.observed_us, 3 * H / 2);
         assert_eq!(a.total.held_us, H);
-        assert!((a.total.held_h - 1.0).abs() < 1e-12);
+        assert!((a.total.held_h() - 1.0).abs() < 1e-12);
     }
 }

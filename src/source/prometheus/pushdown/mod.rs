@@ -612,8 +612,6 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         } else {
             0
         },
-        observed_h,
-        held_h,
         active_h: Sum::from(h(a.active)),
         active_known_h: Sum::from(held_h),
         sm_h: Sum::from(h(a.sm)),
@@ -622,7 +620,6 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         occ_known_h: Sum::from(h(a.occ_known)),
         tensor_h: Sum::from(h(a.tensor)),
         tensor_known_h: Sum::from(h(a.tensor_known)),
-        idle_held_h: h(a.idle),
         observed_usd: Sum::from(observed_h * p),
         held_usd: Sum::from(held_h * p),
         idle_held_usd: Sum::from(h(a.idle) * p),
@@ -631,7 +628,6 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         active_usd: Sum::from(h(a.active) * p),
         sm_usd: Sum::from(h(a.sm) * p),
         tensor_usd: Sum::from(h(a.tensor) * p),
-        unpriced_h: if price.is_none() { observed_h } else { 0.0 },
         priced_rows: u64::from(price.is_some()),
         ..Tally::default()
     }
@@ -669,7 +665,7 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
                 .insert(m.unwrap_or("(no model)").to_string());
         }
         let t = tally_of(a, step_us, price, basis);
-        *model_hours.entry(m.map(str::to_string)).or_default() += t.observed_h;
+        *model_hours.entry(m.map(str::to_string)).or_default() += t.observed_h();
         sums.total.merge(&t);
         if cfg.by.is_none() {
             continue;
