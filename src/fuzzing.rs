@@ -195,13 +195,13 @@ pub fn prices(data: &[u8]) {
         "prices.csv"
     };
     let path = scratch_file(body, name);
-    let Ok(book) = crate::prices::load_price_file(&path) else {
+    let Ok(book) = crate::catalog::prices::load_price_file(&path) else {
         return;
     };
     for (model, price) in &book {
         assert!(price.is_finite() && *price >= 0.0, "{model}: price {price}");
         assert_eq!(
-            &crate::prices::normalize_model(model),
+            &crate::catalog::prices::normalize_model(model),
             model,
             "key not normalised"
         );
@@ -225,7 +225,7 @@ pub fn jobs(data: &[u8]) {
         "jobs.csv"
     };
     let path = scratch_file(body, name);
-    let Ok(declared) = crate::jobs::read_jobs_file(&path) else {
+    let Ok(declared) = crate::source::jobs::read_jobs_file(&path) else {
         return;
     };
     assert!(!declared.is_empty(), "a jobs file accepted with no jobs");
@@ -556,6 +556,6 @@ pub fn audit_changed_between_passes(
         inner: &stream,
         change: std::cell::RefCell::new(Some(Box::new(change))),
     };
-    let prices = crate::prices::PriceBook::new(None, None, true)?;
+    let prices = crate::catalog::prices::PriceBook::new(None, None, true)?;
     crate::audit::audit_chunks(&source, &crate::audit::AuditConfig::new(prices))
 }

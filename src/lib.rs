@@ -8,18 +8,13 @@ pub mod cli;
 pub mod cmd;
 pub(crate) mod demo;
 pub mod error;
-pub(crate) mod flops;
 /// Entry points for the cargo-fuzz targets in fuzz/ (not an API).
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod hardware;
-pub(crate) mod jobs;
 pub(crate) mod output;
 pub(crate) mod pipeline;
-pub(crate) mod prices;
 pub(crate) mod render;
 pub(crate) mod samples;
-pub(crate) mod scan;
 pub(crate) mod source;
 pub(crate) mod timeparse;
 pub(crate) mod units;

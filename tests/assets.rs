@@ -441,7 +441,7 @@ fn offered_gpu_names_resolve() {
     for c in gpuaudit::catalog::GPUS {
         let squashed = c.name.trim_start_matches("NVIDIA ").replace(' ', "-");
         assert_eq!(
-            gpuaudit::hardware::lookup(&squashed).map(|x| x.name),
+            gpuaudit::catalog::peaks::lookup(&squashed).map(|x| x.name),
             Some(c.name),
             "{squashed}"
         );

@@ -16,11 +16,11 @@ use crate::samples::col;
 use crate::timeparse::US_PER_HOUR;
 use anyhow::Result;
 use foldhash::HashMap;
-use polars_arrow::array::{Array, Utf8ViewArray};
 use polars::prelude::{
     BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked,
     PolarsNumericType, StringChunked, UInt64Chunked,
 };
+use polars_arrow::array::{Array, Utf8ViewArray};
 use std::collections::BTreeSet;
 use std::fmt;
 

@@ -7,7 +7,8 @@ use super::engine::Engine;
 use super::folds::mfu::JobHeld;
 use super::{AuditConfig, ChunkSource, HeldRule, held_rule_from};
 use crate::audit::model::{JobMfuValue, Note, Warning};
-use crate::hardware::{self, Dtype};
+use crate::catalog::Dtype;
+use crate::catalog::peaks as hardware;
 #[cfg(test)]
 use crate::samples::SampleTable;
 use crate::samples::col;
@@ -225,7 +226,7 @@ pub fn node_mfu(flops_per_sec: f64, models: &[&str], dtype: Dtype) -> Result<f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prices::PriceBook;
+    use crate::catalog::prices::PriceBook;
     use crate::source::from_frame;
     use polars::prelude::*;
 

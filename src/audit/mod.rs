@@ -1,6 +1,6 @@
 //! Pure computation on the canonical sample table: weights, held, layers,
 //! idle episodes, dollars, showback. Nothing here prints.
-use crate::prices::PriceBook;
+use crate::catalog::prices::PriceBook;
 use crate::samples::{SampleTable, col};
 use anyhow::{Context, Result};
 use engine::Engine;
@@ -19,6 +19,7 @@ pub(crate) mod interval;
 pub(crate) mod listing;
 pub(crate) mod mfu;
 pub mod model;
+pub(crate) mod scan;
 pub(crate) mod tally;
 pub(crate) mod weights;
 

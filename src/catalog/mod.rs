@@ -8,7 +8,8 @@
 //! check that every entry is priced, has memory and a bf16 peak or a reason.
 pub(crate) mod dtype;
 pub(crate) mod names;
-pub(crate) mod peaks;
+pub mod peaks;
+pub(crate) mod prices;
 pub(crate) mod report;
 pub(crate) mod table;
 

@@ -2,11 +2,11 @@
 //! command that reports (`--jobs`), plus the declared work of a live scan.
 use crate::catalog::peaks as hardware;
 use crate::cli::mfu::{DeclaredWorkArgs, MfuArgs, TableOrJson};
-use crate::flops::{
-    Attention, CalcInput, CalcWork, Mode, ModelFlops, TokenRate, calculate, dense_flops_per_token,
-};
 use crate::output::write_stdout;
 use crate::render;
+use crate::source::jobs::flops::{
+    Attention, CalcInput, CalcWork, Mode, ModelFlops, TokenRate, calculate, dense_flops_per_token,
+};
 use anyhow::Result;
 
 /// Turn the flags into the calculator's input (clap has already refused the

@@ -203,7 +203,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     // hour a snapshot stands for; only --once is a snapshot.
     let last_weight = (!args.once && args.audit.interval.is_none()).then_some(interval_us);
     let report = crate::pipeline::sampled_report(&table, &audit_options(&args.audit), last_weight)?;
-    let mut detail = crate::scan::build(
+    let mut detail = crate::audit::scan::build(
         &data,
         &report,
         held_mem,
@@ -219,9 +219,9 @@ pub fn run(args: ScanArgs) -> Result<u8> {
             .filter_map(|g| g.model.as_deref())
             .collect();
         if !held.is_empty() {
-            let dtype = args.work.dtype.unwrap_or(crate::hardware::Dtype::Bf16);
+            let dtype = args.work.dtype.unwrap_or(crate::catalog::Dtype::Bf16);
             let mfu = crate::audit::mfu::node_mfu(flops, &held, dtype).context("live MFU")?;
-            detail.live_mfu = Some(crate::scan::LiveMfu {
+            detail.live_mfu = Some(crate::audit::scan::LiveMfu {
                 declared_tflops: flops / 1e12,
                 held_gpus: held.len(),
                 dtype,

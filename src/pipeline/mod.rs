@@ -8,7 +8,7 @@ pub(crate) mod progress;
 use crate::audit::mfu::DeclaredJobs;
 use crate::audit::model::Report;
 use crate::audit::{AuditConfig, GroupBy};
-use crate::prices::PriceBook;
+use crate::catalog::prices::PriceBook;
 use crate::samples::SampleTable;
 use crate::source::prometheus::http::{Auth, Client, ClientOptions};
 use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
@@ -230,7 +230,7 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
 /// each job's MFU and says in the report what it could not); None without one.
 pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
     let Some(path) = file else { return Ok(None) };
-    let file = crate::jobs::read_jobs(path)?;
+    let file = crate::source::jobs::read_jobs(path)?;
     Ok(Some(DeclaredJobs {
         label: format!("--jobs {}", path.display()),
         decls: file.declarations,

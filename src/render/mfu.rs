@@ -1,9 +1,9 @@
 //! The MFU calculator's answer and the peak table, as tables or JSON.
 use super::fmt::{pct, thousands};
 use super::table::new_table;
+use crate::catalog::prices::{PROFILE_DATE, PROFILE_NAME};
 use crate::catalog::{Dtype, GIB, Gpu};
-use crate::flops::{Calculation, Mode, Recompute};
-use crate::prices::{PROFILE_DATE, PROFILE_NAME};
+use crate::source::jobs::flops::{Calculation, Mode, Recompute};
 use anyhow::Result;
 use comfy_table::{Cell, CellAlignment};
 use serde_json::{Map, Value, json};

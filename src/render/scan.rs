@@ -3,7 +3,7 @@
 use super::fmt::{bytes_gib, pct, usd};
 use super::grid::{Column, Grid, ellipsize};
 use crate::audit::model::Report;
-use crate::scan::{ScanDetail, ScanGpu};
+use crate::audit::scan::{ScanDetail, ScanGpu};
 use serde::Serialize;
 
 /// "alice 4242 (python train.py)" per holder; "-" when nobody holds the card.

@@ -10,6 +10,7 @@ use std::time::Duration;
 mod decode;
 pub mod files;
 mod filetime;
+pub(crate) mod jobs;
 pub mod live;
 pub mod nvidia_smi;
 pub mod prometheus;

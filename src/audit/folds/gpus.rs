@@ -3,7 +3,7 @@ use super::row_of;
 use crate::audit::interval::{Fold, Interval, Names};
 use crate::audit::model::GpuSummary;
 use crate::audit::tally::{Basis, Present, Row, Tally};
-use crate::prices::PriceBook;
+use crate::catalog::prices::PriceBook;
 
 /// What one GPU's intervals say about it.
 #[derive(Default, Clone)]

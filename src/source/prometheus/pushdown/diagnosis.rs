@@ -220,7 +220,7 @@ pub(super) fn timeline_of(
 mod tests {
     use super::super::Held;
     use super::*;
-    use crate::prices::PriceBook;
+    use crate::catalog::prices::PriceBook;
 
     const M: i64 = 60_000_000;
 

@@ -24,7 +24,7 @@ pub struct ScanDetail {
 pub struct LiveMfu {
     pub declared_tflops: f64,
     pub held_gpus: usize,
-    pub dtype: crate::hardware::Dtype,
+    pub dtype: crate::catalog::Dtype,
     pub mfu: f64,
 }
 

@@ -6,11 +6,12 @@
 //! peak table lacks). An optional `kind` (training, inference, interactive,
 //! batch) declares the job's shape of demand for the jobs section; a row may
 //! declare a kind and no work (no MFU then).
+pub(crate) mod flops;
 use crate::audit::diagnosis::jobs::Shape;
 use crate::audit::mfu::{JobDeclaration, Work};
-use crate::flops::parse_count;
-use crate::hardware::Dtype;
+use crate::catalog::Dtype;
 use anyhow::{Context, Result, bail};
+use flops::parse_count;
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
