@@ -38,14 +38,15 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
     let Some(times) = datetime_times(parts) else {
         return Ok(None);
     };
-    // Quartiles sort the whole time column; a dataset spanning at most the
-    // minimum fence (a week) cannot hold a stray sample, so a min/max scan
-    // (streamed, no sort) settles the common case.
+    // A dataset spanning at most the minimum fence (a week) cannot hold a
+    // stray sample, so a min/max scan settles the common case; otherwise the
+    // quartiles are found in bounded memory (they once sorted the whole
+    // time column: 2.4 GiB at 100M rows).
     let (first, last) = time_span(&times)?;
     if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_US {
         return Ok(None);
     }
-    let Some((q1, q3)) = widest_quartiles(&times)? else {
+    let Some((q1, q3)) = widest_quartiles(&times, (first, last))? else {
         return Ok(None);
     };
     let rows: usize = times.iter().map(|(p, _)| p.rows).sum();
@@ -115,30 +116,148 @@ fn time_span(times: &[(&Part, String)]) -> Result<(i64, i64)> {
 }
 
 /// The widest (q1, q3) of the parts' time quartiles.
-fn widest_quartiles(times: &[(&Part, String)]) -> Result<Option<(i64, i64)>> {
+fn widest_quartiles(
+    times: &[(&Part, String)],
+    (first, last): (i64, i64),
+) -> Result<Option<(i64, i64)>> {
     let mut q: Option<(i64, i64)> = None;
     for (p, t) in times {
-        // quartiles do not combine across slices: the whole time column (only
-        // when the data spans more than the minimum fence)
-        let df = scan(&p.path)
-            .and_then(|lf| {
-                lf.select([
-                    epoch_us(t)
-                        .quantile(lit(0.25), QuantileMethod::Lower)
-                        .alias("q1"),
-                    epoch_us(t)
-                        .quantile(lit(0.75), QuantileMethod::Lower)
-                        .alias("q3"),
-                ])
-                .collect()
-            })
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        let get = |c: &str| first_i64(&df, c);
-        if let (Some(a), Some(b)) = (get("q1"), get("q3")) {
+        let values = |f: &mut dyn FnMut(i64)| for_each_time(p, t, f);
+        if let Some((a, b)) = quartiles_of(&values, first, last, QUANTILE_SORT_LIMIT)? {
             q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
         }
     }
     Ok(q)
+}
+
+/// A part's time column as epoch µs (nulls left out), one slice at a time:
+/// only this column is decoded.
+fn for_each_time(p: &Part, t: &str, f: &mut dyn FnMut(i64)) -> Result<()> {
+    let lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
+    let mut offset = 0usize;
+    while offset < p.rows {
+        let df = lf
+            .clone()
+            .slice(offset as i64, SLICE_ROWS as IdxSize)
+            .select([epoch_us(t).alias("t")])
+            .collect()
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        if df.height() == 0 {
+            break;
+        }
+        let column = df.column("t").and_then(|c| c.i64().cloned());
+        let column = column.map_err(|e| anyhow!("{}: {e}", p.name))?;
+        column.iter().flatten().for_each(&mut *f);
+        offset += df.height();
+    }
+    Ok(())
+}
+
+/// Bins of the grid a quantile pass counts into.
+const QUANTILE_BINS: usize = 1 << 16;
+/// A bin with at most this many values is sorted (8 MiB of times).
+const QUANTILE_SORT_LIMIT: u64 = 1 << 20;
+
+/// An equal-width grid over [lo, hi] (inclusive) of at most QUANTILE_BINS bins.
+#[derive(Clone, Copy)]
+struct Grid {
+    lo: i64,
+    hi: i64,
+    width: i128,
+}
+
+impl Grid {
+    fn new(lo: i64, hi: i64) -> Self {
+        let width = (i128::from(hi) - i128::from(lo)) / QUANTILE_BINS as i128 + 1;
+        Grid { lo, hi, width }
+    }
+    fn bin(&self, v: i64) -> Option<usize> {
+        (self.lo..=self.hi)
+            .contains(&v)
+            .then(|| ((i128::from(v) - i128::from(self.lo)) / self.width) as usize)
+    }
+    /// The values of bin `b` lie in [lo, hi].
+    fn range(&self, b: usize) -> (i64, i64) {
+        let lo = i128::from(self.lo) + b as i128 * self.width;
+        let hi = (lo + self.width - 1).min(i128::from(self.hi));
+        (lo as i64, hi as i64)
+    }
+    fn count(&self, values: &dyn Fn(&mut dyn FnMut(i64)) -> Result<()>) -> Result<Vec<u64>> {
+        let mut counts = vec![0u64; QUANTILE_BINS];
+        values(&mut |v| {
+            if let Some(c) = self.bin(v).and_then(|b| counts.get_mut(b)) {
+                *c += 1;
+            }
+        })?;
+        Ok(counts)
+    }
+}
+
+/// Exact time quartiles as polars' `QuantileMethod::Lower` gives them (the
+/// value at rank floor((n - 1) q) of the sorted times) without holding the
+/// column: a histogram pass over a fixed grid finds the bin of each rank,
+/// narrower grids refine a crowded bin, and a bin of at most `sort_limit`
+/// values is sorted. Memory: the grid and one such bin, whatever the rows.
+fn quartiles_of(
+    values: &dyn Fn(&mut dyn FnMut(i64)) -> Result<()>,
+    first: i64,
+    last: i64,
+    sort_limit: u64,
+) -> Result<Option<(i64, i64)>> {
+    let grid = Grid::new(first, last);
+    let counts = grid.count(values)?;
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return Ok(None);
+    }
+    let rank = |q: f64| ((n - 1) as f64 * q) as u64;
+    let q1 = value_at_rank(values, grid, counts.clone(), rank(0.25), sort_limit)?;
+    let q3 = value_at_rank(values, grid, counts, rank(0.75), sort_limit)?;
+    Ok(Some((q1, q3)))
+}
+
+/// The value of `rank` (0-based, among the values inside `grid`, whose bin
+/// counts are `counts`).
+fn value_at_rank(
+    values: &dyn Fn(&mut dyn FnMut(i64)) -> Result<()>,
+    mut grid: Grid,
+    mut counts: Vec<u64>,
+    mut rank: u64,
+    sort_limit: u64,
+) -> Result<i64> {
+    loop {
+        let mut before = 0u64;
+        let b = counts
+            .iter()
+            .position(|&c| {
+                let holds = rank < before + c;
+                if !holds {
+                    before += c;
+                }
+                holds
+            })
+            .ok_or_else(|| anyhow!("internal: time rank {rank} beyond the values counted"))?;
+        rank -= before;
+        let (lo, hi) = grid.range(b);
+        if lo == hi {
+            return Ok(lo);
+        }
+        if counts[b] <= sort_limit {
+            let mut bin = Vec::new();
+            values(&mut |v| {
+                if (lo..=hi).contains(&v) {
+                    bin.push(v);
+                }
+            })?;
+            bin.sort_unstable();
+            return bin
+                .get(rank as usize)
+                .copied()
+                .ok_or_else(|| anyhow!("internal: the time column changed between passes"));
+        }
+        grid = Grid::new(lo, hi);
+        counts = grid.count(values)?;
+    }
 }
 
 /// How many samples lie outside [lo, hi], and the earliest and latest of them.
@@ -627,4 +746,53 @@ fn first_i64(df: &DataFrame, column: &str) -> Option<i64> {
         .i64()
         .ok()?
         .get(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// polars' Lower rule on a sorted copy: the reference.
+    fn lower(sorted: &[i64], q: f64) -> i64 {
+        sorted[((sorted.len() - 1) as f64 * q) as usize]
+    }
+
+    fn check(values: Vec<i64>, sort_limit: u64) {
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let (first, last) = (sorted[0], sorted[sorted.len() - 1]);
+        let source = |f: &mut dyn FnMut(i64)| -> Result<()> {
+            values.iter().copied().for_each(&mut *f);
+            Ok(())
+        };
+        let got = quartiles_of(&source, first, last, sort_limit)
+            .ok()
+            .flatten();
+        assert_eq!(got, Some((lower(&sorted, 0.25), lower(&sorted, 0.75))));
+    }
+
+    #[test]
+    fn quartiles_in_bounded_memory_equal_the_sorted_ones() {
+        // a 2026 fleet sampled every 30 s by 8 GPUs, one row from 1970 and one far ahead
+        let t0 = 1_783_296_000_000_000_i64;
+        let mut v: Vec<i64> = (0..5_000).map(|i| t0 + (i / 8) * 30_000_000).collect();
+        v.push(0);
+        v.push(i64::MAX / 2);
+        // a bin sorted at once, bins refined down to one value, and an odd count
+        check(v.clone(), 1 << 20);
+        check(v.clone(), 2);
+        v.pop();
+        check(v.clone(), 3);
+        // every value distinct, in reverse order; a single value
+        check((0..1_001).rev().map(|i| i * 7_919).collect(), 5);
+        check(vec![42], 1);
+        // the extremes of the time range
+        check(vec![i64::MIN + 1, -5, 0, 5, i64::MAX - 1], 1);
+    }
+
+    #[test]
+    fn no_values_no_quartiles() {
+        let none = |_: &mut dyn FnMut(i64)| -> Result<()> { Ok(()) };
+        assert_eq!(quartiles_of(&none, 0, 10, 4).ok().flatten(), None);
+    }
 }
