@@ -153,6 +153,9 @@ fn for_each_time(p: &Part, t: &str, f: &mut dyn FnMut(i64)) -> Result<()> {
     Ok(())
 }
 
+/// Every time value, once per call (each call is one pass over the column).
+type Times<'a> = dyn Fn(&mut dyn FnMut(i64)) -> Result<()> + 'a;
+
 /// Bins of the grid a quantile pass counts into.
 const QUANTILE_BINS: usize = 1 << 16;
 /// A bin with at most this many values is sorted (8 MiB of times).
@@ -182,7 +185,7 @@ impl Grid {
         let hi = (lo + self.width - 1).min(i128::from(self.hi));
         (lo as i64, hi as i64)
     }
-    fn count(&self, values: &dyn Fn(&mut dyn FnMut(i64)) -> Result<()>) -> Result<Vec<u64>> {
+    fn count(&self, values: &Times<'_>) -> Result<Vec<u64>> {
         let mut counts = vec![0u64; QUANTILE_BINS];
         values(&mut |v| {
             if let Some(c) = self.bin(v).and_then(|b| counts.get_mut(b)) {
@@ -199,7 +202,7 @@ impl Grid {
 /// narrower grids refine a crowded bin, and a bin of at most `sort_limit`
 /// values is sorted. Memory: the grid and one such bin, whatever the rows.
 fn quartiles_of(
-    values: &dyn Fn(&mut dyn FnMut(i64)) -> Result<()>,
+    values: &Times<'_>,
     first: i64,
     last: i64,
     sort_limit: u64,
@@ -219,7 +222,7 @@ fn quartiles_of(
 /// The value of `rank` (0-based, among the values inside `grid`, whose bin
 /// counts are `counts`).
 fn value_at_rank(
-    values: &dyn Fn(&mut dyn FnMut(i64)) -> Result<()>,
+    values: &Times<'_>,
     mut grid: Grid,
     mut counts: Vec<u64>,
     mut rank: u64,
