@@ -14,7 +14,7 @@ pub struct Parts {
     pub window_end: i64,
     pub snapshot: bool,
     pub sources: Sources,
-    pub held_rule: String,
+    pub held_rule: HeldBasis,
     pub present: Present,
     pub total: Tally,
     pub unpriced_models: Vec<String>,

@@ -569,7 +569,8 @@ pub(crate) fn comparability(rules: &[Rule], current: &Report, baseline: &Report)
             ),
         });
     }
-    if current.held_rule != baseline.held_rule {
+    // compared as the words the documents carry (a baseline keeps only those)
+    if current.held_rule.to_string() != baseline.held_rule.to_string() {
         out.push(Caveat {
             kind: CaveatKind::HeldRule,
             message: format!(
@@ -804,7 +805,7 @@ mod tests {
             per_hour.iter().map(|c| c.kind).collect::<Vec<_>>(),
             [CaveatKind::Prices]
         );
-        cur.held_rule = "job column".into();
+        cur.held_rule = crate::audit::model::HeldBasis::Text("job column".into());
         let held = comparability(&[rule(RuleKind::MaxDrop, "active=2pp")], &cur, &base);
         assert_eq!(
             held.iter().map(|c| c.kind).collect::<Vec<_>>(),

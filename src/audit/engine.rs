@@ -828,7 +828,7 @@ impl<'a> Engine<'a> {
                 rows_read,
                 rows_used: self.rows_in_window,
             },
-            held_rule: self.rule.describe(),
+            held_rule: self.rule.basis(),
             present: self.present,
             total: folds.tally.total.clone(),
             unpriced_models: self.unpriced_models.iter().cloned().collect(),

@@ -2,6 +2,7 @@
 //! input is held by, what one sample's values say, and what a device read
 //! (processes, memory) says for the sources that decide held themselves.
 use super::AuditConfig;
+use super::model::HeldBasis;
 use crate::samples::col;
 use anyhow::{Result, bail};
 
@@ -26,12 +27,15 @@ impl HeldRule {
         }
     }
 
-    pub fn describe(self) -> String {
+    /// The rule as the report states it (its words: render/notes.rs).
+    pub fn basis(self) -> HeldBasis {
         match self {
-            HeldRule::HeldColumn => "held column".to_string(),
-            HeldRule::JobColumn => "job column: held when a job is set".to_string(),
-            HeldRule::Memory(b) => format!("memory used > {} MiB", b / (1024 * 1024)),
-            HeldRule::Assumed => "--assume-held: every sample held".to_string(),
+            HeldRule::HeldColumn => HeldBasis::HeldColumn,
+            HeldRule::JobColumn => HeldBasis::JobColumn,
+            HeldRule::Memory(b) => HeldBasis::MemoryAbove {
+                mib: b / (1024 * 1024),
+            },
+            HeldRule::Assumed => HeldBasis::Assumed,
         }
     }
 }

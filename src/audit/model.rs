@@ -19,7 +19,7 @@ pub struct Report {
     pub window: Window,
     pub sources: Sources,
     pub data_quality: DataQuality,
-    pub held_rule: String,
+    pub held_rule: HeldBasis,
     pub layers: Layers,
     pub ratios: Ratios,
     pub cost: Cost,
@@ -43,6 +43,38 @@ pub struct Report {
     /// timeline, leaks, nodes, purchase (docs/semantics.md §10): top-level keys
     #[serde(flatten)]
     pub diagnosis: super::diagnosis::Sections,
+}
+
+/// How held was decided, as data. Its words are in `render/notes.rs` (its
+/// Display); the JSON's `held_rule` is that text, as report/1 always wrote it,
+/// and a document read back keeps the text (`Text`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum HeldBasis {
+    HeldColumn,
+    JobColumn,
+    MemoryAbove {
+        mib: u64,
+    },
+    Assumed,
+    /// --pushdown: an owner label is set (PromQL)
+    PromLabel(String),
+    /// --pushdown: DCGM_FI_DEV_FB_USED above this many MiB (PromQL)
+    PromMemoryAbove {
+        mib: u64,
+    },
+    Text(String),
+}
+
+impl Default for HeldBasis {
+    fn default() -> Self {
+        HeldBasis::Text(String::new())
+    }
+}
+
+impl<'de> Deserialize<'de> for HeldBasis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(HeldBasis::Text)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

@@ -105,7 +105,7 @@ fn held_by_the_held_column() -> Result<()> {
         opt_strs("job", &[None, None, Some("j"), Some("j")]), // ignored: held column wins
     ])?;
     let r = audit(&t, &cfg())?;
-    assert_eq!(r.held_rule, "held column");
+    assert_eq!(r.held_rule.to_string(), "held column");
     assert!(close(r.layers.held_gpu_hours, 2.0 / 60.0));
     Ok(())
 }
@@ -119,7 +119,7 @@ fn held_by_the_job_column() -> Result<()> {
         Column::new("mem_used_bytes".into(), vec![0u64, 5 << 30, 5 << 30, 0]),
     ])?;
     let r = audit(&t, &cfg())?;
-    assert!(r.held_rule.starts_with("job column"));
+    assert!(r.held_rule.to_string().starts_with("job column"));
     assert!(close(r.layers.held_gpu_hours, 2.0 / 60.0)); // empty and null are not held
     Ok(())
 }
@@ -132,7 +132,7 @@ fn held_by_memory_above_the_threshold() -> Result<()> {
         Column::new("mem_used_bytes".into(), vec![(1u64 << 30) + 1, 1 << 30, 0]),
     ])?;
     let r = audit(&t, &cfg())?;
-    assert_eq!(r.held_rule, "memory used > 1024 MiB");
+    assert_eq!(r.held_rule.to_string(), "memory used > 1024 MiB");
     assert!(close(r.layers.held_gpu_hours, 1.0 / 60.0)); // strictly greater
     let mut c = cfg();
     c.held_mem_bytes = 0;

@@ -7,6 +7,30 @@ use crate::audit::model::{
 use crate::timeparse::{format_duration_us, format_time};
 
 /// The sentence a note stands for.
+/// How held was decided, in the report's words (and the JSON's `held_rule`).
+impl std::fmt::Display for crate::audit::model::HeldBasis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::audit::model::HeldBasis as H;
+        match self {
+            H::HeldColumn => write!(f, "held column"),
+            H::JobColumn => write!(f, "job column: held when a job is set"),
+            H::MemoryAbove { mib } => write!(f, "memory used > {mib} MiB"),
+            H::Assumed => write!(f, "--assume-held: every sample held"),
+            H::PromLabel(l) => write!(f, "owner label '{l}' set (PromQL, --pushdown)"),
+            H::PromMemoryAbove { mib } => {
+                write!(f, "DCGM_FI_DEV_FB_USED > {mib} MiB (PromQL, --pushdown)")
+            }
+            H::Text(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+impl serde::Serialize for crate::audit::model::HeldBasis {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 pub fn note_text(note: &Note) -> String {
     match note {
         Note::NaiveTimesAsUtc { column, count } => format!(

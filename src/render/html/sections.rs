@@ -487,7 +487,7 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
             }
         ),
     );
-    row("held rule", r.held_rule.clone());
+    row("held rule", r.held_rule.to_string());
     row("prices", r.cost.price_source.clone());
     for (k, v) in &opts.settings {
         row(k, v.clone());

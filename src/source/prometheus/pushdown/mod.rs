@@ -542,9 +542,9 @@ fn parts_of(
         useful: false,
     };
     let held_rule = match &plan.held {
-        Held::Label(l) => format!("owner label '{l}' set (PromQL, --pushdown)"),
-        Held::Memory(mib) => format!("{FB} > {mib} MiB (PromQL, --pushdown)"),
-        Held::Assumed => crate::audit::HeldRule::Assumed.describe(),
+        Held::Label(l) => crate::audit::model::HeldBasis::PromLabel(l.clone()),
+        Held::Memory(mib) => crate::audit::model::HeldBasis::PromMemoryAbove { mib: *mib },
+        Held::Assumed => crate::audit::model::HeldBasis::Assumed,
     };
     let mut notes = vec![
         Note::PushdownCaveat,
