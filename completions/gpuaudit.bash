@@ -79,7 +79,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --format --quiet --min --max --max-drop --max-rise --help --version"
+            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -214,6 +214,10 @@ _gpuaudit() {
                     return 0
                     ;;
                 --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -499,7 +503,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --format --output --quiet --table --per-gpu --width --help --version"
+            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --output --quiet --table --per-gpu --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -629,6 +633,10 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json csv markdown html" -- "${cur}"))
                     return 0
@@ -657,7 +665,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__scan)
-            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
+            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -744,6 +752,10 @@ _gpuaudit() {
                     return 0
                     ;;
                 --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

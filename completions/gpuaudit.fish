@@ -75,6 +75,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l bucket -d '
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 csv\t''
@@ -130,6 +131,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l bucket -d 'Ti
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l tokens-per-sec -d 'Tokens per second the job on this node processes (e.g. 12.5K); needs --flops-per-token or --params' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l flops-per-token -d 'Model FLOPs per token' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l params -d 'Parameter count (70B, 7b, 540.35e9): 6N FLOPs per token training, 2N inference' -r
@@ -255,6 +257,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l bucket -d 'T
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 markdown\t''

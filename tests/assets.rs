@@ -109,8 +109,12 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "Basic authentication for \\-\\-prometheus.",
     ),
     (
+        "GPUAUDIT_PROM_TRACE",
+        "A file each \\-\\-prometheus request is appended to, one JSON line each (benchmarks replay them).",
+    ),
+    (
         "GPUAUDIT_SLICE_ROWS",
-        "Rows per slice when a parquet dataset streams through the audit (tuning and tests).",
+        "Rows per slice when a parquet dataset streams through the audit (tuning and tests); a single file's slices end on its row groups' edges.",
     ),
     (
         "NVML_STANDIN_SCENARIO",

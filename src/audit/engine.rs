@@ -17,7 +17,7 @@ use crate::timeparse::US_PER_HOUR;
 use anyhow::Result;
 use foldhash::HashMap;
 use polars::prelude::{
-    BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked,
+    BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked, Int64Type,
     PolarsNumericType, StringChunked, UInt64Chunked,
 };
 use polars_arrow::array::{Array, Utf8ViewArray};
@@ -91,11 +91,16 @@ struct Pending {
     power: Option<f64>,
 }
 
-/// Everything known about one GPU (or MIG instance).
+/// A GPU's names, kept by the dispatcher (every shard reads them).
 struct GpuState {
     host: String,
     gpu: String,
     host_id: u32,
+}
+
+/// One GPU's timing state, kept by the shard that audits it.
+#[derive(Default)]
+struct Track {
     // pass 1
     first_t1: Option<i64>,
     last_t1: Option<i64>,
@@ -110,21 +115,323 @@ struct GpuState {
     pending: Option<Pending>,
 }
 
-impl GpuState {
-    fn new(host: &str, gpu: &str, host_id: u32) -> Self {
-        GpuState {
-            host: host.to_string(),
-            gpu: gpu.to_string(),
-            host_id,
-            first_t1: None,
-            last_t1: None,
-            diffs: HashMap::default(),
-            diff_run: None,
-            step: None,
-            max_gap: None,
-            last_t2: None,
-            pending: None,
+impl Track {
+    /// Pass 1's median step and max gap (report-semantics §2).
+    fn finish_steps(&mut self, max_gap_us: Option<i64>) {
+        if let Some((d, n)) = self.diff_run.take() {
+            *self.diffs.entry(d).or_default() += n;
         }
+        self.step = median_of_histogram(&self.diffs);
+        self.max_gap = max_gap_us.or(self.step.map(|s| 3 * s));
+        self.diffs = HashMap::default();
+    }
+}
+
+/// A row that stopped a shard: the earliest one (in input order) is the
+/// error the audit reports, whatever the number of shards.
+type RowResult = std::result::Result<(), (usize, OutOfOrder)>;
+
+/// The GPUs of one worker (GPU `g` is in shard `g % shards`, at `g / shards`),
+/// with its own folds and counters; shards are merged in order at the end.
+struct Shard {
+    tracks: Vec<Track>,
+    folds: Folds,
+    /// Some: a pass that only measures the jobs' held time for MFU
+    mfu_fold: Option<MfuFold>,
+    /// time in gaps beyond max gap, in ticks
+    unobserved_us: i64,
+    duplicates: u64,
+    rows_in_window: u64,
+    rows_outside_window: u64,
+}
+
+/// What every shard reads and none changes while a slice is audited.
+#[derive(Clone, Copy)]
+struct Shared<'e> {
+    cfg: &'e AuditConfig,
+    rule: HeldRule,
+    present: Present,
+    snapshot_us: i64,
+    gpus: &'e [GpuState],
+    /// GPU -> (shard, place in the shard)
+    place: &'e [(u32, u32)],
+    /// price per model label (slot 0: no model), filled before the shards run
+    prices: &'e [Option<Option<f64>>],
+    mfu_by_label: &'e HashMap<u32, f64>,
+}
+
+impl Shared<'_> {
+    fn in_window(&self, t: i64) -> bool {
+        self.cfg.since.is_none_or(|s| t >= s) && self.cfg.until.is_none_or(|u| t < u)
+    }
+
+    fn out_of_order(&self, g: usize) -> OutOfOrder {
+        let s = &self.gpus[g];
+        OutOfOrder {
+            host: s.host.clone(),
+            gpu: s.gpu.clone(),
+        }
+    }
+
+    fn price(&self, model: Option<u32>) -> Option<f64> {
+        let slot = model.map_or(0, |m| m as usize + 1);
+        self.prices.get(slot).copied().flatten().flatten()
+    }
+}
+
+/// One slice's columns and per-row ids, read by every shard.
+struct Slice<'c> {
+    cols: &'c Cols,
+    slots: &'c [usize],
+    models: &'c [Option<u32>],
+    jobs: &'c [Option<u32>],
+    users: &'c [Option<u32>],
+    teams: &'c [Option<u32>],
+}
+
+impl Shard {
+    fn new(folds: Folds) -> Self {
+        Shard {
+            tracks: Vec::new(),
+            folds,
+            mfu_fold: None,
+            unobserved_us: 0,
+            duplicates: 0,
+            rows_in_window: 0,
+            rows_outside_window: 0,
+        }
+    }
+
+    /// Pass 1 over this shard's rows of a slice: each GPU's time differences.
+    fn observe(
+        &mut self,
+        k: u32,
+        sh: &Shared,
+        slots: &[usize],
+        time: &Num<Int64Type>,
+    ) -> RowResult {
+        for (i, &g) in slots.iter().enumerate() {
+            let (shard, local) = sh.place[g];
+            if shard != k {
+                continue;
+            }
+            let Some(t) = time.get(i) else { continue };
+            if !sh.in_window(t) {
+                continue;
+            }
+            let tr = &mut self.tracks[local as usize];
+            if let Some(prev) = tr.last_t1 {
+                if t < prev {
+                    return Err((i, sh.out_of_order(g)));
+                }
+                if t > prev {
+                    let d = t - prev;
+                    match &mut tr.diff_run {
+                        Some((run_d, n)) if *run_d == d => *n += 1,
+                        run => {
+                            if let Some((run_d, n)) = run.replace((d, 1)) {
+                                *tr.diffs.entry(run_d).or_default() += n;
+                            }
+                        }
+                    }
+                }
+            }
+            tr.first_t1.get_or_insert(t);
+            tr.last_t1 = Some(t);
+        }
+        Ok(())
+    }
+
+    /// Pass 2 over this shard's rows of a slice: weigh and fold.
+    fn add(&mut self, k: u32, sh: &Shared, s: &Slice) -> RowResult {
+        let c = s.cols;
+        let time = Num::of(Some(&c.time));
+        let (device_util, sm_active, sm_occupancy, tensor_active, power) = (
+            Num::of(c.device_util.as_ref()),
+            Num::of(c.sm_active.as_ref()),
+            Num::of(c.sm_occupancy.as_ref()),
+            Num::of(c.tensor_active.as_ref()),
+            Num::of(c.power.as_ref()),
+        );
+        let dram_active = Num::of(c.dram_active.as_ref());
+        let (mem_used, mem_total) = (Num::of(c.mem_used.as_ref()), Num::of(c.mem_total.as_ref()));
+        for (i, &g) in s.slots.iter().enumerate() {
+            let (shard, local) = sh.place[g];
+            if shard != k {
+                continue;
+            }
+            let Some(t) = time.get(i) else { continue };
+            let local = local as usize;
+            if !self
+                .admit(local, t, sh)
+                .map_err(|()| (i, sh.out_of_order(g)))?
+            {
+                continue;
+            }
+            let (model, job, user, team) = (s.models[i], s.jobs[i], s.users[i], s.teams[i]);
+            let held_value = c.held.as_ref().and_then(|h| h.get(i));
+            let held = sh.rule.holds(held_value, job.is_some(), mem_used.get(i));
+            let held_unknown = sh.rule == HeldRule::HeldColumn && held_value.is_none();
+            let device_util = device_util.get(i);
+            let p = Pending {
+                t,
+                held,
+                held_unknown,
+                idle: held && device_util.is_some_and(|u| u < sh.cfg.idle_below),
+                device_util,
+                sm_active: sm_active.get(i),
+                sm_occupancy: sm_occupancy.get(i),
+                tensor_active: tensor_active.get(i),
+                dram_active: dram_active.get(i),
+                price: sh.price(model),
+                model,
+                job,
+                user,
+                team,
+                mem_used: mem_used.get(i),
+                mem_total: mem_total.get(i),
+                power: power.get(i),
+            };
+            self.weigh_previous(g, local, p, sh);
+        }
+        Ok(())
+    }
+
+    /// Whether a row at `t` of the GPU at `local` is a new sample in the window
+    /// (counting what is not); Err when the GPU's samples go back in time.
+    fn admit(&mut self, local: usize, t: i64, sh: &Shared) -> std::result::Result<bool, ()> {
+        if !sh.in_window(t) {
+            self.rows_outside_window += 1;
+            return Ok(false);
+        }
+        if let Some(prev) = self.tracks[local].last_t2 {
+            if t == prev {
+                self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
+                return Ok(false);
+            }
+            if t < prev {
+                return Err(());
+            }
+        }
+        self.rows_in_window += 1;
+        Ok(true)
+    }
+
+    /// `p` is GPU `g`'s newest sample: the one before it now has its weight.
+    fn weigh_previous(&mut self, g: usize, local: usize, p: Pending, sh: &Shared) {
+        let tr = &mut self.tracks[local];
+        tr.last_t2 = Some(p.t);
+        if let Some(prev) = tr.pending.replace(p) {
+            let gap = p.t - prev.t;
+            let max_gap = tr.max_gap.unwrap_or(gap);
+            let (w, unobserved) = weights::weigh_gap(gap, max_gap);
+            self.unobserved_us += unobserved;
+            let w = weights::cap_until(prev.t, w, sh.cfg.until);
+            self.finalize(g, prev, w, gap > max_gap, sh);
+        }
+    }
+
+    /// The weighed interval of one sample, handed to every fold.
+    fn finalize(&mut self, g: usize, p: Pending, w_us: i64, gap_after: bool, sh: &Shared) {
+        // no jobs file (the usual case): no lookup per interval
+        let mfu = p
+            .job
+            .filter(|_| !sh.mfu_by_label.is_empty())
+            .and_then(|j| sh.mfu_by_label.get(&j).copied());
+        let iv = Interval {
+            gpu: g,
+            host: sh.gpus[g].host_id,
+            start: p.t,
+            weight: w_us,
+            held: p.held,
+            held_unknown: p.held_unknown,
+            idle: p.idle,
+            device_util: p.device_util,
+            sm_active: p.sm_active,
+            sm_occupancy: p.sm_occupancy,
+            tensor_active: p.tensor_active,
+            dram_active: p.dram_active,
+            mem_used: p.mem_used,
+            mem_total: p.mem_total,
+            power: p.power,
+            price: p.price,
+            mfu: if sh.present.useful { mfu } else { None },
+            model: p.model,
+            job: p.job,
+            user: p.user,
+            team: p.team,
+            gap_after,
+        };
+        match &mut self.mfu_fold {
+            Some(mfu) => mfu.add(&iv),
+            None => self.folds.add(&iv),
+        }
+    }
+
+    /// Weigh the last sample of every GPU of shard `k` of `n`: the folds
+    /// have seen every interval.
+    fn finalize_last(&mut self, k: usize, n: usize, sh: &Shared) {
+        for local in 0..self.tracks.len() {
+            let g = local * n + k;
+            if let Some(p) = self.tracks[local].pending.take() {
+                let tr = &self.tracks[local];
+                let w = weights::weigh_last(tr.step, tr.max_gap, sh.snapshot_us);
+                let w = weights::cap_until(p.t, w, sh.cfg.until);
+                self.finalize(g, p, w, false, sh);
+            }
+            self.folds.end_gpu(g);
+        }
+    }
+
+    /// Another shard's folds and counters into this one's (GPUs disjoint).
+    fn merge(&mut self, other: Shard) {
+        self.folds.merge(other.folds);
+        match (&mut self.mfu_fold, other.mfu_fold) {
+            (Some(m), Some(o)) => m.merge(o),
+            (m @ None, o) => *m = o,
+            (Some(_), None) => {}
+        }
+        self.unobserved_us += other.unobserved_us;
+        self.duplicates += other.duplicates;
+        self.rows_in_window += other.rows_in_window;
+        self.rows_outside_window += other.rows_outside_window;
+    }
+}
+
+/// Run `work` on every shard, shard 0 on this thread and the others on their
+/// own (scoped: they end before this returns). The earliest failing row wins,
+/// so the error does not depend on the number of shards.
+fn run_shards<F>(shards: &mut [Shard], work: F) -> Result<()>
+where
+    F: Fn(u32, &mut Shard) -> RowResult + Sync,
+{
+    let Some((first, rest)) = shards.split_first_mut() else {
+        return Ok(());
+    };
+    let results: Vec<std::thread::Result<RowResult>> = std::thread::scope(|scope| {
+        let work = &work;
+        let handles: Vec<_> = rest
+            .iter_mut()
+            .enumerate()
+            .map(|(i, shard)| scope.spawn(move || work(i as u32 + 1, shard)))
+            .collect();
+        let mut results = vec![Ok(work(0, first))];
+        results.extend(handles.into_iter().map(|h| h.join()));
+        results
+    });
+    let mut earliest: Option<(usize, OutOfOrder)> = None;
+    for r in results {
+        match r {
+            Err(_) => anyhow::bail!("internal: an audit worker thread panicked"),
+            Ok(Err((row, e))) if earliest.as_ref().is_none_or(|(r, _)| row < *r) => {
+                earliest = Some((row, e));
+            }
+            Ok(_) => {}
+        }
+    }
+    match earliest {
+        Some((_, e)) => Err(e.into()),
+        None => Ok(()),
     }
 }
 
@@ -317,6 +624,10 @@ pub struct Engine<'a> {
     index: HashMap<String, usize>,
     key_buf: String,
     gpus: Vec<GpuState>,
+    /// GPU -> (shard, place in the shard)
+    place: Vec<(u32, u32)>,
+    /// the workers' state: GPUs, folds, counters (one shard: no threads)
+    shards: Vec<Shard>,
     labels: Interner,
     /// price per model label (slot 0: no model), filled on first use
     prices: Vec<Option<Option<f64>>>,
@@ -324,12 +635,14 @@ pub struct Engine<'a> {
     mfu_by_label: HashMap<u32, f64>,
     /// the declared jobs' MFU by name (None: no jobs file)
     job_mfu: Option<std::collections::BTreeMap<String, f64>>,
-    folds: Folds,
     /// the kinds `--jobs` declares, by job name (the diagnosis' jobs section)
     job_kinds: std::collections::BTreeMap<String, super::diagnosis::jobs::Shape>,
-    /// Some: a pass that only measures the jobs' held time for MFU
+}
+
+/// The shards' results, merged: what the report is assembled from.
+struct Merged {
+    folds: Folds,
     mfu_fold: Option<MfuFold>,
-    /// time in gaps beyond max gap, in ticks
     unobserved_us: i64,
     duplicates: u64,
     rows_in_window: u64,
@@ -338,6 +651,9 @@ pub struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     pub fn new(cfg: &'a AuditConfig, rule: HeldRule, present: Present) -> Self {
+        let shards = (0..cfg.threads.max(1))
+            .map(|_| Shard::new(Folds::new(present.basis(), cfg.by)))
+            .collect();
         Engine {
             cfg,
             rule,
@@ -346,18 +662,14 @@ impl<'a> Engine<'a> {
             index: HashMap::default(),
             key_buf: String::new(),
             gpus: Vec::new(),
+            place: Vec::new(),
+            shards,
             labels: Interner::default(),
             prices: Vec::new(),
             unpriced_models: BTreeSet::new(),
             mfu_by_label: HashMap::default(),
             job_mfu: None,
-            folds: Folds::new(present.basis(), cfg.by),
             job_kinds: Default::default(),
-            mfu_fold: None,
-            unobserved_us: 0,
-            duplicates: 0,
-            rows_in_window: 0,
-            rows_outside_window: 0,
         }
     }
 
@@ -369,7 +681,9 @@ impl<'a> Engine<'a> {
             self.mfu_by_label.insert(id, *m);
         }
         self.present.useful = true;
-        self.folds = Folds::new(self.present.basis(), self.cfg.by);
+        for shard in &mut self.shards {
+            shard.folds = Folds::new(self.present.basis(), self.cfg.by);
+        }
         self.job_mfu = Some(mfu.clone());
         self
     }
@@ -408,12 +722,36 @@ impl<'a> Engine<'a> {
 
     /// Only measure each job's held time (for MFU): see [`Engine::finish_mfu`].
     pub fn collecting_mfu(mut self) -> Self {
-        self.mfu_fold = Some(MfuFold::default());
+        for shard in &mut self.shards {
+            shard.mfu_fold = Some(MfuFold::default());
+        }
         self
     }
 
-    fn in_window(&self, t: i64) -> bool {
-        self.cfg.since.is_none_or(|s| t >= s) && self.cfg.until.is_none_or(|u| t < u)
+    /// What the shards read while they run (the prices must be filled first).
+    fn shared(&self) -> Shared<'_> {
+        Shared {
+            cfg: self.cfg,
+            rule: self.rule,
+            present: self.present,
+            snapshot_us: self.snapshot_us,
+            gpus: &self.gpus,
+            place: &self.place,
+            prices: &self.prices,
+            mfu_by_label: &self.mfu_by_label,
+        }
+    }
+
+    /// `work` on every shard, each on its own thread, with what they share.
+    fn on_shards<F>(&mut self, work: F) -> Result<()>
+    where
+        F: Fn(u32, &mut Shard, &Shared) -> RowResult + Sync,
+    {
+        let mut shards = std::mem::take(&mut self.shards);
+        let sh = self.shared();
+        let done = run_shards(&mut shards, |k, shard| work(k, shard, &sh));
+        self.shards = shards;
+        done
     }
 
     /// The GPU index of every row of a slice (new GPUs are added).
@@ -422,8 +760,17 @@ impl<'a> Engine<'a> {
         let (h, g) = (one_chunk(&host)?, one_chunk(&gpu)?);
         let mut slots = Vec::with_capacity(host.len());
         let mut by_view: HashMap<(u128, u128), usize> = HashMap::default();
+        // a GPU's rows often come in runs (a file sorted by GPU): the previous
+        // row's views are checked before the hash
+        let mut previous: Option<((u128, u128), usize)> = None;
         for i in 0..host.len() {
             let key = (view_at(h, i), view_at(g, i));
+            if let Some((pk, idx)) = previous
+                && pk == key
+            {
+                slots.push(idx);
+                continue;
+            }
             let idx = match by_view.get(&key) {
                 Some(i) => *i,
                 None => {
@@ -432,6 +779,7 @@ impl<'a> Engine<'a> {
                     idx
                 }
             };
+            previous = Some((key, idx));
             slots.push(idx);
         }
         Ok(slots)
@@ -446,8 +794,16 @@ impl<'a> Engine<'a> {
             return *i;
         }
         let host_id = self.labels.intern(host);
-        self.gpus.push(GpuState::new(host, gpu, host_id));
+        self.gpus.push(GpuState {
+            host: host.to_string(),
+            gpu: gpu.to_string(),
+            host_id,
+        });
         let i = self.gpus.len() - 1;
+        // round robin: shards hold about as many GPUs (and rows) each
+        let n = self.shards.len();
+        self.place.push(((i % n) as u32, (i / n) as u32));
+        self.shards[i % n].tracks.push(Track::default());
         self.index.insert(self.key_buf.clone(), i);
         i
     }
@@ -495,59 +851,30 @@ impl<'a> Engine<'a> {
         let (time, host, gpu) = Cols::keys(chunk)?;
         let slots = self.gpu_slots(&host, &gpu)?;
         let time = Num::of(Some(&time));
-        for (i, &idx) in slots.iter().enumerate() {
-            let Some(t) = time.get(i) else { continue };
-            if !self.in_window(t) {
-                continue;
-            }
-            let g = &mut self.gpus[idx];
-            if let Some(prev) = g.last_t1 {
-                if t < prev {
-                    return Err(OutOfOrder {
-                        host: g.host.clone(),
-                        gpu: g.gpu.clone(),
-                    }
-                    .into());
-                }
-                if t > prev {
-                    let d = t - prev;
-                    match &mut g.diff_run {
-                        Some((run_d, n)) if *run_d == d => *n += 1,
-                        run => {
-                            if let Some((run_d, n)) = run.replace((d, 1)) {
-                                *g.diffs.entry(run_d).or_default() += n;
-                            }
-                        }
-                    }
-                }
-            }
-            g.first_t1.get_or_insert(t);
-            g.last_t1 = Some(t);
-        }
-        Ok(())
+        self.on_shards(|k, shard, sh| shard.observe(k, sh, &slots, &time))
     }
 
     /// Between the passes: median step and max gap per GPU (report-semantics §2).
     pub fn finish_steps(&mut self) {
-        for g in &mut self.gpus {
-            if let Some((d, n)) = g.diff_run.take() {
-                *g.diffs.entry(d).or_default() += n;
+        for shard in &mut self.shards {
+            for tr in &mut shard.tracks {
+                tr.finish_steps(self.cfg.max_gap_us);
             }
-            g.step = median_of_histogram(&g.diffs);
-            g.max_gap = self.cfg.max_gap_us.or(g.step.map(|s| 3 * s));
-            g.diffs = HashMap::default();
         }
         self.start_diagnosis();
+    }
+
+    fn tracks(&self) -> impl Iterator<Item = &Track> {
+        self.shards.iter().flat_map(|s| s.tracks.iter())
     }
 
     /// The report's window, known once pass 1 has seen every time: from the
     /// first sample (or --since) to the end of the last one's weight (capped by
     /// --until), as the tally's span will be.
     fn window_of_pass1(&self) -> Option<(i64, i64)> {
-        let first = self.gpus.iter().filter_map(|g| g.first_t1).min()?;
+        let first = self.tracks().filter_map(|g| g.first_t1).min()?;
         let end = self
-            .gpus
-            .iter()
+            .tracks()
             .filter_map(|g| {
                 let t = g.last_t1?;
                 let w = weights::weigh_last(g.step, g.max_gap, self.snapshot_us);
@@ -565,7 +892,7 @@ impl<'a> Engine<'a> {
         let Some((start, end)) = self.window_of_pass1() else {
             return;
         };
-        let mut steps: Vec<i64> = self.gpus.iter().filter_map(|g| g.step).collect();
+        let mut steps: Vec<i64> = self.tracks().filter_map(|g| g.step).collect();
         steps.sort_unstable();
         let fleet_step = weights::median_by_rank(steps.len() as u64, |i| steps[i as usize]);
         let bucket = self.cfg.bucket_us.unwrap_or_else(|| {
@@ -573,14 +900,17 @@ impl<'a> Engine<'a> {
         });
         let mut thresholds = self.cfg.leak_thresholds;
         thresholds.idle_below = self.cfg.idle_below;
-        self.folds.diagnosis = Some(super::diagnosis::DiagnosisFolds::new(
-            bucket,
-            start,
-            end,
-            thresholds,
-            self.cfg.by,
-            self.declared_jobs(),
-        ));
+        let declared = self.declared_jobs();
+        for shard in &mut self.shards {
+            shard.folds.diagnosis = Some(super::diagnosis::DiagnosisFolds::new(
+                bucket,
+                start,
+                end,
+                thresholds,
+                self.cfg.by,
+                declared.clone(),
+            ));
+        }
     }
 
     /// Pass 2: weigh and tally. Chunks must come in the same order as in pass 1.
@@ -591,74 +921,23 @@ impl<'a> Engine<'a> {
         let [models, jobs, users, teams] =
             [&c.model, &c.job, &c.user, &c.team].map(|col| self.label_ids(col, rows));
         let [models, jobs, users, teams] = [models?, jobs?, users?, teams?];
-        let time = Num::of(Some(&c.time));
-        let (device_util, sm_active, sm_occupancy, tensor_active, power) = (
-            Num::of(c.device_util.as_ref()),
-            Num::of(c.sm_active.as_ref()),
-            Num::of(c.sm_occupancy.as_ref()),
-            Num::of(c.tensor_active.as_ref()),
-            Num::of(c.power.as_ref()),
-        );
-        let dram_active = Num::of(c.dram_active.as_ref());
-        let (mem_used, mem_total) = (Num::of(c.mem_used.as_ref()), Num::of(c.mem_total.as_ref()));
-        for (i, &g) in slots.iter().enumerate() {
-            let Some(t) = time.get(i) else { continue };
-            if !self.admit(g, t)? {
-                continue;
-            }
-            let (model, job, user, team) = (models[i], jobs[i], users[i], teams[i]);
-            let held_value = c.held.as_ref().and_then(|h| h.get(i));
-            let held = self.rule.holds(held_value, job.is_some(), mem_used.get(i));
-            let held_unknown = self.rule == HeldRule::HeldColumn && held_value.is_none();
-            let device_util = device_util.get(i);
-            let price = self.price_of(model);
-            let p = Pending {
-                t,
-                held,
-                held_unknown,
-                idle: held && device_util.is_some_and(|u| u < self.cfg.idle_below),
-                device_util,
-                sm_active: sm_active.get(i),
-                sm_occupancy: sm_occupancy.get(i),
-                tensor_active: tensor_active.get(i),
-                dram_active: dram_active.get(i),
-                price,
-                model,
-                job,
-                user,
-                team,
-                mem_used: mem_used.get(i),
-                mem_total: mem_total.get(i),
-                power: power.get(i),
-            };
-            self.weigh_previous(g, p);
-        }
-        Ok(())
-    }
-
-    /// Whether a row of GPU `g` at `t` is a new sample in the window (counting
-    /// what is not); an error when the GPU's samples go back in time.
-    fn admit(&mut self, g: usize, t: i64) -> Result<bool> {
-        if !self.in_window(t) {
-            self.rows_outside_window += 1;
-            return Ok(false);
-        }
-        if let Some(prev) = self.gpus[g].last_t2 {
-            if t == prev {
-                self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
-                return Ok(false);
-            }
-            if t < prev {
-                let s = &self.gpus[g];
-                return Err(OutOfOrder {
-                    host: s.host.clone(),
-                    gpu: s.gpu.clone(),
-                }
-                .into());
+        // every model's price is known before the shards read the table
+        let mut previous = None;
+        for &m in &models {
+            if previous != Some(m) {
+                self.price_of(m);
+                previous = Some(m);
             }
         }
-        self.rows_in_window += 1;
-        Ok(true)
+        let slice = Slice {
+            cols: &c,
+            slots: &slots,
+            models: &models,
+            jobs: &jobs,
+            users: &users,
+            teams: &teams,
+        };
+        self.on_shards(|k, shard, sh| shard.add(k, sh, &slice))
     }
 
     /// The price of a model label, looked up once per model (unpriced ones noted).
@@ -683,74 +962,38 @@ impl<'a> Engine<'a> {
         p
     }
 
-    /// `p` is GPU `g`'s newest sample: the one before it now has its weight.
-    fn weigh_previous(&mut self, g: usize, p: Pending) {
-        let s = &mut self.gpus[g];
-        s.last_t2 = Some(p.t);
-        if let Some(prev) = s.pending.replace(p) {
-            let gap = p.t - prev.t;
-            let max_gap = s.max_gap.unwrap_or(gap);
-            let (w, unobserved) = weights::weigh_gap(gap, max_gap);
-            self.unobserved_us += unobserved;
-            let w = weights::cap_until(prev.t, w, self.cfg.until);
-            self.finalize(g, prev, w, gap > max_gap);
-        }
-    }
-
-    /// The weighed interval of one sample, handed to every fold.
-    fn finalize(&mut self, g: usize, p: Pending, w_us: i64, gap_after: bool) {
-        // no jobs file (the usual case): no lookup per interval
-        let mfu = p
-            .job
-            .filter(|_| !self.mfu_by_label.is_empty())
-            .and_then(|j| self.mfu_by_label.get(&j).copied());
-        let iv = Interval {
-            gpu: g,
-            host: self.gpus[g].host_id,
-            start: p.t,
-            weight: w_us,
-            held: p.held,
-            held_unknown: p.held_unknown,
-            idle: p.idle,
-            device_util: p.device_util,
-            sm_active: p.sm_active,
-            sm_occupancy: p.sm_occupancy,
-            tensor_active: p.tensor_active,
-            dram_active: p.dram_active,
-            mem_used: p.mem_used,
-            mem_total: p.mem_total,
-            power: p.power,
-            price: p.price,
-            mfu: if self.present.useful { mfu } else { None },
-            model: p.model,
-            job: p.job,
-            user: p.user,
-            team: p.team,
-            gap_after,
-        };
-        match &mut self.mfu_fold {
-            Some(mfu) => mfu.add(&iv),
-            None => self.folds.add(&iv),
-        }
-    }
-
-    /// Weigh the last sample of every GPU: the folds have seen every interval.
-    fn finalize_last(&mut self) {
-        for g in 0..self.gpus.len() {
-            if let Some(p) = self.gpus[g].pending.take() {
-                let s = &self.gpus[g];
-                let w = weights::weigh_last(s.step, s.max_gap, self.snapshot_us);
-                let w = weights::cap_until(p.t, w, self.cfg.until);
-                self.finalize(g, p, w, false);
+    /// Weigh the last sample of every GPU and merge the shards, in order.
+    fn merge_shards(&mut self) -> Merged {
+        let n = self.shards.len();
+        let mut shards = std::mem::take(&mut self.shards);
+        {
+            let sh = self.shared();
+            for (k, shard) in shards.iter_mut().enumerate() {
+                shard.finalize_last(k, n, &sh);
             }
-            self.folds.end_gpu(g);
+        }
+        let mut iter = shards.into_iter();
+        let mut total = iter
+            .next()
+            .unwrap_or_else(|| Shard::new(Folds::new(self.present.basis(), self.cfg.by)));
+        for shard in iter {
+            total.merge(shard);
+        }
+        Merged {
+            folds: total.folds,
+            mfu_fold: total.mfu_fold,
+            unobserved_us: total.unobserved_us,
+            duplicates: total.duplicates,
+            rows_in_window: total.rows_in_window,
+            rows_outside_window: total.rows_outside_window,
         }
     }
 
     /// The held time of each job, after a pass [`Engine::collecting_mfu`].
     pub fn finish_mfu(mut self) -> std::collections::BTreeMap<String, JobHeld> {
-        self.finalize_last();
-        self.mfu_fold
+        let merged = self.merge_shards();
+        merged
+            .mfu_fold
             .as_ref()
             .map(|f| f.by_job(&self))
             .unwrap_or_default()
@@ -763,29 +1006,30 @@ impl<'a> Engine<'a> {
         rows_read: u64,
         quality: &crate::samples::Quality,
     ) -> Result<Report> {
-        self.finalize_last();
-        if self.rows_in_window == 0 {
-            if self.rows_outside_window == 0 {
+        let merged = self.merge_shards();
+        if merged.rows_in_window == 0 {
+            if merged.rows_outside_window == 0 {
                 anyhow::bail!("no usable samples in {}", sources.join(", "));
             }
             anyhow::bail!(
                 "no samples between --since and --until ({} samples lie outside the window)",
-                self.rows_outside_window
+                merged.rows_outside_window
             );
         }
-        let parts = self.parts(sources, rows_read, quality);
+        let parts = self.parts(&merged, sources, rows_read, quality);
         Ok(assemble(parts, self.cfg))
     }
 
     /// The folds' results as the parts of a report.
     fn parts(
         &self,
+        merged: &Merged,
         sources: Vec<String>,
         rows_read: u64,
         quality: &crate::samples::Quality,
     ) -> Parts {
         let cfg = self.cfg;
-        let folds = &self.folds;
+        let folds = &merged.folds;
         let (mut window_start, mut window_end) = folds.tally.span.unwrap_or((0, 0));
         if let Some(s) = cfg.since {
             window_start = s;
@@ -826,7 +1070,7 @@ impl<'a> Engine<'a> {
             sources: Sources {
                 files: sources,
                 rows_read,
-                rows_used: self.rows_in_window,
+                rows_used: merged.rows_in_window,
             },
             held_rule: self.rule.basis(),
             present: self.present,
@@ -841,10 +1085,10 @@ impl<'a> Engine<'a> {
             gpu_count: gpus.len(),
             gpus,
             quality: DataQuality {
-                duplicates: self.duplicates,
+                duplicates: merged.duplicates,
                 invalid: quality.invalid.clone(),
-                unobserved_gpu_hours: self.unobserved_us as f64 / US_PER_HOUR,
-                rows_outside_window: self.rows_outside_window,
+                unobserved_gpu_hours: merged.unobserved_us as f64 / US_PER_HOUR,
+                rows_outside_window: merged.rows_outside_window,
                 rows_dropped: quality.rows_dropped,
                 notes,
                 warnings: quality.warnings.clone(),

@@ -71,7 +71,6 @@ impl Interval {
 /// GPUs (shards), so sums must be order-independent up to float rounding.
 pub trait Fold {
     fn add(&mut self, iv: &Interval);
-    #[cfg(test)]
     fn merge(&mut self, other: Self)
     where
         Self: Sized;

@@ -64,6 +64,8 @@ pub(crate) struct AuditConfig {
     pub leak_thresholds: diagnosis::LeakThresholds,
     /// GPUs asked for (`--want`), for the purchase verdict
     pub want: Option<u32>,
+    /// audit workers: GPUs are sharded across this many threads (1: no threads)
+    pub threads: usize,
 }
 
 impl AuditConfig {
@@ -83,6 +85,7 @@ impl AuditConfig {
             bucket_us: None,
             leak_thresholds: diagnosis::LeakThresholds::default(),
             want: None,
+            threads: 1,
         }
     }
 }

@@ -95,4 +95,9 @@ pub struct AuditArgs {
     /// optional kind (training, inference, interactive, batch) for the jobs section.
     #[arg(long, value_name = "FILE")]
     pub jobs: Option<std::path::PathBuf>,
+
+    /// Worker threads for reading and auditing [default: every core]; the figures
+    /// are the same for any number (sums to 1e-12, counts exactly).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub threads: Option<String>,
 }

@@ -83,6 +83,11 @@ pub fn audit_options(args: &AuditArgs) -> AuditOptions {
         leak_thresholds: args.leak_thresholds.clone(),
         want: args.want,
         jobs: args.jobs.clone(),
+        // validated (exit 2) when the command started: see cmd::run
+        threads: args
+            .threads
+            .as_deref()
+            .and_then(|t| crate::pipeline::parse_threads(t).ok()),
     }
 }
 

@@ -15,6 +15,16 @@ pub(crate) mod scan;
 
 /// Run a parsed command line; the returned code is the process exit code.
 pub fn run(cli: Cli) -> Result<u8> {
+    let threads = match &cli.command {
+        Command::Report(c) => c.report.audit.threads.as_deref(),
+        Command::Check(c) => c.audit.threads.as_deref(),
+        Command::Scan(c) => c.audit.threads.as_deref(),
+        _ => None,
+    };
+    if let Some(text) = threads {
+        let n = crate::pipeline::parse_threads(text)?;
+        crate::pipeline::limit_threads(n);
+    }
     match cli.command {
         Command::Report(args) => report::run(args),
         Command::Demo(args) => demo::run(args),

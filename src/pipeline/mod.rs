@@ -80,6 +80,8 @@ pub struct AuditOptions {
     pub want: Option<u32>,
     /// a jobs file declaring each job's work (MFU, kinds)
     pub jobs: Option<PathBuf>,
+    /// audit workers (None: every core)
+    pub threads: Option<usize>,
 }
 
 /// The report for a request: the one choice of how it is computed.
@@ -128,6 +130,7 @@ fn streamed(
         return Ok(None);
     };
     let cfg = audit_config(&req.audit, &|| stream.max_time())?;
+    let stream = stream.with_read_ahead(cfg.threads > 1);
     let bytes = inputs
         .iter()
         .filter_map(|(_, i)| match i {
@@ -283,7 +286,29 @@ pub fn audit_config(
             .context("--leak-thresholds")?;
     }
     cfg.want = opts.want;
+    cfg.threads = opts.threads.unwrap_or_else(default_threads);
     Ok(cfg)
+}
+
+/// Every core the process may run on (1 when that cannot be told).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A `--threads` value: a whole number from 1 to 1024.
+pub fn parse_threads(text: &str) -> Result<usize> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n as usize),
+        _ => bail!("--threads must be a whole number from 1 to 1024, got {text:?}"),
+    }
+}
+
+/// Sizes polars' own thread pool (the parquet decoder's) before anything
+/// uses it: with `--threads 1` the whole run is one thread.
+pub fn limit_threads(threads: usize) {
+    // SAFETY: called once from the command's entry, before any thread of
+    // this process starts (nothing else reads or writes the environment then).
+    unsafe { std::env::set_var("POLARS_MAX_THREADS", threads.to_string()) };
 }
 
 /// A duration flag that must be positive, when given.

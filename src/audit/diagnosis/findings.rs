@@ -150,8 +150,6 @@ impl Sizing {
             self.peak_mem = Some(self.peak_mem.map_or(m, |p| p.max(m)));
         }
     }
-
-    #[cfg(test)]
     pub fn merge(&mut self, o: &Sizing) {
         self.util_samples += o.util_samples;
         self.util_below += o.util_below;

@@ -193,8 +193,6 @@ impl Cell {
     fn idle_majority(&self) -> bool {
         2 * self.idle > self.held
     }
-
-    #[cfg(test)]
     fn merge(&mut self, o: &Cell) {
         self.held += o.held;
         self.idle += o.idle;
@@ -338,8 +336,6 @@ impl JobState {
             }
         }
     }
-
-    #[cfg(test)]
     fn merge(&mut self, o: JobState) {
         for (key, c) in o.cells.iter() {
             self.cells.get_mut(*key, &mut None).merge(c);
@@ -419,7 +415,6 @@ impl JobsFold {
         }
     }
 
-    #[cfg(test)]
     fn state(&mut self, job: u32) -> &mut JobState {
         self.jobs.entry(job)
     }
@@ -446,8 +441,6 @@ impl Fold for JobsFold {
         }
         *cursor = hint.map(|cell| (at, cell));
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (job, s) in other.jobs {
             self.state(job).merge(s);

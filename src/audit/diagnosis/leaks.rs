@@ -203,8 +203,6 @@ impl ClassSums {
             self.priced = true;
         }
     }
-
-    #[cfg(test)]
     fn merge(&mut self, o: &ClassSums) {
         for (a, b) in self.ticks.iter_mut().zip(o.ticks) {
             *a += b;
@@ -337,8 +335,6 @@ impl Fold for LeakFold {
         let class = self.thresholds.classify(iv);
         self.add_classified(class, iv);
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.fleet.merge(&other.fleet);
         for (k, v) in other.groups {

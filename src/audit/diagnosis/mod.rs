@@ -197,8 +197,6 @@ impl Fold for DiagnosisFolds {
         self.nodes.add(iv);
         self.jobs.add(iv);
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.timeline.merge(other.timeline);
         self.leaks.merge(other.leaks);

@@ -198,8 +198,6 @@ impl Fold for NodesFold {
             }
         }
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.priced |= other.priced;
         if self.gpu_host.len() < other.gpu_host.len() {

@@ -193,8 +193,6 @@ impl Fold for TimelineFold {
             }
         }
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (mine, theirs) in self.sums.iter_mut().zip(other.sums.iter()) {
             mine.merge(theirs);

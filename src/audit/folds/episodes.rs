@@ -91,8 +91,6 @@ impl Fold for EpisodesFold {
             self.close(iv.gpu);
         }
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         if self.open.len() < other.open.len() {
             self.open.resize_with(other.open.len(), || None);

@@ -120,7 +120,6 @@ impl Fold for GpusFold {
     }
 
     /// Shards hold disjoint GPUs: a slot is taken from whichever shard saw it.
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         if self.gpus.len() < other.gpus.len() {
             self.gpus.resize_with(other.gpus.len(), GpuFacts::default);

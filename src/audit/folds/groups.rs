@@ -69,8 +69,6 @@ impl Fold for GroupsFold {
     fn add(&mut self, iv: &Interval) {
         self.add_row(iv, &row_of(iv));
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (k, t) in other.groups {
             self.groups.entry(k).or_default().merge(&t);

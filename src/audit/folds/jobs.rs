@@ -78,8 +78,6 @@ impl Fold for JobsFold {
     fn add(&mut self, iv: &Interval) {
         self.add_row(iv, &row_of(iv));
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (job, (t, gpus)) in other.jobs {
             let e = self.jobs.entry(job);

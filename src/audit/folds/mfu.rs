@@ -40,8 +40,6 @@ impl IntervalUnion {
     pub fn covered(&self) -> i64 {
         self.spans.iter().map(|(s, e)| e - s).sum()
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: IntervalUnion) {
         for (s, e) in other.spans {
             self.insert(s, e);
@@ -99,8 +97,6 @@ impl Fold for MfuFold {
         e.0 += iv.weight;
         e.1 += 1;
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         for (job, (wall, models)) in other.jobs {
             let (w, m) = self.jobs.entry(job).or_default();

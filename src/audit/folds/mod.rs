@@ -73,8 +73,6 @@ impl Fold for Folds {
             d.add(iv);
         }
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.tally.merge(other.tally);
         self.groups.merge(other.groups);

@@ -33,8 +33,6 @@ impl Fold for TallyFold {
     fn add(&mut self, iv: &Interval) {
         self.add_row(iv, &row_of(iv));
     }
-
-    #[cfg(test)]
     fn merge(&mut self, other: Self) {
         self.total.merge(&other.total);
         self.span = match (self.span, other.span) {

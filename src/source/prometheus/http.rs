@@ -2,9 +2,9 @@
 //! VictoriaMetrics): auth, timeouts, retries with backoff, and errors that
 //! say what the server said. Credentials never appear in messages.
 use super::json::{Response, parse_response};
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use serde::Deserialize;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 /// How to authenticate.
@@ -58,6 +58,9 @@ pub struct Client {
     /// `warnings`/`infos` the server attached to answers (partial results), deduplicated
     pub warnings: Vec<String>,
     pub requests: u64,
+    /// GPUAUDIT_PROM_TRACE: every request, one JSON line each, for
+    /// benches/prometheus.sh to replay with a plain HTTP client
+    trace: Option<std::fs::File>,
 }
 
 /// The envelope fields the JSON parser does not keep.
@@ -103,6 +106,24 @@ fn split_userinfo(url: &str) -> (String, Option<(String, String)>) {
     }
 }
 
+/// The request trace file GPUAUDIT_PROM_TRACE names (appended to), if any.
+fn trace_file() -> Result<Option<std::fs::File>> {
+    let Some(path) = std::env::var_os("GPUAUDIT_PROM_TRACE") else {
+        return Ok(None);
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| {
+            format!(
+                "GPUAUDIT_PROM_TRACE: cannot write {}",
+                path.to_string_lossy()
+            )
+        })?;
+    Ok(Some(file))
+}
+
 fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
@@ -138,6 +159,7 @@ impl Client {
             retries: opts.retries,
             warnings: Vec::new(),
             requests: 0,
+            trace: trace_file()?,
         })
     }
 
@@ -196,6 +218,10 @@ impl Client {
         what: &str,
     ) -> Result<String> {
         let url = format!("{}{path}", self.base);
+        if let Some(f) = &mut self.trace {
+            let line = serde_json::json!({ "path": path, "post": post, "params": params });
+            writeln!(f, "{line}").context("GPUAUDIT_PROM_TRACE")?;
+        }
         let mut attempt = 0u32;
         loop {
             self.requests += 1;
