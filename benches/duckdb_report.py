@@ -4,6 +4,9 @@
   duckdb_report.py query PATH           run benches/duckdb_report.sql on a parquet
                                          file or a hive-partitioned directory; print
                                          the figures as one JSON object
+  duckdb_report.py scan PATH            the plain-scan floor: read every column the
+                                         audit reads (one cheap aggregate each, so
+                                         each is decoded) and print the seconds
   duckdb_report.py version               print DuckDB's version and thread count
   duckdb_report.py compare GA.json DB.json [--rel 1e-9]
                                          compare `gpuaudit report --format json`
@@ -95,6 +98,33 @@ def compare(ga_path, db_path, rel):
     return 0
 
 
+# the columns the audit reads; the scan forces each to be decoded
+SCAN_COLUMNS = ["time", "host", "gpu", "model", "job", "user", "team", "held", "device_util",
+                "sm_active", "sm_occupancy", "tensor_active", "dram_active", "mem_used_bytes",
+                "mem_total_bytes", "power_w"]
+
+
+def scan(path):
+    import duckdb
+
+    con = duckdb.connect()
+    source = source_sql(path)
+    present = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+    aggs = []
+    for c in SCAN_COLUMNS:
+        if c not in present:
+            continue
+        kind = con.execute(f"SELECT typeof(\"{c}\") FROM {source} LIMIT 1").fetchone()[0]
+        numeric = any(k in kind for k in ("INT", "DOUBLE", "FLOAT", "DECIMAL"))
+        aggs.append(f'sum("{c}")' if numeric else f'max("{c}")')
+    sql = f"SELECT count(*), {', '.join(aggs)} FROM {source}"
+    started = time.perf_counter()
+    con.execute(sql).fetchone()
+    took = time.perf_counter() - started
+    print(json.dumps({"scan_s": took, "columns": len(aggs),
+                      "threads": con.execute("SELECT current_setting('threads')").fetchone()[0]}))
+
+
 def version():
     import duckdb
 
@@ -109,6 +139,9 @@ def version():
 def main(argv):
     if argv == ["version"]:
         version()
+        return 0
+    if len(argv) == 2 and argv[0] == "scan":
+        scan(argv[1])
         return 0
     if len(argv) == 2 and argv[0] == "query":
         query(argv[1])

@@ -89,6 +89,11 @@ for size in "${sizes[@]}"; do
         find "$input" -type f -name '*.parquet' -exec cat {} + >/dev/null
         say "$size $layout: gpuaudit report"
         ga_ok=yes; timed "$log.gpuaudit" "$bin" report "$input" --format json --quiet || ga_ok=no
+        say "$size $layout: gpuaudit report --threads 1"
+        ga1_ok=yes; timed "$log.gpuaudit1" "$bin" report "$input" --format json --quiet --threads 1 || ga1_ok=no
+        say "$size $layout: duckdb plain scan (the floor)"
+        "$venv/bin/python" "$here/duckdb_report.py" scan "$input" >"$log.scan" 2>"$log.scan.err" || true
+        floor=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["scan_s"])' "$log.scan" 2>/dev/null || echo -)
         say "$size $layout: duckdb"
         db_ok=yes; DUCKDB_TEMP_DIRECTORY=$bench_dir/duckdb-tmp timed "$log.duckdb" "$venv/bin/python" "$here/duckdb_report.py" query "$input" || db_ok=no
         agree=no
@@ -106,24 +111,32 @@ for size in "${sizes[@]}"; do
             status=1
         fi
         n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows_used"])' "$log.duckdb.out" 2>/dev/null || echo "$rows")
-        ga_s=$(wall_s "$log.gpuaudit.time"); db_s=$(wall_s "$log.duckdb.time")
+        if [[ $ga1_ok == yes ]] && ! cmp -s "$log.gpuaudit.out" "$log.gpuaudit1.out"; then
+            # the figures must not depend on the thread count (to 1e-12)
+            python3 "$here/duckdb_report.py" compare "$log.gpuaudit.out" "$log.gpuaudit1.out" --rel 1e-12 >"$log.compare1" 2>&1 \
+                || { echo "!!!!!!!! --threads 1 and --threads $(nproc) disagree at $size $layout !!!!!!!!" >&2; cat "$log.compare1" >&2; status=1; }
+        fi
+        ga_s=$(wall_s "$log.gpuaudit.time"); db_s=$(wall_s "$log.duckdb.time"); ga1_s=$(wall_s "$log.gpuaudit1.time")
         [[ $ga_ok == yes ]] || ga_s=FAIL
+        [[ $ga1_ok == yes ]] || ga1_s=FAIL
         [[ $db_ok == yes ]] || db_s=FAIL
-        results+=("$(awk -v size="$size" -v layout="$layout" -v n="$n" -v ga="$ga_s" -v db="$db_s" \
+        results+=("$(awk -v size="$size" -v layout="$layout" -v n="$n" -v ga="$ga_s" -v db="$db_s" -v ga1="$ga1_s" -v floor="$floor" \
             -v garss="$(rss_mib "$log.gpuaudit.time")" -v dbrss="$(rss_mib "$log.duckdb.time")" -v agree="$agree" \
             -v gacpu="$(cpu_s "$log.gpuaudit.time")" -v dbcpu="$(cpu_s "$log.duckdb.time")" '
             function rate(t) { if (t+0 <= 0) return "-"; r = n/t; return r >= 1e6 ? sprintf("%.2fM", r/1e6) : sprintf("%.0fk", r/1e3) }
+            function div(a, b) { return (a+0 > 0 && b+0 > 0) ? sprintf("%.2f", a/b) : "-" }
             BEGIN{
-            ratio = (ga+0 > 0 && db+0 > 0) ? sprintf("%.2f", ga/db) : "-";
-            printf "%-5s %-4s %11d %9s %9s %6s %8s %8s %9s %9s %10s %10s  %s", size, layout, n, ga, db, ratio, gacpu, dbcpu, garss, dbrss, rate(ga), rate(db), agree }')")
+            printf "%-5s %-4s %11d %9s %9s %6s %9s %7s %8s %7s %8s %8s %9s %9s %11s  %s", size, layout, n, ga, db, div(ga, db), ga1, div(ga1, ga), floor, div(ga, floor), gacpu, dbcpu, garss, dbrss, rate(gacpu), agree }')")
         echo "${results[-1]}" >&2
     done
 done
 
 echo
-printf "%-5s %-4s %11s %9s %9s %6s %8s %8s %9s %9s %10s %10s  %s\n" size layout rows ga_wall_s db_wall_s ratio ga_cpu_s db_cpu_s ga_rssMiB db_rssMiB ga_rows/s db_rows/s agree
+printf "%-5s %-4s %11s %9s %9s %6s %9s %7s %8s %7s %8s %8s %9s %9s %11s  %s\n" size layout rows ga_wall_s db_wall_s ratio ga_1t_s speedup floor_s x_floor ga_cpu_s db_cpu_s ga_rssMiB db_rssMiB ga_rows/cpu-s agree
 printf "%s\n" "${results[@]}"
-echo "(ratio = gpuaudit wall / DuckDB wall; wall, CPU (user+sys) and peak RSS from /usr/bin/time -v of each whole process; rows/s over wall; logs in $log_dir)"
+echo "(ga = gpuaudit at every core ($(nproc) threads), ga_1t = --threads 1, speedup = ga_1t / ga; ratio = ga wall / DuckDB wall;"
+echo " floor = DuckDB reading the same columns with one aggregate each (query time, all cores), x_floor = ga wall / floor;"
+echo " wall, CPU (user+sys) and peak RSS from /usr/bin/time -v of each whole process; rows per CPU second = rows/s per core; logs in $log_dir)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 [[ $status -eq 0 ]] || echo "!!! FAILED: a run failed or the figures disagree (see above) !!!"
 exit $status

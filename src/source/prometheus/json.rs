@@ -1,8 +1,8 @@
 //! Prometheus HTTP API responses: `/api/v1/query` (vector) and
 //! `/api/v1/query_range` (matrix). [`parse_response`] works on a body, so the
 //! live-Prometheus reader can share it with the file reader.
-use super::PromSample;
 use super::text::parse_value;
+use super::{PromSample, PromSeries};
 use crate::timeparse::epoch_number_to_us;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -69,9 +69,76 @@ struct RawSeries {
     values: Option<Vec<(serde_json::Value, String)>>,
 }
 
+/// The usual answer, read straight into series: no JSON tree, value strings
+/// borrowed from the body (a matrix of 40,000 points is 40,000 small
+/// allocations fewer per field). Anything unusual (times as strings, escapes
+/// in values, an error status) fails here and takes the checked path below,
+/// which names what is wrong.
+#[derive(Deserialize)]
+struct FastEnvelope<'a> {
+    status: &'a str,
+    #[serde(borrow)]
+    data: FastData<'a>,
+}
+
+#[derive(Deserialize)]
+struct FastData<'a> {
+    #[serde(rename = "resultType")]
+    result_type: &'a str,
+    #[serde(borrow)]
+    result: Vec<FastSeries<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FastSeries<'a> {
+    #[serde(default)]
+    metric: BTreeMap<String, String>,
+    #[serde(default, borrow)]
+    value: Option<(f64, &'a str)>,
+    #[serde(default, borrow)]
+    values: Option<Vec<(f64, &'a str)>>,
+}
+
+/// [`parse_response`]'s fast path; None: let the checked path decide.
+fn parse_fast(body: &str) -> Option<Response> {
+    let env: FastEnvelope = serde_json::from_str(body).ok()?;
+    let kind = env.data.result_type;
+    if env.status != "success" || !matches!(kind, "vector" | "matrix") {
+        return None;
+    }
+    let mut series = Vec::with_capacity(env.data.result.len());
+    for raw in env.data.result {
+        let pairs = match (raw.value, raw.values) {
+            (Some(v), _) => vec![v],
+            (None, Some(vs)) => vs,
+            (None, None) => return None,
+        };
+        let mut points = Vec::with_capacity(pairs.len());
+        for (t, v) in pairs {
+            points.push((epoch_number_to_us(t)?, parse_value(v.trim())?));
+        }
+        series.push(Series {
+            labels: raw.metric,
+            points,
+        });
+    }
+    Some(Response {
+        result_type: kind.to_string(),
+        series,
+    })
+}
+
 /// Parse a response body. Errors say what was expected and, for syntax
 /// errors, the line ("line 3: ..."); the caller adds the file name.
 pub fn parse_response(body: &str) -> Result<Response, ResponseError> {
+    if let Some(r) = parse_fast(body) {
+        return Ok(r);
+    }
+    parse_checked(body)
+}
+
+/// The checked path: every field looked at, every failure named.
+fn parse_checked(body: &str) -> Result<Response, ResponseError> {
     let env: Envelope = match serde_json::from_str(body) {
         Ok(e) => e,
         Err(e) => {
@@ -178,6 +245,28 @@ fn to_series(raw: RawSeries, body: &str) -> Result<Series, ResponseError> {
     })
 }
 
+/// The response's series, each named by its `__name__` or, where a function
+/// dropped it, `fallback_metric`; also how many were unnamed.
+pub fn named_series(response: Response, fallback_metric: &str) -> (Vec<PromSeries>, u64) {
+    let mut unnamed = 0;
+    let series = response
+        .series
+        .into_iter()
+        .map(|mut s| {
+            let metric = s.labels.remove("__name__").unwrap_or_else(|| {
+                unnamed += 1;
+                fallback_metric.to_string()
+            });
+            PromSeries {
+                metric,
+                labels: s.labels,
+                points: s.points,
+            }
+        })
+        .collect();
+    (series, unnamed)
+}
+
 /// Flatten series into samples; a series without `__name__` (a function
 /// dropped it) is named `fallback_metric`.
 pub fn to_samples(response: Response, fallback_metric: &str) -> (Vec<PromSample>, u64) {
@@ -230,6 +319,27 @@ mod tests {
         assert_eq!(unnamed, 1);
         assert_eq!(s[0].metric, "util");
         Ok(())
+    }
+
+    #[test]
+    fn the_fast_path_and_the_checked_path_agree() {
+        for body in [
+            r#"{"status":"success","data":{"resultType":"matrix","result":[
+                {"metric":{"__name__":"m","gpu":"0"},"values":[[1771529400,"1"],[1771529430.5,"NaN"],[1771529460,"+Inf"]]},
+                {"metric":{},"values":[]}]}}"#,
+            r#"{"status":"success","data":{"resultType":"vector","result":[{"metric":{"gpu":"1"},"value":[1771529464.57," 7 "]}]},"warnings":["w"]}"#,
+        ] {
+            let fast = parse_fast(body).expect("the usual answer takes the fast path");
+            let checked = parse_checked(body).expect("and the checked one reads it too");
+            assert_eq!(format!("{fast:?}"), format!("{checked:?}"));
+        }
+        // times as strings: only the checked path reads them
+        let strings = r#"{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":["1771529464","7"]}]}}"#;
+        assert!(parse_fast(strings).is_none());
+        assert_eq!(
+            parse_response(strings).map(|r| r.series[0].points.clone()),
+            Ok(vec![(1_771_529_464_000_000, 7.0)])
+        );
     }
 
     #[test]

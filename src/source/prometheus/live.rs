@@ -3,8 +3,8 @@
 //! bounded, and pivot them with the scrape reader's label rules into the
 //! canonical sample table the file audit runs on.
 use super::http::Client;
-use super::json::to_samples;
-use super::{HOST_LABELS, LabelOptions, PromSample, pivot};
+use super::json::named_series;
+use super::{HOST_LABELS, LabelOptions, PromSeries, pivot_series};
 use crate::audit::model::{Note, PromQuery, Warning};
 use crate::samples::{Quality, SampleTable};
 use crate::source::{ReadOptions, from_frame};
@@ -294,20 +294,20 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     for (i, extra) in batches.iter().enumerate() {
         bar.set_message(format!("host batch {}/{}", i + 1, batches.len()));
         for (start, end) in &chunks {
-            let mut samples = Vec::new();
+            let mut series = Vec::new();
             for metric in &metrics {
                 let response =
                     client.query_range(&q.fresh(metric, extra), *start, *end, q.step_us)?;
                 // last_over_time drops __name__: each answer is named after its query.
-                let (mut s, _) = to_samples(response, metric);
+                let (mut s, _) = named_series(response, metric);
                 for x in s.iter_mut() {
                     x.labels.retain(|k, _| keep.contains(k));
+                    points += x.points.len() as u64;
                 }
-                samples.append(&mut s);
+                series.append(&mut s);
             }
-            points += samples.len() as u64;
             bar.inc(1);
-            if let Some(t) = chunk_table(samples, &label_opts, opts, &mut notes, &mut quality)? {
+            if let Some(t) = chunk_table(series, &label_opts, opts, &mut notes, &mut quality)? {
                 tables.push(t);
             }
         }
@@ -342,16 +342,16 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
 
 /// Pivot one chunk; notes are kept once (chunks repeat them).
 fn chunk_table(
-    samples: Vec<PromSample>,
+    series: Vec<PromSeries>,
     label_opts: &LabelOptions,
     opts: &ReadOptions,
     notes: &mut Vec<Note>,
     quality: &mut Quality,
 ) -> Result<Option<SampleTable>> {
-    if samples.is_empty() {
+    if series.is_empty() {
         return Ok(None);
     }
-    let (frame, mut q) = pivot(samples, label_opts)?;
+    let (frame, mut q) = pivot_series(series, label_opts)?;
     if frame.height() == 0 {
         for w in q.warnings.drain(..) {
             if !quality.warnings.contains(&w) {

@@ -27,6 +27,37 @@ pub struct PromSample {
     pub time_us: Option<i64>,
 }
 
+/// One series: its metric and labels once, its points (epoch µs, value; NaN
+/// = no value) in the order given. The live path pivots these directly, so a
+/// series' labels are read once, not once per point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromSeries {
+    pub metric: String,
+    /// labels without `__name__`
+    pub labels: BTreeMap<String, String>,
+    pub points: Vec<(i64, f64)>,
+}
+
+/// Timed samples as series: neighbours with the same metric and labels join
+/// one series (a file lists a series' points together).
+pub fn series_of(samples: Vec<PromSample>) -> Vec<PromSeries> {
+    let mut out: Vec<PromSeries> = Vec::new();
+    for s in samples {
+        let t = s.time_us.unwrap_or_default();
+        match out.last_mut() {
+            Some(last) if last.metric == s.metric && last.labels == s.labels => {
+                last.points.push((t, s.value));
+            }
+            _ => out.push(PromSeries {
+                metric: s.metric,
+                labels: s.labels,
+                points: vec![(t, s.value)],
+            }),
+        }
+    }
+    out
+}
+
 /// How labels become owners and how far apart metrics may be stamped.
 #[derive(Debug, Clone, Default)]
 pub struct LabelOptions {
@@ -158,35 +189,34 @@ fn workload(
 }
 
 /// One GPU's samples waiting to be grouped into rows.
+#[derive(Clone, Copy)]
 struct Pending {
     time: i64,
     metric: usize,
     value: Option<f64>,
-    model: Option<String>,
-    job: Option<String>,
-    team: Option<String>,
+    /// the series' (model, job, team), an index into [`ByGpu::owners`]
+    owner: u32,
 }
 
-/// One wide row being filled: per metric, Some(value or None for NaN) once seen.
+/// One wide row being filled: per metric, Some(value or None for NaN) once
+/// seen; model, job and team from the first point (an owner index) that has one.
 struct Row {
     start: i64,
     last: i64,
     values: Vec<Option<Option<f64>>>,
-    model: Option<String>,
-    job: Option<String>,
-    team: Option<String>,
+    model: Option<u32>,
+    job: Option<u32>,
+    team: Option<u32>,
 }
 
 /// The typical spacing of a series, the smallest over all series.
-fn smallest_step(samples: &[PromSample]) -> Option<i64> {
+fn smallest_step(series: &[PromSeries]) -> Option<i64> {
     let mut by_series: BTreeMap<(&str, &BTreeMap<String, String>), Vec<i64>> = BTreeMap::new();
-    for s in samples {
-        if let Some(t) = s.time_us {
-            by_series
-                .entry((s.metric.as_str(), &s.labels))
-                .or_default()
-                .push(t);
-        }
+    for s in series {
+        by_series
+            .entry((s.metric.as_str(), &s.labels))
+            .or_default()
+            .extend(s.points.iter().map(|p| p.0));
     }
     let mut best: Option<i64> = None;
     for times in by_series.values_mut() {
@@ -203,12 +233,17 @@ fn smallest_step(samples: &[PromSample]) -> Option<i64> {
 /// model, job, team (only when some series names a workload) and one column
 /// per metric, named as the metric so the canonical aliases and `--map` apply.
 pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame, Quality)> {
+    pivot_series(series_of(samples), opts)
+}
+
+/// [`pivot`] on series.
+pub fn pivot_series(series: Vec<PromSeries>, opts: &LabelOptions) -> Result<(DataFrame, Quality)> {
     let mut quality = Quality::default();
     let align = match opts.align_us {
         Some(a) => a,
-        None => smallest_step(&samples).map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)),
+        None => smallest_step(&series).map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)),
     };
-    let by = group_by_gpu(samples, opts, &mut quality);
+    let by = group_by_gpu(series, opts, &mut quality);
     let metrics = by.metrics.clone();
     let wide = aligned(by, align);
     if wide.widest_merge > 0 {
@@ -220,16 +255,21 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
     Ok((frame_of(&metrics, wide)?, quality))
 }
 
+/// A series' (model, job, team).
+type OwnerLabels = (Option<String>, Option<String>, Option<String>);
+
 /// Samples by (host, gpu), with the metrics in first-seen order.
 struct ByGpu {
     metrics: Vec<String>,
     gpus: BTreeMap<(String, String), Vec<Pending>>,
+    /// the distinct (model, job, team) of the series, once each
+    owners: Vec<OwnerLabels>,
 }
 
-/// Group the samples by GPU (a MIG instance is its own), reading each one's
-/// owner; samples without a GPU label are counted and skipped.
-fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Quality) -> ByGpu {
-    let renamed_targets: BTreeSet<(String, String)> = samples
+/// Group the series by GPU (a MIG instance is its own), reading each one's
+/// owner once; series without a GPU label are counted (by sample) and skipped.
+fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Quality) -> ByGpu {
+    let renamed_targets: BTreeSet<(String, String)> = series
         .iter()
         .filter(|s| {
             ["exported_pod", "exported_namespace", "exported_container"]
@@ -242,6 +282,8 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
     let mut metrics: Vec<String> = Vec::new();
     let mut metric_index: BTreeMap<String, usize> = BTreeMap::new();
     let mut gpus: BTreeMap<(String, String), Vec<Pending>> = BTreeMap::new();
+    let mut owners: Vec<OwnerLabels> = Vec::new();
+    let mut owner_index: BTreeMap<OwnerLabels, u32> = BTreeMap::new();
     let mut without_gpu: BTreeMap<String, u64> = BTreeMap::new();
     let mut owner_sources: BTreeMap<OwnerSource, BTreeSet<String>> = BTreeMap::new();
     let reserved = [
@@ -252,9 +294,12 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
         col::JOB,
         col::TEAM,
     ];
-    for s in samples {
+    for s in series {
+        if s.points.is_empty() {
+            continue;
+        }
         let Some(gpu_base) = first(&s.labels, GPU_LABELS) else {
-            *without_gpu.entry(s.metric).or_default() += 1;
+            *without_gpu.entry(s.metric).or_default() += s.points.len() as u64;
             continue;
         };
         if reserved.iter().any(|r| r.eq_ignore_ascii_case(&s.metric)) {
@@ -278,19 +323,22 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
             metrics.push(s.metric.clone());
             metrics.len() - 1
         });
-        let value = if s.value.is_nan() {
-            None
-        } else {
-            Some(s.value)
-        };
-        gpus.entry((host, gpu)).or_default().push(Pending {
-            time: s.time_us.unwrap_or_default(),
-            metric: idx,
-            value,
-            model: first(&s.labels, MODEL_LABELS).map(str::to_string),
-            job: who.job,
-            team: who.team,
+        let labels = (
+            first(&s.labels, MODEL_LABELS).map(str::to_string),
+            who.job,
+            who.team,
+        );
+        let owner = *owner_index.entry(labels.clone()).or_insert_with(|| {
+            owners.push(labels);
+            (owners.len() - 1) as u32
         });
+        let pending = gpus.entry((host, gpu)).or_default();
+        pending.extend(s.points.iter().map(|&(time, v)| Pending {
+            time,
+            metric: idx,
+            value: (!v.is_nan()).then_some(v),
+            owner,
+        }));
     }
     if !without_gpu.is_empty() {
         let n: u64 = without_gpu.values().sum();
@@ -303,7 +351,11 @@ fn group_by_gpu(samples: Vec<PromSample>, opts: &LabelOptions, quality: &mut Qua
     }
     owner_notes(&owner_sources, opts, quality);
 
-    ByGpu { metrics, gpus }
+    ByGpu {
+        metrics,
+        gpus,
+        owners,
+    }
 }
 
 /// The wide table being built: one row per aligned sample.
@@ -321,14 +373,15 @@ struct Wide {
 }
 
 impl Wide {
-    fn push(&mut self, host: &str, gpu: &str, r: Row) {
+    fn push(&mut self, host: &str, gpu: &str, r: Row, owners: &[OwnerLabels]) {
         self.widest_merge = self.widest_merge.max(r.last - r.start);
         self.times.push(r.start);
         self.hosts.push(host.to_string());
         self.gpu_ids.push(gpu.to_string());
-        self.models.push(r.model);
-        self.jobs.push(r.job);
-        self.teams.push(r.team);
+        let of = |o: Option<u32>| owners.get(o? as usize);
+        self.models.push(of(r.model).and_then(|o| o.0.clone()));
+        self.jobs.push(of(r.job).and_then(|o| o.1.clone()));
+        self.teams.push(of(r.team).and_then(|o| o.2.clone()));
         for (i, v) in r.values.into_iter().enumerate() {
             self.values[i].push(v.flatten());
         }
@@ -342,10 +395,11 @@ fn aligned(by: ByGpu, align: i64) -> Wide {
         values: vec![Vec::new(); by.metrics.len()],
         ..Wide::default()
     };
+    let owners = &by.owners;
     for ((host, gpu), mut pending) in by.gpus {
         pending.sort_by_key(|p| p.time);
         let mut row: Option<Row> = None;
-        let mut flush = |r: Row| wide.push(&host, &gpu, r);
+        let mut flush = |r: Row| wide.push(&host, &gpu, r, owners);
         for p in pending {
             // A metric seen twice, or a stamp past the tolerance, starts the next sample.
             let joins = row
@@ -367,9 +421,10 @@ fn aligned(by: ByGpu, align: i64) -> Wide {
             if let Some(r) = row.as_mut() {
                 r.last = p.time;
                 r.values[p.metric] = Some(p.value);
-                r.model = r.model.take().or(p.model);
-                r.job = r.job.take().or(p.job);
-                r.team = r.team.take().or(p.team);
+                let o = &owners[p.owner as usize];
+                r.model = r.model.or(o.0.is_some().then_some(p.owner));
+                r.job = r.job.or(o.1.is_some().then_some(p.owner));
+                r.team = r.team.or(o.2.is_some().then_some(p.owner));
             }
         }
         if let Some(r) = row.take() {

@@ -173,6 +173,10 @@ fn parse_labels(
 
 /// Go's float syntax as exporters write it, NaN included.
 pub fn parse_value(text: &str) -> Option<f64> {
+    // Rust's syntax already reads NaN and [+-]Inf in any case: no copy per value
+    if let Ok(v) = text.parse::<f64>() {
+        return Some(v);
+    }
     match text.to_ascii_lowercase().as_str() {
         "nan" => Some(f64::NAN),
         "+inf" | "inf" => Some(f64::INFINITY),
