@@ -21,7 +21,7 @@ def main(url, trace):
         lines = [json.loads(l) for l in f if l.strip()]
     start = time.perf_counter()
     for r in lines:
-        form = urllib.parse.urlencode(r["params"])
+        form = urllib.parse.urlencode([tuple(p) for p in r["params"]])
         if r["post"]:
             conn.request("POST", r["path"], body=form,
                          headers={"Content-Type": "application/x-www-form-urlencoded"})

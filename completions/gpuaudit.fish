@@ -42,6 +42,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-passwo
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-timeout -d 'Give up on one request after this long' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
 ndjson\t''
@@ -222,6 +223,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-passwor
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-timeout -d 'Give up on one request after this long' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
 ndjson\t''

@@ -113,6 +113,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "A file each \\-\\-prometheus request is appended to, one JSON line each (benchmarks replay them).",
     ),
     (
+        "GPUAUDIT_READ_AHEAD",
+        "0 or 1: whether a streamed parquet dataset is decoded one slice ahead on a thread of its own (default: with more than one \\-\\-threads). Tuning and benchmarks; the figures do not change.",
+    ),
+    (
         "GPUAUDIT_SLICE_ROWS",
         "Rows per slice when a parquet dataset streams through the audit (tuning and tests); a single file's slices end on its row groups' edges.",
     ),

@@ -384,6 +384,26 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
     // Pulled: exactly the file's numbers.
     let file = report(&[fleet_csv.to_str().context("path")?])?;
     let pulled = report(&live)?;
+    // Concurrency changes nothing: one host per request (many pieces), fetched
+    // one at a time and four at a time, gives the same document.
+    let one_host = [&live[..], &["--hosts-per-query", "1"]].concat();
+    let serial = report(&[&one_host[..], &["--prom-concurrency", "1"]].concat())?;
+    let parallel = report(&[&one_host[..], &["--prom-concurrency", "4"]].concat())?;
+    assert_eq!(serial, parallel, "--prom-concurrency changed the report");
+    let requests = |v: &Value| -> Option<u64> {
+        let notes = v["data_quality"]["notes"].to_string();
+        let at = notes.find(" requests from ")?;
+        notes[..at].rsplit(' ').next()?.parse().ok()
+    };
+    assert!(
+        requests(&parallel) > requests(&pulled) && requests(&pulled).is_some(),
+        "one host per request makes more requests: {:?} vs {:?}",
+        requests(&parallel),
+        requests(&pulled)
+    );
+    for p in LAYERS {
+        close(num(&parallel, p), num(&file, p), 1e-9, p);
+    }
     for p in LAYERS {
         close(num(&pulled, p), num(&file, p), 1e-9, p);
     }
@@ -830,6 +850,21 @@ fn flags_are_checked_before_any_request() -> Result<()> {
         &[],
     )?;
     assert!(e.contains("--selector"), "{e}");
+    for bad in ["0", "-2", "many", "65"] {
+        let e = report_fails(
+            &[
+                &["--prometheus", "http://127.0.0.1:9"],
+                WINDOW,
+                &["--prom-concurrency", bad],
+            ]
+            .concat(),
+            &[],
+        )?;
+        assert!(
+            e.contains("--prom-concurrency must be a whole number from 1 to 64"),
+            "{e}"
+        );
+    }
     let out = gpuaudit()?.args(["report", "--format", "json"]).output()?;
     assert_eq!(
         out.status.code(),

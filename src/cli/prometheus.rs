@@ -90,4 +90,15 @@ pub struct PrometheusArgs {
         help_heading = "Live Prometheus"
     )]
     pub hosts_per_query: usize,
+
+    /// Requests in flight at once (each fetched and decoded on its own thread); the report is
+    /// the same for any number.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "4",
+        allow_hyphen_values = true,
+        help_heading = "Live Prometheus"
+    )]
+    pub prom_concurrency: String,
 }

@@ -9,6 +9,7 @@ pub fn options(p: &PrometheusArgs, url: &str) -> PrometheusOptions {
         step: p.step.clone(),
         selector: p.selector.clone(),
         hosts_per_query: p.hosts_per_query,
+        concurrency: p.prom_concurrency.clone(),
         pushdown: p.pushdown,
         token: p.prom_token.clone(),
         user: p.prom_user.clone(),

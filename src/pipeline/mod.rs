@@ -47,6 +47,8 @@ pub struct PrometheusOptions {
     pub step: String,
     pub selector: Option<String>,
     pub hosts_per_query: usize,
+    /// requests in flight at once (a whole number, as given)
+    pub concurrency: String,
     /// sum inside Prometheus instead of pulling every sample
     pub pushdown: bool,
     pub token: Option<String>,
@@ -130,7 +132,13 @@ fn streamed(
         return Ok(None);
     };
     let cfg = audit_config(&req.audit, &|| stream.max_time())?;
-    let stream = stream.with_read_ahead(cfg.threads > 1);
+    // GPUAUDIT_READ_AHEAD=0/1 overrides the choice (tuning and benchmarks)
+    let read_ahead = match std::env::var("GPUAUDIT_READ_AHEAD").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => cfg.threads > 1,
+    };
+    let stream = stream.with_read_ahead(read_ahead);
     let bytes = inputs
         .iter()
         .filter_map(|(_, i)| match i {
@@ -198,7 +206,8 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
     let since =
         live_time(req.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
     let step = parse_duration_us(&p.step).context("--step")?;
-    let q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
+    let mut q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
+    q.concurrency = parse_count("--prom-concurrency", &p.concurrency, 64)?;
     let mut client = client(p)?;
     // The window is applied by the query itself: the audit must not count back from the data.
     let audit = AuditOptions {
@@ -297,9 +306,14 @@ pub fn default_threads() -> usize {
 
 /// A `--threads` value: a whole number from 1 to 1024.
 pub fn parse_threads(text: &str) -> Result<usize> {
+    parse_count("--threads", text, 1024)
+}
+
+/// A count flag's value: a whole number from 1 to `max`.
+fn parse_count(flag: &str, text: &str, max: i64) -> Result<usize> {
     match text.trim().parse::<i64>() {
-        Ok(n) if (1..=1024).contains(&n) => Ok(n as usize),
-        _ => bail!("--threads must be a whole number from 1 to 1024, got {text:?}"),
+        Ok(n) if (1..=max).contains(&n) => Ok(n as usize),
+        _ => bail!("{flag} must be a whole number from 1 to {max}, got {text:?}"),
     }
 }
 

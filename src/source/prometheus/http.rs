@@ -163,6 +163,35 @@ impl Client {
         })
     }
 
+    /// A client for another thread: the same connection pool, credentials
+    /// and trace file; its warnings and request count come back through
+    /// [`Client::absorb`].
+    pub fn fork(&self) -> Result<Client> {
+        let trace = match &self.trace {
+            Some(f) => Some(f.try_clone().context("GPUAUDIT_PROM_TRACE")?),
+            None => None,
+        };
+        Ok(Client {
+            agent: self.agent.clone(),
+            base: self.base.clone(),
+            auth: self.auth.clone(),
+            retries: self.retries,
+            warnings: Vec::new(),
+            requests: 0,
+            trace,
+        })
+    }
+
+    /// What a forked client saw: its requests and the server's warnings.
+    pub fn absorb(&mut self, other: Client) {
+        self.requests += other.requests;
+        for w in other.warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+    }
+
     /// The server as messages show it (no credentials).
     pub fn base(&self) -> &str {
         &self.base
@@ -219,8 +248,10 @@ impl Client {
     ) -> Result<String> {
         let url = format!("{}{path}", self.base);
         if let Some(f) = &mut self.trace {
+            // one write per line: forked clients append to the same file
             let line = serde_json::json!({ "path": path, "post": post, "params": params });
-            writeln!(f, "{line}").context("GPUAUDIT_PROM_TRACE")?;
+            f.write_all(format!("{line}\n").as_bytes())
+                .context("GPUAUDIT_PROM_TRACE")?;
         }
         let mut attempt = 0u32;
         loop {

@@ -72,6 +72,8 @@ pub struct LiveQuery {
     /// label matchers without braces (`cluster="a"`), may be empty
     pub matchers: String,
     pub hosts_per_query: usize,
+    /// requests in flight at once (`--prom-concurrency`)
+    pub concurrency: usize,
 }
 
 impl LiveQuery {
@@ -107,6 +109,7 @@ impl LiveQuery {
             step_us,
             matchers,
             hosts_per_query: hosts_per_query.max(1),
+            concurrency: 1,
         })
     }
 
@@ -267,13 +270,22 @@ fn time_chunks(q: &LiveQuery) -> Vec<(i64, i64)> {
     chunks
 }
 
-/// Fetch the window, chunk by chunk, into one canonical table.
-pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<SampleTable> {
-    let label_opts = LabelOptions {
-        job_label: opts.job_label.clone(),
-        team_label: opts.team_label.clone(),
-        align_us: opts.align_us,
-    };
+/// One request's worth of the window: a host batch over a time chunk.
+struct Piece<'a> {
+    extra: &'a [String],
+    start: i64,
+    end: i64,
+}
+
+/// What one piece gave: its table (None: no points) and what pivoting it said.
+struct Fetched {
+    table: Option<SampleTable>,
+    quality: Quality,
+    points: u64,
+}
+
+/// The labels a pulled series keeps: identity, host and the owner labels asked for.
+fn kept_labels(opts: &ReadOptions) -> BTreeSet<String> {
     let mut keep: BTreeSet<String> = KEEP_LABELS
         .iter()
         .chain(HOST_LABELS)
@@ -281,38 +293,67 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
         .collect();
     keep.extend(opts.job_label.iter().cloned());
     keep.extend(opts.team_label.iter().cloned());
+    keep
+}
+
+/// Fetch the window, chunk by chunk, into one canonical table. Up to
+/// `q.concurrency` pieces are fetched and pivoted at once (each on its own
+/// thread and connection); they are put together in window order, so the
+/// table, its notes and the first error do not depend on the concurrency.
+pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<SampleTable> {
+    let label_opts = LabelOptions {
+        job_label: opts.job_label.clone(),
+        team_label: opts.team_label.clone(),
+        align_us: opts.align_us,
+    };
+    let keep = kept_labels(opts);
 
     let metrics = present_metrics(client, q)?;
     let batches = host_batches(client, q)?;
     let chunks = time_chunks(q);
+    let pieces: Vec<Piece> = batches
+        .iter()
+        .flat_map(|extra| {
+            chunks.iter().map(move |&(start, end)| Piece {
+                extra: extra.as_slice(),
+                start,
+                end,
+            })
+        })
+        .collect();
 
-    let bar = progress(opts.quiet, (batches.len() * chunks.len()) as u64);
-    let mut tables = Vec::new();
-    let mut notes: Vec<Note> = Vec::new();
-    let mut quality = Quality::default();
-    let mut points = 0u64;
-    for (i, extra) in batches.iter().enumerate() {
-        bar.set_message(format!("host batch {}/{}", i + 1, batches.len()));
-        for (start, end) in &chunks {
-            let mut series = Vec::new();
-            for metric in &metrics {
-                let response =
-                    client.query_range(&q.fresh(metric, extra), *start, *end, q.step_us)?;
-                // last_over_time drops __name__: each answer is named after its query.
-                let (mut s, _) = named_series(response, metric);
-                for x in s.iter_mut() {
-                    x.labels.retain(|k, _| keep.contains(k));
-                    points += x.points.len() as u64;
-                }
-                series.append(&mut s);
+    let bar = progress(opts.quiet, pieces.len() as u64);
+    bar.set_message(format!("{} host batches", batches.len()));
+    let fetch = |c: &mut Client, piece: &Piece| -> Result<Fetched> {
+        let mut series = Vec::new();
+        let mut points = 0u64;
+        for metric in &metrics {
+            let response = c.query_range(
+                &q.fresh(metric, piece.extra),
+                piece.start,
+                piece.end,
+                q.step_us,
+            )?;
+            // last_over_time drops __name__: each answer is named after its query.
+            let (mut s, _) = named_series(response, metric);
+            for x in s.iter_mut() {
+                x.labels.retain(|k, _| keep.contains(k));
+                points += x.points.len() as u64;
             }
-            bar.inc(1);
-            if let Some(t) = chunk_table(series, &label_opts, opts, &mut notes, &mut quality)? {
-                tables.push(t);
-            }
+            series.append(&mut s);
         }
-    }
+        let (table, quality) = pivot_chunk(series, &label_opts, opts)?;
+        bar.inc(1);
+        Ok(Fetched {
+            table,
+            quality,
+            points,
+        })
+    };
+    let fetched = fetch_all(client, &pieces, q.concurrency, &fetch)?;
     bar.finish_and_clear();
+
+    let (tables, quality, points) = put_together(fetched);
     if tables.is_empty() {
         bail!(
             "Prometheus at {} has no DCGM series matching {} between {} and {} (expected e.g. DCGM_FI_DEV_GPU_UTIL with a UUID or gpu label; check --selector and the time range)",
@@ -323,7 +364,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
         );
     }
     let mut table = SampleTable::concat(tables)?;
-    table.quality.notes = notes;
+    table.quality.notes = quality.notes;
     table.quality.warnings.extend(quality.warnings);
     table.quality.notes.push(Note::PrometheusPulled {
         points,
@@ -340,40 +381,120 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     Ok(table)
 }
 
-/// Pivot one chunk; notes are kept once (chunks repeat them).
-fn chunk_table(
-    series: Vec<PromSeries>,
-    label_opts: &LabelOptions,
-    opts: &ReadOptions,
-    notes: &mut Vec<Note>,
-    quality: &mut Quality,
-) -> Result<Option<SampleTable>> {
-    if series.is_empty() {
-        return Ok(None);
-    }
-    let (frame, mut q) = pivot_series(series, label_opts)?;
-    if frame.height() == 0 {
-        for w in q.warnings.drain(..) {
+/// The pieces in window order: their tables, their notes (one per kind:
+/// owner notes differ per chunk in their examples), their warnings once each,
+/// and the points they held.
+fn put_together(fetched: Vec<Fetched>) -> (Vec<SampleTable>, Quality, u64) {
+    let mut tables = Vec::new();
+    let mut quality = Quality::default();
+    let mut points = 0u64;
+    for f in fetched {
+        points += f.points;
+        for n in f.quality.notes {
+            if !quality.notes.iter().any(|m| m.same_kind(&n)) {
+                quality.notes.push(n);
+            }
+        }
+        for w in f.quality.warnings {
             if !quality.warnings.contains(&w) {
                 quality.warnings.push(w);
             }
         }
-        return Ok(None);
+        tables.extend(f.table);
     }
-    for n in q.notes.drain(..) {
-        // owner notes differ per chunk in their examples: one per kind
-        if !notes.iter().any(|m| m.same_kind(&n)) {
-            notes.push(n);
+    (tables, quality, points)
+}
+
+/// Run `fetch` on every piece with at most `concurrency` at once, the
+/// results in piece order. On a failure the workers stop taking pieces and the
+/// earliest failed piece's error is returned (the same one a sequential run
+/// would have met first).
+fn fetch_all<T: Send>(
+    client: &mut Client,
+    pieces: &[Piece],
+    concurrency: usize,
+    fetch: &(dyn Fn(&mut Client, &Piece) -> Result<T> + Sync),
+) -> Result<Vec<T>> {
+    let workers = concurrency.clamp(1, pieces.len().max(1));
+    if workers == 1 {
+        return pieces.iter().map(|p| fetch(client, p)).collect();
+    }
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<Result<T>>>> =
+        Mutex::new((0..pieces.len()).map(|_| None).collect());
+    let forks = (1..workers)
+        .map(|_| client.fork())
+        .collect::<Result<Vec<_>>>()?;
+    let work = |c: &mut Client| {
+        while !failed.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(piece) = pieces.get(i) else { break };
+            let result = fetch(c, piece);
+            if result.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            if let Ok(mut s) = slots.lock() {
+                s[i] = Some(result);
+            }
+        }
+    };
+    let forks = std::thread::scope(|scope| {
+        let handles: Vec<_> = forks
+            .into_iter()
+            .map(|mut c| {
+                scope.spawn(|| {
+                    work(&mut c);
+                    c
+                })
+            })
+            .collect();
+        work(client);
+        handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+    });
+    for f in forks {
+        match f {
+            Ok(c) => client.absorb(c),
+            Err(_) => bail!("internal: a Prometheus fetch thread panicked"),
         }
     }
-    for w in q.warnings.drain(..) {
-        if !quality.warnings.contains(&w) {
-            quality.warnings.push(w);
+    let slots = slots
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("internal: a Prometheus fetch thread panicked"))?;
+    let mut out = Vec::with_capacity(slots.len());
+    for slot in slots {
+        match slot {
+            Some(r) => out.push(r?),
+            // skipped after an earlier failure, which the loop returned
+            None => bail!("internal: a Prometheus piece was never fetched"),
         }
+    }
+    Ok(out)
+}
+
+/// Pivot one chunk into a table (None: no points) and what the pivot said.
+fn pivot_chunk(
+    series: Vec<PromSeries>,
+    label_opts: &LabelOptions,
+    opts: &ReadOptions,
+) -> Result<(Option<SampleTable>, Quality)> {
+    if series.is_empty() {
+        return Ok((None, Quality::default()));
+    }
+    let (frame, q) = pivot_series(series, label_opts)?;
+    if frame.height() == 0 {
+        // an empty chunk's notes describe nothing: only its warnings count
+        let quality = Quality {
+            warnings: q.warnings,
+            ..Quality::default()
+        };
+        return Ok((None, quality));
     }
     let mut t = from_frame("prometheus", frame, &opts.maps, Quality::default())?;
     t.quality.notes.clear();
-    Ok(Some(t))
+    Ok((Some(t), q))
 }
 
 #[cfg(test)]
