@@ -1,26 +1,30 @@
 #!/usr/bin/env python3
 """Replays the requests of a GPUAUDIT_PROM_TRACE file against the same server
-with a plain HTTP client (urllib, one connection at a time, bodies read whole
-and dropped): the floor the live pulled report is measured against.
+with a plain HTTP client (http.client, bodies read whole and dropped): the
+floor the live pulled report is measured against. With N > 1, N threads each
+keep their own connection and take the next request (what
+`--prom-concurrency N` does).
 
-    prom_fetch.py URL TRACE.ndjson     prints: requests, bytes, wall seconds
+    prom_fetch.py URL TRACE.ndjson [N]     prints: requests, bytes, wall seconds
 """
 import http.client
 import json
 import sys
+import threading
 import time
 import urllib.parse
 
 
-def main(url, trace):
+def fetch_all(url, lines, next_index, totals, lock):
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port or 80)
-    requests = 0
-    body_bytes = 0
-    with open(trace) as f:
-        lines = [json.loads(l) for l in f if l.strip()]
-    start = time.perf_counter()
-    for r in lines:
+    while True:
+        with lock:
+            i = next_index[0]
+            next_index[0] += 1
+        if i >= len(lines):
+            return
+        r = lines[i]
         form = urllib.parse.urlencode([tuple(p) for p in r["params"]])
         if r["post"]:
             conn.request("POST", r["path"], body=form,
@@ -31,13 +35,30 @@ def main(url, trace):
         data = resp.read()
         if resp.status != 200:
             sys.exit(f"{r['path']}: HTTP {resp.status}: {data[:200]!r}")
-        requests += 1
-        body_bytes += len(data)
+        with lock:
+            totals[0] += 1
+            totals[1] += len(data)
+
+
+def main(url, trace, concurrency):
+    with open(trace) as f:
+        lines = [json.loads(l) for l in f if l.strip()]
+    next_index, totals, lock = [0], [0, 0], threading.Lock()
+    start = time.perf_counter()
+    workers = [threading.Thread(target=fetch_all, args=(url, lines, next_index, totals, lock))
+               for _ in range(concurrency)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
     wall = time.perf_counter() - start
-    print(json.dumps({"requests": requests, "bytes": body_bytes, "wall_s": wall}))
+    if totals[0] != len(lines):
+        sys.exit(f"fetched {totals[0]} of {len(lines)} requests")
+    print(json.dumps({"requests": totals[0], "bytes": totals[1], "wall_s": wall,
+                      "concurrency": concurrency}))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) == 4 else 1)

@@ -13,6 +13,7 @@
 #   GPUAUDIT_BIN  use this binary instead of building the release one
 #   PROM_GPUS, PROM_DAYS, PROM_STEP  the fleet: GPUs, days, sample step (200, 7, 5m)
 #   RUNS        timed runs of each of (a), (b), (c); the best is kept   (3)
+#   PROM_CONCURRENCY  (a) and (b) run one request at a time and N at once (4)
 # Needs prometheus and promtool on PATH (Debian: apt-get install prometheus).
 # Exit: 0 done, 1 a run failed, 2 a setup error.
 set -euo pipefail
@@ -24,6 +25,7 @@ p_gpus=${PROM_GPUS:-200}
 p_days=${PROM_DAYS:-7}
 p_step=${PROM_STEP:-5m}
 runs=${RUNS:-3}
+conc=${PROM_CONCURRENCY:-4}
 command -v prometheus >/dev/null && command -v promtool >/dev/null \
     || die "prometheus and promtool must be on PATH (Debian: apt-get install prometheus)"
 require_gnu_time
@@ -75,13 +77,14 @@ GPUAUDIT_PROM_TRACE=$trace "$bin" report "${live[@]}" >"$work/pulled.json" 2>"$w
     || { cat "$work/pulled.err" >&2; die "report --prometheus failed"; }
 requests=$(wc -l <"$trace")
 
-for mode in fetch pulled pushdown; do
+modes=(fetch-1 pulled-1 "fetch-$conc" "pulled-$conc" pushdown)
+for mode in "${modes[@]}"; do
     ws=() cs=() rs=()
     for r in $(seq 1 "$runs"); do
         log=$log_dir/prometheus-$mode-$r
         case $mode in
-            fetch) cmd=(python3 "$here/prom_fetch.py" "$url" "$trace") ;;
-            pulled) cmd=("$bin" report "${live[@]}") ;;
+            fetch-*) cmd=(python3 "$here/prom_fetch.py" "$url" "$trace" "${mode#fetch-}") ;;
+            pulled-*) cmd=("$bin" report "${live[@]}" --prom-concurrency "${mode#pulled-}") ;;
             pushdown) cmd=("$bin" report "${live[@]}" --pushdown) ;;
         esac
         if ! /usr/bin/time -v -o "$log.time" "${cmd[@]}" >"$log.out" 2>"$log.err"; then
@@ -94,18 +97,25 @@ for mode in fetch pulled pushdown; do
     cpu[$mode]=$(printf '%s\n' "${cs[@]:-0}" | best)
     rss[$mode]=$(printf '%s\n' "${rs[@]:-0}" | best)
 done
-bytes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$log_dir/prometheus-fetch-1.out" 2>/dev/null || echo 0)
+# the report must not depend on the concurrency
+if ! cmp -s "$log_dir/prometheus-pulled-1-1.out" "$log_dir/prometheus-pulled-$conc-1.out"; then
+    echo "!!! --prom-concurrency 1 and $conc gave different reports" >&2; status=1
+fi
+bytes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$log_dir/prometheus-fetch-1-1.out" 2>/dev/null || echo 0)
 held_pulled=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layers"]["held_gpu_hours"])' "$work/pulled.json")
 held_push=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layers"]["held_gpu_hours"])' "$log_dir/prometheus-pushdown-1.out" 2>/dev/null || echo -)
 
 echo
 echo "machine: nproc=$(nproc) ($(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)); $(prometheus --version 2>&1 | sed -n 1p)"
 echo "gpuaudit: $bin ($build, $("$bin" --version)); fleet: $p_gpus GPUs x $p_days days every $p_step; $requests requests, $bytes bytes of answers"
-printf "%-9s %9s %9s %9s %9s\n" mode wall_s cpu_s rss_MiB x_fetch
-for mode in fetch pulled pushdown; do
-    printf "%-9s %9s %9s %9s %9s\n" "$mode" "${wall[$mode]}" "${cpu[$mode]}" "${rss[$mode]}" \
-        "$(awk -v a="${wall[$mode]}" -v b="${wall[fetch]}" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "-" }')"
+printf "%-11s %9s %9s %9s %9s\n" mode wall_s cpu_s rss_MiB x_fetch
+for mode in "${modes[@]}"; do
+    # each pulled run against the plain fetch at the same concurrency; pushdown against fetch-1
+    floor=fetch-1; [[ $mode == pulled-* ]] && floor=fetch-${mode#pulled-}
+    printf "%-11s %9s %9s %9s %9s\n" "$mode" "${wall[$mode]}" "${cpu[$mode]}" "${rss[$mode]}" \
+        "$(awk -v a="${wall[$mode]}" -v b="${wall[$floor]}" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "-" }')"
 done
-echo "(best of $runs; fetch = the same requests replayed by a plain client, answers read and dropped; x_fetch = wall / fetch wall)"
+echo "(best of $runs; fetch-N = the same requests replayed by a plain client on N connections, answers read and dropped;"
+echo " pulled-N = report --prometheus --prom-concurrency N; x_fetch = wall / the fetch wall at the same N (pushdown: / fetch-1))"
 echo "held GPU-h: pulled $held_pulled, pushdown $held_push"
 exit $status
