@@ -3,7 +3,7 @@
 
 Recomputes, from the raw samples and with DuckDB SQL only, the figures of the
 diagnosis sections of `gpuaudit report --format json` -- the weights
-(report-semantics.md §2), the timeline per bucket (diagnosis-semantics.md §8),
+(docs/semantics.md §2), the timeline per bucket (diagnosis-semantics.md §8),
 the leak classes (§9), the node view (§10) and the purchase figures (§11), read
 the way docs/semantics.md §10 reads them -- and compares every figure with the
 binary's JSON to a relative 1e-9. Exit 0 when all agree, 1 on any mismatch,
@@ -45,7 +45,7 @@ CLASSES = [
     "held_unknown", "unallocated", "unmeasured", "idle", "starved", "underfilled",
     "memory_bound", "no_tensor", "effective", "busy_unprofiled",
 ]
-# diagnosis-semantics.md §9 defaults (the report prints the ones it used; checked below)
+# docs/semantics.md §10 defaults (the report prints the ones it used; checked below)
 THRESHOLDS = {
     "idle_below": 0.01, "starved_below": 0.5, "underfilled_below": 0.5,
     "memory_bound_dram_at_least": 0.6, "memory_bound_tensor_below": 0.3,
@@ -90,7 +90,7 @@ def nearest_rank(values, pct):
 
 # ---------------------------------------------------------------- the SQL side
 def load_intervals(con, path, since_ms, until_ms, prices):
-    """Weighed samples (report-semantics.md §2) as table iv: one row per kept sample."""
+    """Weighed samples (docs/semantics.md §2) as table iv: one row per kept sample."""
     quoted = path.replace("'", "''")
     columns = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{quoted}')").fetchall()}
     if "held" in columns:
@@ -147,7 +147,7 @@ def load_intervals(con, path, since_ms, until_ms, prices):
 
 
 def classify_sql(t):
-    """The leak class of a sample: the first row of diagnosis-semantics.md §9 that holds."""
+    """The leak class of a sample: the first row of docs/semantics.md §10 that holds."""
     return f"""CASE
         WHEN held IS NULL THEN 'held_unknown'
         WHEN NOT held THEN 'unallocated'

@@ -1,4 +1,4 @@
--- The figures of `gpuaudit report --format json` (report-semantics.md §2-6), as ONE
+-- The figures of `gpuaudit report --format json` (docs/semantics.md §2-6), as ONE
 -- DuckDB query over the demo fleet, for the side-by-side benchmark (benches/fleet.sh).
 -- {source} is replaced by a read_parquet(...) call by benches/duckdb_report.py.
 -- Assumes what the demo data has: a job column (held rule 2), no --max-gap, --since,

@@ -61,6 +61,39 @@ pub fn worth_a_word(err: &anyhow::Error) -> bool {
     !(exit_code_for(err) == 0 || (is_broken_pipe(err) && err.downcast_ref::<KeepCode>().is_some()))
 }
 
+/// The longest line an error message prints: a huge value, timestamp,
+/// header or `--map` name quoted inside it is shortened in the middle, so
+/// the file and column (at the start) and what was expected (at the end) stay.
+pub const MAX_ERROR_LINE: usize = 300;
+
+/// The one line (or lines) main prints for an error, each at most
+/// [`MAX_ERROR_LINE`] characters.
+pub fn error_text(err: &anyhow::Error) -> String {
+    let text = format!("gpuaudit: {err:#}");
+    text.lines()
+        .map(bounded_line)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn bounded_line(line: &str) -> String {
+    let chars = line.chars().count();
+    if chars <= MAX_ERROR_LINE {
+        return line.to_string();
+    }
+    // head and tail kept; the marker, sized for the most digits it can
+    // need, fits inside the bound
+    let widest = format!(" …({chars} characters elided)… ").chars().count();
+    let keep = MAX_ERROR_LINE - widest;
+    let head = keep * 2 / 3;
+    let tail = keep - head;
+    let elided = chars - head - tail;
+    let marker = format!(" …({elided} characters elided)… ");
+    let start: String = line.chars().take(head).collect();
+    let end: String = line.chars().skip(chars - tail).collect();
+    format!("{start}{marker}{end}")
+}
+
 /// Write a command's whole output, then return the exit it decided before
 /// writing. A closed stdout ends the output quietly: exit 0 when nothing
 /// failed, the decided failure (1, 2 or the command's code) otherwise.
@@ -80,6 +113,35 @@ mod tests {
 
     fn pipe() -> anyhow::Error {
         anyhow::Error::new(std::io::Error::from(ErrorKind::BrokenPipe))
+    }
+
+    #[test]
+    fn error_lines_are_bounded_and_keep_both_ends() {
+        let value = "9".repeat(10_000);
+        let err = anyhow::anyhow!("{value}: not a number; expected a fraction 0..1")
+            .context("fleet.csv: column device_util, line 3");
+        let text = error_text(&err);
+        assert!(text.starts_with("gpuaudit: fleet.csv: column device_util, line 3"));
+        assert!(text.ends_with("expected a fraction 0..1"), "{text}");
+        assert!(text.contains("characters elided"));
+        assert!(text.lines().all(|l| l.chars().count() <= MAX_ERROR_LINE));
+        // a short message is untouched
+        assert_eq!(
+            error_text(&anyhow::anyhow!("no such file")),
+            "gpuaudit: no such file"
+        );
+        // the count says exactly how much went: kept + elided = the whole line
+        let long = format!("gpuaudit: {}", "é".repeat(1000));
+        let one = bounded_line(&long);
+        assert!((MAX_ERROR_LINE - 3..=MAX_ERROR_LINE).contains(&one.chars().count()));
+        let elided: usize = one
+            .split(" …(")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let kept = one.chars().filter(|&c| c == 'é').count();
+        assert_eq!(kept + elided, 1000);
     }
 
     #[test]

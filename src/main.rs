@@ -1,7 +1,7 @@
 //! Entry point: parse, dispatch, print the error once, map it to an exit code.
 use clap::Parser;
 use gpuaudit::cli::Cli;
-use gpuaudit::error::{exit_code_for, worth_a_word};
+use gpuaudit::error::{error_text, exit_code_for, worth_a_word};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -15,7 +15,7 @@ fn main() -> ExitCode {
             let code = exit_code_for(&err);
             if worth_a_word(&err) {
                 // not eprintln!: a closed stderr must not turn into a panic
-                let _ = writeln!(std::io::stderr(), "gpuaudit: {err:#}");
+                let _ = writeln!(std::io::stderr(), "{}", error_text(&err));
             }
             ExitCode::from(code)
         }

@@ -1,4 +1,4 @@
-//! The ONE canonical sample table every source becomes (report-semantics.md §1).
+//! The ONE canonical sample table every source becomes (docs/semantics.md §1).
 //!
 //! A source adapter produces a polars `DataFrame` whose columns carry source
 //! names (or canonical names); [`normalize`] maps them onto the canonical

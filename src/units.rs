@@ -1,4 +1,4 @@
-//! Units decided from the data and said out loud (report-semantics.md §1):
+//! Units decided from the data and said out loud (docs/semantics.md §1):
 //! a fraction column that holds percent, memory too small to be bytes, and
 //! values that carry their own unit ("45 %", "8192 MiB", "300 W").
 use crate::samples::{Kind, Unit, is_missing_marker};
@@ -108,7 +108,7 @@ pub enum Decision {
     },
 }
 
-/// Decide a unit from the data (the rule is in report-semantics.md §1 and the
+/// Decide a unit from the data (the rule is in docs/semantics.md §1 and the
 /// README): a fraction column with a value above 1 and none outside 0..100 is
 /// percent; one holding only the integers 0 and 1 (at least one 1) cannot tell
 /// and is refused; anything else is taken as named.

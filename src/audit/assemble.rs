@@ -1,6 +1,6 @@
 //! The one place a [`Report`] is built: from the folds' results (the engine)
 //! or from sums computed elsewhere (Prometheus pushdown), the same layers,
-//! ratios, dollars, sorting and cuts (report-semantics.md §4, §6, §7).
+//! ratios, dollars, sorting and cuts (docs/semantics.md §4, §6, §7).
 use super::AuditConfig;
 use super::GroupBy;
 use super::model::*;

@@ -116,7 +116,7 @@ struct Track {
 }
 
 impl Track {
-    /// Pass 1's median step and max gap (report-semantics §2).
+    /// Pass 1's median step and max gap (docs/semantics.md §2).
     fn finish_steps(&mut self, max_gap_us: Option<i64>) {
         if let Some((d, n)) = self.diff_run.take() {
             *self.diffs.entry(d).or_default() += n;
@@ -854,7 +854,7 @@ impl<'a> Engine<'a> {
         self.on_shards(|k, shard, sh| shard.observe(k, sh, &slots, &time))
     }
 
-    /// Between the passes: median step and max gap per GPU (report-semantics §2).
+    /// Between the passes: median step and max gap per GPU (docs/semantics.md §2).
     pub fn finish_steps(&mut self) {
         for shard in &mut self.shards {
             for tr in &mut shard.tracks {

@@ -1,4 +1,4 @@
-//! The one home of the held rule (report-semantics.md §3): which rule an
+//! The one home of the held rule (docs/semantics.md §3): which rule an
 //! input is held by, what one sample's values say, and what a device read
 //! (processes, memory) says for the sources that decide held themselves.
 use super::AuditConfig;
@@ -6,7 +6,7 @@ use super::model::HeldBasis;
 use crate::samples::col;
 use anyhow::{Result, bail};
 
-/// How a row is decided held (report-semantics.md §3).
+/// How a row is decided held (docs/semantics.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeldRule {
     HeldColumn,

@@ -1,4 +1,4 @@
-//! MFU of declared jobs, from the canonical samples (report-semantics.md §4,
+//! MFU of declared jobs, from the canonical samples (docs/semantics.md §4,
 //! "useful"): a job's achieved model FLOP/s over the summed dense peaks of the
 //! GPUs it held, over its held time. Pure: nothing here reads files or prints.
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The report as data: what every renderer formats and what `--format json`
-//! serialises as the "gpuaudit.report/1" contract (report-semantics.md §7).
+//! serialises as the "gpuaudit.report/1" contract (docs/semantics.md §7).
 //! Times are `DateTime<Utc>`, written as the RFC 3339 text report/1 has
 //! always carried (`…Z`, a fraction only when present) and sorted as times.
 use chrono::{DateTime, Utc};
@@ -120,7 +120,7 @@ pub struct DataQuality {
 
 /// A data-quality note as data: what a reader or the audit decided. Its
 /// English text is built in one place, `render::notes::note_text`; the
-/// JSON writes both (docs/semantics.md, "Notes"). A note read back from a
+/// JSON writes both (docs/semantics.md §7). A note read back from a
 /// JSON document is its text, `Text`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "code", rename_all = "snake_case")]
@@ -254,7 +254,7 @@ pub struct ColumnName {
 
 /// A counted data-quality warning as data: what was left out or cannot be
 /// trusted. Its text is `render::notes::warning_text`; the JSON writes both,
-/// as `warnings` and `warning_codes` (docs/semantics.md, "Notes").
+/// as `warnings` and `warning_codes` (docs/semantics.md §7).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum Warning {

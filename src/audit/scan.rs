@@ -96,6 +96,78 @@ pub fn idle_usd_per_hour(g: &GpuSummary) -> Option<f64> {
     (g.observed_gpu_hours > 0.0).then(|| price * idle / g.observed_gpu_hours)
 }
 
+/// One unit's row of the scan: its means, its last reading, who holds it,
+/// and the audit's hours and price for it.
+fn scan_gpu(
+    data: &ScanData,
+    (i, unit): (usize, &crate::source::live::UnitInfo),
+    report: &Report,
+    held_mem_bytes: u64,
+) -> ScanGpu {
+    let rows: Vec<_> = data.rows.iter().filter(|r| r.unit == i).collect();
+    let summary = report
+        .gpus
+        .iter()
+        .find(|g| g.gpu == unit.id && g.host == data.host);
+    let last = rows.last();
+    let m = |f: fn(&crate::source::live::Reading) -> Option<f64>| {
+        mean(rows.iter().map(|r| f(&r.reading)))
+    };
+    let holders = last
+        .map(|r| {
+            let procs = r.reading.processes.as_deref().unwrap_or(&[]);
+            procs
+                .iter()
+                .zip(&r.owners)
+                .map(|(p, o)| Holder {
+                    owner: o.clone(),
+                    gpu_mem_bytes: p.used_mem_bytes,
+                    sm_util: p.sm_util,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut unavailable: BTreeMap<String, String> = data
+        .unsupported
+        .get(&i)
+        .map(|m| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        .unwrap_or_default();
+    // A reason only matters for a metric that stayed unmeasured.
+    let measured = |name: &str| match name {
+        "device_util" => m(|r| r.device_util).is_some(),
+        "sm_active" => m(|r| r.gpm.sm_active).is_some(),
+        "tensor_active" => m(|r| r.gpm.tensor_active).is_some(),
+        "power_w" => m(|r| r.power_w).is_some(),
+        _ => false,
+    };
+    unavailable.retain(|k, _| !measured(k));
+    ScanGpu {
+        gpu: unit.id.clone(),
+        label: unit.label.clone(),
+        uuid: unit.uuid.clone(),
+        model: unit.model.clone(),
+        mig_parent: unit.mig_parent.clone(),
+        samples: rows.len(),
+        held: last.and_then(|r| crate::source::live::is_held(&r.reading, held_mem_bytes)),
+        holders,
+        device_util: m(|r| r.device_util),
+        gr_engine_active: m(|r| r.gpm.gr_engine_active),
+        sm_active: m(|r| r.gpm.sm_active),
+        sm_occupancy: m(|r| r.gpm.sm_occupancy),
+        tensor_active: m(|r| r.gpm.tensor_active),
+        dram_active: m(|r| r.gpm.dram_active),
+        mem_used_bytes: last.and_then(|r| r.reading.mem_used_bytes),
+        mem_total_bytes: last.and_then(|r| r.reading.mem_total_bytes),
+        power_w: last.and_then(|r| r.reading.power_w),
+        held_gpu_hours: summary.map(|s| s.held_gpu_hours),
+        idle_held_gpu_hours: summary.and_then(|s| s.idle_held_gpu_hours),
+        usd_per_hour: summary.and_then(|s| s.usd_per_hour),
+        idle_usd_per_hour: summary.and_then(idle_usd_per_hour),
+        unavailable,
+        failed: data.dropped.get(&i).map(|(_, e)| e.clone()),
+    }
+}
+
 pub fn build(
     data: &ScanData,
     report: &Report,
@@ -103,74 +175,8 @@ pub fn build(
     interval_seconds: f64,
     warnings: Vec<String>,
 ) -> ScanDetail {
-    let gpus = data
-        .units
-        .iter()
-        .enumerate()
-        .map(|(i, unit)| {
-            let rows: Vec<_> = data.rows.iter().filter(|r| r.unit == i).collect();
-            let summary = report
-                .gpus
-                .iter()
-                .find(|g| g.gpu == unit.id && g.host == data.host);
-            let last = rows.last();
-            let m = |f: fn(&crate::source::live::Reading) -> Option<f64>| {
-                mean(rows.iter().map(|r| f(&r.reading)))
-            };
-            let holders = last
-                .map(|r| {
-                    let procs = r.reading.processes.as_deref().unwrap_or(&[]);
-                    procs
-                        .iter()
-                        .zip(&r.owners)
-                        .map(|(p, o)| Holder {
-                            owner: o.clone(),
-                            gpu_mem_bytes: p.used_mem_bytes,
-                            sm_util: p.sm_util,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let mut unavailable: BTreeMap<String, String> = data
-                .unsupported
-                .get(&i)
-                .map(|m| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
-                .unwrap_or_default();
-            // A reason only matters for a metric that stayed unmeasured.
-            let measured = |name: &str| match name {
-                "device_util" => m(|r| r.device_util).is_some(),
-                "sm_active" => m(|r| r.gpm.sm_active).is_some(),
-                "tensor_active" => m(|r| r.gpm.tensor_active).is_some(),
-                "power_w" => m(|r| r.power_w).is_some(),
-                _ => false,
-            };
-            unavailable.retain(|k, _| !measured(k));
-            ScanGpu {
-                gpu: unit.id.clone(),
-                label: unit.label.clone(),
-                uuid: unit.uuid.clone(),
-                model: unit.model.clone(),
-                mig_parent: unit.mig_parent.clone(),
-                samples: rows.len(),
-                held: last.and_then(|r| crate::source::live::is_held(&r.reading, held_mem_bytes)),
-                holders,
-                device_util: m(|r| r.device_util),
-                gr_engine_active: m(|r| r.gpm.gr_engine_active),
-                sm_active: m(|r| r.gpm.sm_active),
-                sm_occupancy: m(|r| r.gpm.sm_occupancy),
-                tensor_active: m(|r| r.gpm.tensor_active),
-                dram_active: m(|r| r.gpm.dram_active),
-                mem_used_bytes: last.and_then(|r| r.reading.mem_used_bytes),
-                mem_total_bytes: last.and_then(|r| r.reading.mem_total_bytes),
-                power_w: last.and_then(|r| r.reading.power_w),
-                held_gpu_hours: summary.map(|s| s.held_gpu_hours),
-                idle_held_gpu_hours: summary.and_then(|s| s.idle_held_gpu_hours),
-                usd_per_hour: summary.and_then(|s| s.usd_per_hour),
-                idle_usd_per_hour: summary.and_then(idle_usd_per_hour),
-                unavailable,
-                failed: data.dropped.get(&i).map(|(_, e)| e.clone()),
-            }
-        })
+    let gpus = (data.units.iter().enumerate())
+        .map(|(i, unit)| scan_gpu(data, (i, unit), report, held_mem_bytes))
         .collect();
     let mig_parents = data
         .mig_parents

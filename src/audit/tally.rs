@@ -1,4 +1,4 @@
-//! Accumulators for layers and dollars (report-semantics.md §4 and §6): one
+//! Accumulators for layers and dollars (docs/semantics.md §4 and §6): one
 //! `Tally` for the fleet, one per showback group, one per GPU.
 use super::model::{Cost, GroupCost, Layer, Layers, MonthlyRunRate, Ratios, WaterfallStep};
 use crate::timeparse::US_PER_HOUR;

@@ -1,4 +1,4 @@
-//! Every rule of report-semantics.md on tiny hand-made frames with answers
+//! Every rule of docs/semantics.md on tiny hand-made frames with answers
 //! computed by hand.
 use super::*;
 use crate::samples::Quality;

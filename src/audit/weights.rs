@@ -1,4 +1,4 @@
-//! How much time each sample stands for (report-semantics.md §2).
+//! How much time each sample stands for (docs/semantics.md §2).
 
 /// Weights of one GPU's samples (sorted by time, duplicates already removed).
 #[derive(Debug, Clone, PartialEq)]
@@ -14,7 +14,7 @@ pub struct GpuWeights {
     pub max_gap_us: Option<i64>,
 }
 
-/// The one median rule (report-semantics §2, docs/semantics.md): the middle
+/// The one median rule (docs/semantics.md §2, docs/semantics.md): the middle
 /// value for an odd count, the mean of the two middle values (rounded toward
 /// zero) for an even count; None for no values. `nth(k)` is the k-th smallest
 /// of the `count` values, so a sorted slice and a histogram share the rule.

@@ -24,6 +24,20 @@ struct Part {
     slices: Vec<(usize, usize)>,
 }
 
+impl Part {
+    /// The columns a pass reads: pass 1 only the time and GPU keys.
+    fn columns_read(&self, keys_only: bool) -> Vec<Resolved> {
+        if !keys_only {
+            return self.resolved.clone();
+        }
+        self.resolved
+            .iter()
+            .filter(|r| [col::TIME, col::HOST, col::GPU].contains(&r.canonical))
+            .cloned()
+            .collect()
+    }
+}
+
 /// A row group above this many target slices is read in target-sized pieces
 /// (memory stays bounded); below it, whole.
 const ROW_GROUP_SPLIT_FACTOR: usize = 4;
@@ -649,6 +663,16 @@ impl ParquetStream {
         self
     }
 
+    /// The most rows one slice holds: a slice decoded ahead costs about
+    /// this many rows of memory on top of the one being audited.
+    pub fn largest_slice(&self) -> usize {
+        self.parts
+            .iter()
+            .flat_map(|p| p.slices.iter().map(|&(_, len)| len))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The latest sample time, for relative --since/--until (parquet statistics make it cheap).
     pub fn max_time(&self) -> Result<Option<i64>> {
         let mut max: Option<i64> = None;
@@ -750,6 +774,37 @@ impl ChunkSource for ParquetStream {
 }
 
 impl ParquetStream {
+    /// One slice of a part, decoded and normalized, stray times left out:
+    /// (rows in the file's slice, the normalized frame, what was counted).
+    fn read_slice(
+        &self,
+        p: &Part,
+        lf: &LazyFrame,
+        (start, len): (usize, usize),
+        projection: &[Expr],
+        resolved: &[Resolved],
+    ) -> Result<(usize, DataFrame, Quality)> {
+        let frame = lf
+            .clone()
+            .slice(start as i64, len as IdxSize)
+            .select(projection)
+            .collect()
+            .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))?;
+        let (mut df, q) =
+            normalize(&frame, resolved, &p.name).with_context(|| format!("reading {}", p.name))?;
+        if let Some((lo, hi)) = self.time_bounds {
+            // stray samples stay out of both passes alike
+            let t = df.column(col::TIME)?.cast(&DataType::Int64)?;
+            let keep: BooleanChunked = t
+                .i64()?
+                .iter()
+                .map(|v| Some(v.is_some_and(|v| (lo..=hi).contains(&v))))
+                .collect();
+            df = df.filter(&keep)?;
+        }
+        Ok((frame.height(), df, q))
+    }
+
     /// Hands each normalized slice to `tx`, in order; returns what
     /// normalisation counted. Stops early when `tx` says no (the audit failed).
     fn read_slices(
@@ -762,15 +817,7 @@ impl ParquetStream {
             quality.merge(self.quality.clone());
         }
         for p in &self.parts {
-            let resolved: Vec<Resolved> = if keys_only {
-                p.resolved
-                    .iter()
-                    .filter(|r| matches!(r.canonical, c if c == col::TIME || c == col::HOST || c == col::GPU))
-                    .cloned()
-                    .collect()
-            } else {
-                p.resolved.clone()
-            };
+            let resolved = p.columns_read(keys_only);
             let projection: Vec<Expr> = resolved
                 .iter()
                 .map(|r| polars::prelude::col(r.source.as_str()))
@@ -783,27 +830,7 @@ impl ParquetStream {
                 if start != offset {
                     break; // a short slice before: the file changed (said below)
                 }
-                let slice = lf
-                    .clone()
-                    .slice(start as i64, len as IdxSize)
-                    .select(projection.clone())
-                    .collect()
-                    .map_err(|e| anyhow!("{}: not a readable parquet file: {e}", p.name))
-                    .and_then(|frame| {
-                        let (mut df, q) = normalize(&frame, &resolved, &p.name)
-                            .with_context(|| format!("reading {}", p.name))?;
-                        if let Some((lo, hi)) = self.time_bounds {
-                            // stray samples stay out of both passes alike
-                            let t = df.column(col::TIME)?.cast(&DataType::Int64)?;
-                            let keep: BooleanChunked = t
-                                .i64()?
-                                .iter()
-                                .map(|v| Some(v.is_some_and(|v| (lo..=hi).contains(&v))))
-                                .collect();
-                            df = df.filter(&keep)?;
-                        }
-                        Ok((frame.height(), df, q))
-                    });
+                let slice = self.read_slice(p, &lf, (start, len), &projection, &resolved);
                 match slice {
                     Ok((0, _, _)) => break,
                     Ok((height, df, q)) => {

@@ -1,4 +1,4 @@
-//! The job findings of diagnosis-semantics.md §12: `parked`, `gang_member_idle`
+//! The job findings of docs/semantics.md §11: `parked`, `gang_member_idle`
 //! and `oversized`, each with the job, the GPU-hours at stake and their dollars.
 //! The rules live here and only here; `jobs.rs` measures what they read.
 use crate::catalog::{Gpu, MigProfile};

@@ -1,5 +1,5 @@
-//! Jobs: shape of demand and effective training time (diagnosis-semantics.md
-//! §12, docs/semantics.md §11). [`JobsFold`] keeps, per job, one small cell
+//! Jobs: shape of demand and effective training time (docs/semantics.md
+//! §11). [`JobsFold`] keeps, per job, one small cell
 //! per (bucket, GPU) it held plus O(1) totals, so its memory grows with jobs ×
 //! buckets × the job's GPUs, never with samples; [`JobsFold::finish`] turns
 //! that into a row per job, the findings and the declared-kind disagreements.

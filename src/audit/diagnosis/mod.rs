@@ -1,4 +1,4 @@
-//! Why it leaks and what to do (diagnosis-semantics.md §8-§12): the fleet
+//! Why it leaks and what to do (docs/semantics.md §10-§11): the fleet
 //! timeline, the leak map, the node view and the purchase answer, each a
 //! [`Fold`](super::interval::Fold) over the engine's intervals (or, for the
 //! purchase, a pure function of the timeline). Nothing here prints.

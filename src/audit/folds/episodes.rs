@@ -1,4 +1,4 @@
-//! Idle episodes (report-semantics §5): consecutive idle held intervals of one
+//! Idle episodes (docs/semantics.md §5): consecutive idle held intervals of one
 //! GPU with the same job and no gap beyond max gap between them.
 use crate::audit::interval::{Fold, Interval, Names};
 use crate::audit::model::IdleEpisode;

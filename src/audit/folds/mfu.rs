@@ -1,4 +1,4 @@
-//! Held time per declared job, for MFU (report-semantics §4, "useful"): the
+//! Held time per declared job, for MFU (docs/semantics.md §4, "useful"): the
 //! wall-clock union of each job's held intervals and its held GPU-time per
 //! model. Memory grows with jobs and the gaps in their held time, not rows.
 use crate::audit::interval::{Fold, Interval, Names};

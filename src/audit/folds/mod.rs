@@ -1,4 +1,4 @@
-//! The audit as folds over weighed intervals (docs/semantics.md, "Folds"):
+//! The audit as folds over weighed intervals (docs/semantics.md §2):
 //! the engine weighs each sample once and hands its [`Interval`] to
 //! [`Folds::add`]; each fold owns one part of the report, in its own file, and
 //! `audit::assemble` turns their results into the one `Report`.

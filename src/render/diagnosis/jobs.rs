@@ -1,4 +1,4 @@
-//! The jobs section (diagnosis-semantics.md §12) as a table or markdown: the
+//! The jobs section (docs/semantics.md §11) as a table or markdown: the
 //! top jobs by dollars, then the findings, the declared kinds that disagree
 //! with the telemetry, and what ETT is.
 use super::md_row;

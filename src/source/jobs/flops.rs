@@ -167,72 +167,86 @@ pub fn calculate(input: &CalcInput) -> Result<Calculation> {
         bail!("--recompute applies to training: there is no backward pass in --mode inference");
     }
     match input.work {
-        CalcWork::AchievedTflopsPerGpu(a) => {
-            c.achieved_tflops_per_gpu = a;
-            c.mfu = a / peak;
-            if let Some(r) = input.recompute {
-                if r == Recompute::Selective {
-                    bail!(
-                        "--recompute selective needs the attention shape (--params with --layers --heads --head-dim --seq-len), not --achieved-tflops-per-gpu"
-                    );
-                }
-                // a full recompute adds a forward pass: a third of the training FLOPs
-                c.hfu = Some(c.mfu * 4.0 / 3.0);
-            }
-        }
-        CalcWork::Tokens { rate, flops } => {
-            let per_gpu = match rate {
-                TokenRate::WholeJob(t) => {
-                    t / input
-                        .gpus
-                        .context("--gpus is needed with a whole-job token throughput")?
-                        as f64
-                }
-                TokenRate::PerGpu(t) => t,
-            };
-            let per_gpu_tflops = |fpt: f64| fpt * per_gpu / 1e12;
-            let (params, attention, fpt, dense) = match flops {
-                ModelFlops::PerToken(f) => (None, None, f, None),
-                ModelFlops::Params { params, attention } => {
-                    let dense = dense_flops_per_token(params, input.mode);
-                    let attn = attention
-                        .as_ref()
-                        .map(|a| attention_flops_per_token(a, input.mode));
-                    (
-                        Some(params),
-                        attention,
-                        dense + attn.unwrap_or(0.0),
-                        Some(dense),
-                    )
-                }
-            };
-            (c.tokens_per_sec, c.tokens_per_sec_given) = match rate {
-                TokenRate::WholeJob(t) => (Some(t), Some("whole job")),
-                TokenRate::PerGpu(t) => (input.gpus.map(|g| t * g as f64), Some("per GPU")),
-            };
-            c.tokens_per_sec_per_gpu = Some(per_gpu);
-            c.params = params;
-            c.flops_per_token = Some(fpt);
-            c.attention_flops_per_token = attention
-                .as_ref()
-                .map(|a| attention_flops_per_token(a, input.mode));
-            c.achieved_tflops_per_gpu = per_gpu_tflops(fpt);
-            c.achieved_tflops_per_gpu_without_attention = dense.map(per_gpu_tflops);
-            c.mfu = c.achieved_tflops_per_gpu / peak;
-            c.mfu_without_attention = dense.map(|d| per_gpu_tflops(d) / peak);
-            if let Some(r) = input.recompute {
-                let extra = recompute_flops_per_token(params, attention.as_ref(), fpt, r).context(
-                    "--recompute selective needs the attention shape: --params with --layers --heads --head-dim --seq-len",
-                )?;
-                c.hardware_flops_per_token = Some(fpt + extra);
-                c.hfu = Some(per_gpu_tflops(fpt + extra) / peak);
-            }
-        }
+        CalcWork::AchievedTflopsPerGpu(a) => from_achieved(input, a, &mut c)?,
+        CalcWork::Tokens { rate, flops } => from_tokens(input, rate, flops, &mut c)?,
     }
     if c.mfu > 1.0 {
         bail!("{}", over_peak(input, &c));
     }
     Ok(c)
+}
+
+/// MFU (and HFU under a full recompute) from achieved TFLOP/s per GPU.
+fn from_achieved(input: &CalcInput, achieved: f64, c: &mut Calculation) -> Result<()> {
+    c.achieved_tflops_per_gpu = achieved;
+    c.mfu = achieved / input.peak_tflops_per_gpu;
+    if let Some(r) = input.recompute {
+        if r == Recompute::Selective {
+            bail!(
+                "--recompute selective needs the attention shape (--params with --layers --heads --head-dim --seq-len), not --achieved-tflops-per-gpu"
+            );
+        }
+        // a full recompute adds a forward pass: a third of the training FLOPs
+        c.hfu = Some(c.mfu * 4.0 / 3.0);
+    }
+    Ok(())
+}
+
+/// MFU (and HFU) from a token throughput and the model's FLOPs per token.
+fn from_tokens(
+    input: &CalcInput,
+    rate: TokenRate,
+    flops: ModelFlops,
+    c: &mut Calculation,
+) -> Result<()> {
+    let peak = input.peak_tflops_per_gpu;
+    let per_gpu = match rate {
+        TokenRate::WholeJob(t) => {
+            t / input
+                .gpus
+                .context("--gpus is needed with a whole-job token throughput")?
+                as f64
+        }
+        TokenRate::PerGpu(t) => t,
+    };
+    let per_gpu_tflops = |fpt: f64| fpt * per_gpu / 1e12;
+    let (params, attention, fpt, dense) = match flops {
+        ModelFlops::PerToken(f) => (None, None, f, None),
+        ModelFlops::Params { params, attention } => {
+            let dense = dense_flops_per_token(params, input.mode);
+            let attn = attention
+                .as_ref()
+                .map(|a| attention_flops_per_token(a, input.mode));
+            (
+                Some(params),
+                attention,
+                dense + attn.unwrap_or(0.0),
+                Some(dense),
+            )
+        }
+    };
+    (c.tokens_per_sec, c.tokens_per_sec_given) = match rate {
+        TokenRate::WholeJob(t) => (Some(t), Some("whole job")),
+        TokenRate::PerGpu(t) => (input.gpus.map(|g| t * g as f64), Some("per GPU")),
+    };
+    c.tokens_per_sec_per_gpu = Some(per_gpu);
+    c.params = params;
+    c.flops_per_token = Some(fpt);
+    c.attention_flops_per_token = attention
+        .as_ref()
+        .map(|a| attention_flops_per_token(a, input.mode));
+    c.achieved_tflops_per_gpu = per_gpu_tflops(fpt);
+    c.achieved_tflops_per_gpu_without_attention = dense.map(per_gpu_tflops);
+    c.mfu = c.achieved_tflops_per_gpu / peak;
+    c.mfu_without_attention = dense.map(|d| per_gpu_tflops(d) / peak);
+    if let Some(r) = input.recompute {
+        let extra = recompute_flops_per_token(params, attention.as_ref(), fpt, r).context(
+            "--recompute selective needs the attention shape: --params with --layers --heads --head-dim --seq-len",
+        )?;
+        c.hardware_flops_per_token = Some(fpt + extra);
+        c.hfu = Some(per_gpu_tflops(fpt + extra) / peak);
+    }
+    Ok(())
 }
 
 /// Why an MFU above 100% is impossible, and what usually caused it.

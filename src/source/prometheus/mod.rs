@@ -266,10 +266,10 @@ struct ByGpu {
     owners: Vec<OwnerLabels>,
 }
 
-/// Group the series by GPU (a MIG instance is its own), reading each one's
-/// owner once; series without a GPU label are counted (by sample) and skipped.
-fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Quality) -> ByGpu {
-    let renamed_targets: BTreeSet<(String, String)> = series
+/// The scrape targets whose series carry `exported_*` labels: there the
+/// exporter's own pod was renamed away and the workload's pod is the owner.
+fn renamed_targets(series: &[PromSeries]) -> BTreeSet<(String, String)> {
+    series
         .iter()
         .filter(|s| {
             ["exported_pod", "exported_namespace", "exported_container"]
@@ -277,7 +277,33 @@ fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Qual
                 .any(|l| s.labels.contains_key(*l))
         })
         .filter_map(|s| target_of(&s.labels))
-        .collect();
+        .collect()
+}
+
+/// A MIG instance is its own device: <gpu>/<gpu instance id>.
+fn device_id(gpu_base: &str, labels: &BTreeMap<String, String>) -> String {
+    match first(labels, &["GPU_I_ID"]) {
+        Some(gi) => format!("{gpu_base}/{gi}"),
+        None => gpu_base.to_string(),
+    }
+}
+
+/// Samples of series with no GPU label, counted by metric: one warning.
+fn warn_without_gpu(without_gpu: &BTreeMap<String, u64>, quality: &mut Quality) {
+    if without_gpu.is_empty() {
+        return;
+    }
+    quality.warnings.push(Warning::NoGpuLabel {
+        samples: without_gpu.values().sum(),
+        examples: without_gpu.keys().take(5).cloned().collect(),
+        count: without_gpu.len(),
+    });
+}
+
+/// Group the series by GPU (a MIG instance is its own), reading each one's
+/// owner once; series without a GPU label are counted (by sample) and skipped.
+fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Quality) -> ByGpu {
+    let renamed_targets = renamed_targets(&series);
 
     let mut metrics: Vec<String> = Vec::new();
     let mut metric_index: BTreeMap<String, usize> = BTreeMap::new();
@@ -305,11 +331,7 @@ fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Qual
         if reserved.iter().any(|r| r.eq_ignore_ascii_case(&s.metric)) {
             continue;
         }
-        // A MIG instance is its own device: <gpu>/<gpu instance id>.
-        let gpu = match first(&s.labels, &["GPU_I_ID"]) {
-            Some(gi) => format!("{gpu_base}/{gi}"),
-            None => gpu_base.to_string(),
-        };
+        let gpu = device_id(gpu_base, &s.labels);
         let host = first(&s.labels, HOST_LABELS).unwrap_or("").to_string();
         let who = owner(&s.labels, opts, &renamed_targets);
         if let Some(src) = who.source {
@@ -340,15 +362,7 @@ fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Qual
             owner,
         }));
     }
-    if !without_gpu.is_empty() {
-        let n: u64 = without_gpu.values().sum();
-        let names: Vec<&str> = without_gpu.keys().take(5).map(String::as_str).collect();
-        quality.warnings.push(Warning::NoGpuLabel {
-            samples: n,
-            examples: names.iter().map(|s| s.to_string()).collect(),
-            count: without_gpu.len(),
-        });
-    }
+    warn_without_gpu(&without_gpu, quality);
     owner_notes(&owner_sources, opts, quality);
 
     ByGpu {

@@ -21,7 +21,7 @@
 //!   the last point before an unaligned --until weighs what is left of its step
 //!   (pulled mode caps the last sample's weight at --until the same way).
 //!
-//! The timeline and the leak map (diagnosis-semantics.md §8-§9) come from the
+//! The timeline and the leak map (docs/semantics.md §10) come from the
 //! same kind of sums: the timeline from one more pass of the layers' points
 //! summed per bucket (a range query at the bucket step), the leak classes from
 //! set operations per point ([`diagnosis`]). The node view and the jobs need
