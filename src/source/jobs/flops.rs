@@ -317,7 +317,7 @@ fn over_peak(input: &CalcInput, c: &Calculation) -> String {
         );
     }
     format!(
-        "MFU {} is above 100%: {:.1} achieved TFLOP/s per GPU exceed the dense {} peak of {} TFLOP/s; likely: {}",
+        "MFU {} is above 100%: {:.1} achieved TFLOP/s per GPU exceed the dense {} peak of {} TFLOP/s; likely:\n  - {}",
         pct(c.mfu),
         c.achieved_tflops_per_gpu,
         input.dtype,
@@ -325,7 +325,8 @@ fn over_peak(input: &CalcInput, c: &Calculation) -> String {
         if causes.is_empty() {
             "a wrong --peak-tflops".to_string()
         } else {
-            causes.join("; ")
+            // a cause a line: each stays readable under the error-line bound
+            causes.join("\n  - ")
         }
     )
 }
