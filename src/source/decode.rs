@@ -155,10 +155,21 @@ pub fn check_ndjson_lines(name: &str, bytes: &[u8]) -> Result<()> {
                 "{name}: line {}: not a JSON object (expected one object per line)",
                 i + 1
             ),
-            Err(e) => bail!("{name}: line {}: not JSON: {e}", i + 1),
+            Err(e) => bail!("{name}: line {}: not JSON: {}", i + 1, json_error_on_line(&e)),
         }
     }
     Ok(())
+}
+
+/// serde's message for one line parsed alone says "at line 1 column C": the
+/// file's line is named already, so only the column stays.
+fn json_error_on_line(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&at) {
+        Some(what) if e.line() == 1 => format!("{what} at column {}", e.column()),
+        _ => text,
+    }
 }
 
 /// Every CSV row has as many fields as the header: a row with too few or too
