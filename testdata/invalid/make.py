@@ -2,7 +2,7 @@
 """Writes the second round of invalid-input fixtures (issue 12) in
 testdata/invalid/: a truncated zstd file and values, timestamps and headers
 far longer than an error line. Run: python3 make.py (needs the zstd CLI)."""
-import subprocess
+import os, subprocess
 
 base = open("../awkward/baseline.csv", "rb").read()
 z = subprocess.run(["zstd", "-q", "-c", "-19"], input=base * 4, capture_output=True, check=True).stdout
@@ -23,3 +23,7 @@ with open("long-timestamp.csv", "w") as f:
     f.write("2026-07-06T10:10:00Z" + "7" * 4980 + ",g0,true,0.5\n")
 with open("wide-header.csv", "w") as f:
     f.write("c" * 20_000 + "\n1\n")
+# a directory holding only a CSV (read as a parquet dataset: refused in words)
+os.makedirs("csv-only", exist_ok=True)
+with open("csv-only/baseline.csv", "wb") as f:
+    f.write(base)
