@@ -497,7 +497,7 @@ fn no_fixture_makes_it_panic() -> anyhow::Result<()> {
             seen += 1;
         }
     }
-    assert!(seen >= 59, "{seen} fixtures");
+    assert!(seen >= 60, "{seen} fixtures");
     Ok(())
 }
 
@@ -753,6 +753,27 @@ fn windows_line_endings_read_as_unix_ones() -> anyhow::Result<()> {
     assert_eq!(v["gpus"][0]["model"], "NVIDIA H100 80GB HBM3", "no \\r kept");
     assert!(strings(&v, "/data_quality/warnings").is_empty(), "{v}");
     assert!(strings(&v, "/data_quality/notes").is_empty(), "{v}");
+    Ok(())
+}
+
+/// Classic Mac line endings would read as one header line and no rows:
+/// refused saying so, from a file and from stdin alike.
+#[test]
+fn bare_carriage_returns_are_refused_in_plain_words() -> anyhow::Result<()> {
+    let f = data("invalid/cr-only.csv");
+    let e = refused(&[&f])?;
+    assert!(
+        e.contains("cr-only.csv: line 1 ends in a bare carriage return (classic Mac line endings); expected LF or CRLF"),
+        "{e}"
+    );
+    assert_bounded(&e, "cr-only.csv");
+    let out = gpuaudit()?
+        .args(["report", "-"])
+        .pipe_stdin(&f)?
+        .output()?;
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("-: line 1 ends in a bare carriage return"), "{e}");
     Ok(())
 }
 

@@ -216,6 +216,8 @@ struct CsvShape<'a> {
     line: usize,
     start_line: usize,
     empty: bool,
+    /// the last byte was a carriage return outside quotes
+    cr: bool,
 }
 
 impl<'a> CsvShape<'a> {
@@ -229,11 +231,21 @@ impl<'a> CsvShape<'a> {
             line: 1,
             start_line: 1,
             empty: true,
+            cr: false,
         }
     }
 
     fn feed(&mut self, bytes: &[u8]) -> Result<()> {
         for &b in bytes {
+            // a carriage return before the first line feed that is not
+            // followed by one ends the header line: classic Mac (CR-only)
+            // line endings, which would read as one header and no rows
+            if std::mem::take(&mut self.cr) && b != b'\n' && self.line == 1 {
+                bail!(
+                    "{}: line 1 ends in a bare carriage return (classic Mac line endings); expected LF or CRLF line endings (convert with: tr '\\r' '\\n')",
+                    self.name
+                );
+            }
             match b {
                 b'"' => {
                     self.in_quotes = !self.in_quotes;
@@ -250,7 +262,7 @@ impl<'a> CsvShape<'a> {
                         self.start_line = self.line;
                     }
                 }
-                b'\r' => {}
+                b'\r' => self.cr = !self.in_quotes,
                 _ => self.empty = false,
             }
         }

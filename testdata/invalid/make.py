@@ -27,3 +27,6 @@ with open("wide-header.csv", "w") as f:
 os.makedirs("csv-only", exist_ok=True)
 with open("csv-only/baseline.csv", "wb") as f:
     f.write(base)
+# classic Mac line endings (a bare CR ends each line): one header, no rows
+with open("cr-only.csv", "wb") as f:
+    f.write(base.replace(b"\n", b"\r"))
