@@ -468,6 +468,21 @@ fn a_postgresql_export_reports_what_its_parquet_does() -> anyhow::Result<()> {
 /// never a panic.
 #[test]
 fn no_fixture_makes_it_panic() -> anyhow::Result<()> {
+    // exit 0 or 2, no panic, every stderr line within the bound; on exit 2
+    // the input named
+    let check = |what: &str, out: std::process::Output, name: &str| {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+        assert!(
+            matches!(out.status.code(), Some(0 | 2)),
+            "{what}: exit {:?}: {stderr}",
+            out.status.code()
+        );
+        assert_bounded(&stderr, "");
+        if out.status.code() == Some(2) {
+            assert!(stderr.contains(name), "{what}: {stderr}");
+        }
+    };
     let mut seen = 0;
     for dir in ["awkward", "invalid"] {
         for entry in std::fs::read_dir(data(dir))? {
@@ -475,24 +490,21 @@ fn no_fixture_makes_it_panic() -> anyhow::Result<()> {
             if path.extension().is_some_and(|e| e == "py") {
                 continue;
             }
+            let what = path.display().to_string();
             let out = gpuaudit()?
                 .arg("report")
                 .arg(&path)
                 .args(["--format", "json"])
                 .output()?;
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(!stderr.contains("panicked"), "{}: {stderr}", path.display());
-            assert!(
-                matches!(out.status.code(), Some(0 | 2)),
-                "{}: exit {:?}: {stderr}",
-                path.display(),
-                out.status.code()
-            );
-            assert_bounded(&stderr, "");
-            if out.status.code() == Some(2) {
-                let name = path.file_name().map(|n| n.to_string_lossy().to_string());
-                let name = name.unwrap_or_default();
-                assert!(stderr.contains(&name), "{}: {stderr}", path.display());
+            let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+            check(&what, out, &name.unwrap_or_default());
+            // the same bytes on stdin
+            if path.is_file() {
+                let out = gpuaudit()?
+                    .args(["report", "-", "--format", "json"])
+                    .pipe_stdin(&path)?
+                    .output()?;
+                check(&format!("stdin {what}"), out, "-");
             }
             seen += 1;
         }
