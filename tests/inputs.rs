@@ -762,7 +762,10 @@ fn windows_line_endings_read_as_unix_ones() -> anyhow::Result<()> {
     let v = report_json(&[&awkward("crlf.csv")])?;
     assert_fleet(&v, "crlf");
     assert_eq!(v["window"]["end"], "2026-07-06T10:40:00Z");
-    assert_eq!(v["gpus"][0]["model"], "NVIDIA H100 80GB HBM3", "no \\r kept");
+    assert_eq!(
+        v["gpus"][0]["model"], "NVIDIA H100 80GB HBM3",
+        "no \\r kept"
+    );
     assert!(strings(&v, "/data_quality/warnings").is_empty(), "{v}");
     assert!(strings(&v, "/data_quality/notes").is_empty(), "{v}");
     Ok(())
@@ -779,13 +782,13 @@ fn bare_carriage_returns_are_refused_in_plain_words() -> anyhow::Result<()> {
         "{e}"
     );
     assert_bounded(&e, "cr-only.csv");
-    let out = gpuaudit()?
-        .args(["report", "-"])
-        .pipe_stdin(&f)?
-        .output()?;
+    let out = gpuaudit()?.args(["report", "-"]).pipe_stdin(&f)?.output()?;
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{e}");
-    assert!(e.contains("-: line 1 ends in a bare carriage return"), "{e}");
+    assert!(
+        e.contains("-: line 1 ends in a bare carriage return"),
+        "{e}"
+    );
     Ok(())
 }
 
@@ -826,7 +829,11 @@ fn sm_active_in_percent_is_converted_and_said() -> anyhow::Result<()> {
     assert_close(num(&v, "/ratios/sm_active"), 0.25, "sm_active ratio");
     assert_close(num(&v, "/gpus/0/sm_active"), 0.25, "g0 sm_active");
     assert!(
-        has_entry(&v, "/data_quality/notes", "sm_active read as percent: max 25"),
+        has_entry(
+            &v,
+            "/data_quality/notes",
+            "sm_active read as percent: max 25"
+        ),
         "{}",
         v["data_quality"]
     );
@@ -902,10 +909,7 @@ fn a_truncated_zstd_file_is_refused_naming_it() -> anyhow::Result<()> {
     let e = refused(&[&f])?;
     assert!(e.contains("corrupt.csv.zst: not a valid zstd file"), "{e}");
     // on stdin the same bytes are named '-'
-    let out = gpuaudit()?
-        .args(["report", "-"])
-        .pipe_stdin(&f)?
-        .output()?;
+    let out = gpuaudit()?.args(["report", "-"]).pipe_stdin(&f)?.output()?;
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(e.contains("-: not a valid zstd file"), "{e}");

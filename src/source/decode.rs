@@ -155,7 +155,11 @@ pub fn check_ndjson_lines(name: &str, bytes: &[u8]) -> Result<()> {
                 "{name}: line {}: not a JSON object (expected one object per line)",
                 i + 1
             ),
-            Err(e) => bail!("{name}: line {}: not JSON: {}", i + 1, json_error_on_line(&e)),
+            Err(e) => bail!(
+                "{name}: line {}: not JSON: {}",
+                i + 1,
+                json_error_on_line(&e)
+            ),
         }
     }
     Ok(())
