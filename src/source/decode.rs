@@ -155,10 +155,25 @@ pub fn check_ndjson_lines(name: &str, bytes: &[u8]) -> Result<()> {
                 "{name}: line {}: not a JSON object (expected one object per line)",
                 i + 1
             ),
-            Err(e) => bail!("{name}: line {}: not JSON: {e}", i + 1),
+            Err(e) => bail!(
+                "{name}: line {}: not JSON: {}",
+                i + 1,
+                json_error_on_line(&e)
+            ),
         }
     }
     Ok(())
+}
+
+/// serde's message for one line parsed alone says "at line 1 column C": the
+/// file's line is named already, so only the column stays.
+fn json_error_on_line(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&at) {
+        Some(what) if e.line() == 1 => format!("{what} at column {}", e.column()),
+        _ => text,
+    }
 }
 
 /// Every CSV row has as many fields as the header: a row with too few or too
@@ -205,6 +220,8 @@ struct CsvShape<'a> {
     line: usize,
     start_line: usize,
     empty: bool,
+    /// the last byte was a carriage return outside quotes
+    cr: bool,
 }
 
 impl<'a> CsvShape<'a> {
@@ -218,11 +235,21 @@ impl<'a> CsvShape<'a> {
             line: 1,
             start_line: 1,
             empty: true,
+            cr: false,
         }
     }
 
     fn feed(&mut self, bytes: &[u8]) -> Result<()> {
         for &b in bytes {
+            // a carriage return before the first line feed that is not
+            // followed by one ends the header line: classic Mac (CR-only)
+            // line endings, which would read as one header and no rows
+            if std::mem::take(&mut self.cr) && b != b'\n' && self.line == 1 {
+                bail!(
+                    "{}: line 1 ends in a bare carriage return (classic Mac line endings); expected LF or CRLF line endings (convert with: tr '\\r' '\\n')",
+                    self.name
+                );
+            }
             match b {
                 b'"' => {
                     self.in_quotes = !self.in_quotes;
@@ -239,7 +266,7 @@ impl<'a> CsvShape<'a> {
                         self.start_line = self.line;
                     }
                 }
-                b'\r' => {}
+                b'\r' => self.cr = !self.in_quotes,
                 _ => self.empty = false,
             }
         }

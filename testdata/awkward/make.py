@@ -82,3 +82,35 @@ with open("baseline.tsv", "w") as f:
     f.write(open("baseline.csv").read().replace(",", "\t"))
 with open("baseline-bom.csv", "wb") as f:
     f.write(b"\xef\xbb\xbf" + data)
+
+# --- issue 12, second round ---
+import subprocess
+# Windows line endings
+with open("crlf.csv", "wb") as f:
+    f.write(data.replace(b"\n", b"\r\n"))
+# gzip bytes under a .csv name; zstd with no extension (zstd CLI: no
+# zstandard module needed)
+with gzip.GzipFile("gzip-misnamed.csv", "wb", mtime=0) as f:
+    f.write(data)
+def zstd(src_bytes, dest):
+    out = subprocess.run(["zstd", "-q", "-c", "-19"], input=src_bytes, capture_output=True, check=True).stdout
+    with open(dest, "wb") as f:
+        f.write(out)
+    return out
+zstd(data, "baseline-zstd-no-extension")
+with open("baseline.ndjson", "w") as f:
+    f.write(nd)
+zstd(nd.encode(), "baseline.ndjson.zst")
+# sm_active in percent (g0 25 %, g1 0) and all [N/A]
+HS = H + ",sm_active"
+csv("sm-active-percent.csv", HS, [r + (25 if r[2] == "g0" else 0,) for r in base()])
+csv("sm-active-all-na.csv", HS, [r + ("[N/A]",) for r in base()])
+# one column, three spellings of the offset: +00, +05:30, Z (same instants)
+mixed = ["2026-07-06 10:00:00+00", "2026-07-06T15:40:00+05:30", "2026-07-06T10:20:00Z", "2026-07-06T16:00:00+05:30"]
+csv("offset-mixed.csv", H, base(times=mixed))
+# samples with 6 fractional digits and uneven steps: 250, 600, 350 us
+us_times = ["2026-07-06T10:00:00.000250Z", "2026-07-06T10:00:00.000500Z",
+            "2026-07-06T10:00:00.001100Z", "2026-07-06T10:00:00.001450Z"]
+csv("microsecond-step.csv", H, base(times=us_times))
+# the same column twice, equal values
+csv("duplicate-header-agree.csv", H + ",device_util", [r + (r[5],) for r in base()])
