@@ -3,17 +3,26 @@
 
 Recomputes, from the raw samples and with DuckDB SQL only, the figures of the
 diagnosis sections of `gpuaudit report --format json` -- the weights
-(docs/semantics.md §2), the timeline per bucket (diagnosis-semantics.md §8),
-the leak classes (§9), the node view (§10) and the purchase figures (§11), read
-the way docs/semantics.md §10 reads them -- and compares every figure with the
-binary's JSON to a relative 1e-9. Exit 0 when all agree, 1 on any mismatch,
-2 on a setup error.
+(docs/semantics.md §2), the timeline per bucket, the leak classes, the node
+view and the purchase figures (docs/semantics.md §10: "Buckets and the
+timeline", "Leak map", "Node view", "Purchase") -- and compares every figure
+with the binary's JSON to a relative 1e-9. Exit 0 when all agree, 1 on any
+mismatch, 2 on a setup error.
+
+Time is integer microseconds since the epoch throughout, as in gpuaudit
+(docs/semantics.md §1 "Time", §2): epoch_us(time), weights, bucket bounds and
+the per-GPU step are whole microseconds; the even-count median step is the
+mean of the middle two differences truncated to the microsecond (integer
+arithmetic in the SQL, no float median). Each GPU's observed weight is also
+compared to the microsecond (gpus[].observed_gpu_hours x 3.6e9 must be the
+independent integer sum to within 0.5 us).
 
   diagnosis_check.py                       the standard cases (cases() below):
-                                           generated fleets, a perturbed fleet,
-                                           testdata/demo-fleet.parquet; then a
-                                           self-test (tampered figures must be caught)
-  diagnosis_check.py FILE [--bucket 7m] [--since T] [--until T] [--want N] [--by team|user|job|host]
+                                           generated fleets, perturbed fleets (ms
+                                           and us jitter), testdata/demo-fleet.parquet;
+                                           then a self-test (tampered figures must
+                                           be caught)
+  diagnosis_check.py FILE [--bucket 7m|1m30s250us] [--since T] [--until T] [--want N] [--by team|user|job|host]
                      [--idle-below F] [--leak-thresholds TOML]
                                            one case on FILE (a parquet fleet with
                                            the demo's columns)
@@ -35,17 +44,19 @@ import datetime as dt
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-HOUR_MS = 3_600_000
+HOUR_US = 3_600_000_000
+DAY_US = 24 * HOUR_US
 CLASSES = [
     "held_unknown", "unallocated", "unmeasured", "idle", "starved", "underfilled",
     "memory_bound", "no_tensor", "effective", "busy_unprofiled",
 ]
-# docs/semantics.md §10 defaults (the report prints the ones it used; checked below)
+# docs/semantics.md §10 "Leak map" defaults (the report prints the ones it used; checked below)
 THRESHOLDS = {
     "idle_below": 0.01, "starved_below": 0.5, "underfilled_below": 0.5,
     "memory_bound_dram_at_least": 0.6, "memory_bound_tensor_below": 0.3,
@@ -54,22 +65,53 @@ THRESHOLDS = {
 AUTO_BUCKETS_S = [60, 300, 900, 3600, 21600, 86400]
 
 
-def parse_duration_ms(text):
-    units = {"ms": 1, "s": 1000, "m": 60_000, "h": HOUR_MS, "d": 24 * HOUR_MS}
-    for suffix in ("ms", "s", "m", "h", "d"):
-        if text.endswith(suffix) and text[: -len(suffix)].replace(".", "", 1).isdigit():
-            return round(float(text[: -len(suffix)]) * units[suffix])
-    raise SystemExit(f"diagnosis_check: cannot read duration {text!r} (e.g. 7m, 1h)")
+DURATION_UNITS_US = {"ns": None, "us": 1, "µs": 1, "ms": 1000, "s": 1_000_000, "m": 60_000_000,
+                     "min": 60_000_000, "h": HOUR_US, "d": DAY_US, "w": 7 * DAY_US}
 
 
-def parse_time_ms(text):
-    """RFC 3339 -> epoch ms (the only --since/--until form this check passes)."""
-    stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return round(stamp.timestamp() * 1000)
+def parse_duration_us(text):
+    """A duration as gpuaudit reads it (humantime: integer parts such as 7m, 1h30m,
+    1m30s250us) -> whole microseconds; nanoseconds are truncated (docs/semantics.md §1)."""
+    parts = re.findall(r"\s*(\d+)\s*([a-zµ]+)", text)
+    if not parts or "".join(n + u for n, u in parts) != re.sub(r"\s+", "", text):
+        raise SystemExit(f"diagnosis_check: cannot read duration {text!r} (e.g. 7m, 1h30m, 250us)")
+    ns = 0
+    for number, unit in parts:
+        if unit not in DURATION_UNITS_US:
+            raise SystemExit(f"diagnosis_check: unknown unit {unit!r} in duration {text!r}")
+        scale = DURATION_UNITS_US[unit]
+        ns += int(number) * (1 if scale is None else scale * 1000)
+    return ns // 1000
+
+
+def parse_time_us(text):
+    """RFC 3339 -> epoch microseconds, exactly (integer arithmetic; digits past the
+    sixth are truncated, docs/semantics.md §1 "Time"). The only --since/--until form
+    this check passes."""
+    m = re.fullmatch(r"([^.]+?)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)", text)
+    if not m:
+        raise SystemExit(f"diagnosis_check: cannot read time {text!r} (RFC 3339 with an offset)")
+    whole, frac, offset = m.groups()
+    stamp = dt.datetime.fromisoformat(whole + ("+00:00" if offset == "Z" else offset))
+    seconds = (stamp - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(seconds=1)
+    return seconds * 1_000_000 + int((frac or "")[:6].ljust(6, "0"))
+
+
+def format_time_us(us):
+    """RFC 3339 in UTC as gpuaudit writes report times (docs/semantics.md §1 "Time"):
+    no fraction for whole seconds, else 3 digits for whole milliseconds, else 6."""
+    seconds, micros = divmod(us, 1_000_000)
+    text = (dt.datetime(1970, 1, 1) + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+    if micros == 0:
+        return text + "Z"
+    if micros % 1000 == 0:
+        return f"{text}.{micros // 1000:03d}Z"
+    return f"{text}.{micros:06d}Z"
 
 
 def median_by_rank(values):
-    """Median; with an even count the mean of the middle two, truncated to whole ms."""
+    """Median (docs/semantics.md §2); with an even count the mean of the middle two,
+    truncated to whole microseconds (the values are integer microseconds)."""
     ordered = sorted(values)
     n = len(ordered)
     if n == 0:
@@ -89,8 +131,10 @@ def nearest_rank(values, pct):
 
 
 # ---------------------------------------------------------------- the SQL side
-def load_intervals(con, path, since_ms, until_ms, prices):
-    """Weighed samples (docs/semantics.md §2) as table iv: one row per kept sample."""
+def load_intervals(con, path, since_us, until_us, prices):
+    """Weighed samples (docs/semantics.md §2) as table iv: one row per kept sample, times
+    and weights in integer microseconds, with each GPU's step (and whether its even-count
+    median was truncated)."""
     quoted = path.replace("'", "''")
     columns = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{quoted}')").fetchall()}
     if "held" in columns:
@@ -103,9 +147,10 @@ def load_intervals(con, path, since_ms, until_ms, prices):
         # a column the input lacks is never measured: every figure built on it is null
         return name if name in columns else "NULL::DOUBLE"
 
-    lo = "TRUE" if since_ms is None else f"epoch_ms(time) >= {since_ms}"
-    hi = "TRUE" if until_ms is None else f"epoch_ms(time) < {until_ms}"
-    cap = "" if until_ms is None else f", {until_ms} - t"
+    # epoch_us: the canonical tick (a ms column converts exactly, ns is truncated)
+    lo = "TRUE" if since_us is None else f"epoch_us(time) >= {since_us}"
+    hi = "TRUE" if until_us is None else f"epoch_us(time) < {until_us}"
+    cap = "" if until_us is None else f", {until_us} - t"
     con.execute("CREATE OR REPLACE TABLE price (host VARCHAR, gpu VARCHAR, usd DOUBLE)")
     con.executemany("INSERT INTO price VALUES (?, ?, ?)", prices)
     con.execute(f"""
@@ -113,7 +158,7 @@ def load_intervals(con, path, since_ms, until_ms, prices):
     WITH raw AS (
         SELECT coalesce(host, '') AS host, gpu, job, "user" AS owner, team, {held} AS held,
                {metric('device_util')} AS du, {metric('sm_active')} AS sm,
-               {metric('tensor_active')} AS ta, {metric('dram_active')} AS dram, epoch_ms(time) AS t,
+               {metric('tensor_active')} AS ta, {metric('dram_active')} AS dram, epoch_us(time) AS t,
                file_index::BIGINT * 4294967296 + file_row_number AS ord
         FROM read_parquet('{quoted}') WHERE {lo} AND {hi}
     ),
@@ -126,13 +171,24 @@ def load_intervals(con, path, since_ms, until_ms, prices):
                after AS (PARTITION BY host, gpu ORDER BY t
                          RANGE BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
     ),
+    diffs AS (
+        -- the positive differences of a GPU's kept samples, sorted (integer us)
+        SELECT host, gpu, list_sort(list(diff)) AS d, count(*) AS n
+        FROM seq WHERE kept AND diff IS NOT NULL GROUP BY host, gpu
+    ),
+    steps AS (
+        -- median by rank; an even count takes the mean of the middle two, truncated
+        -- to the microsecond by integer division (docs/semantics.md §2)
+        SELECT host, gpu, n,
+               CASE WHEN n % 2 = 1 THEN d[n // 2 + 1] ELSE (d[n // 2] + d[n // 2 + 1]) // 2 END AS step,
+               n % 2 = 0 AND (d[n // 2] + d[n // 2 + 1]) % 2 = 1 AS truncated
+        FROM diffs
+    ),
     stepped AS (
-        SELECT *, floor(quantile_cont(diff, 0.5) FILTER (WHERE kept)
-                        OVER (PARTITION BY host, gpu))::BIGINT AS step
-        FROM seq
+        SELECT seq.*, steps.step, steps.truncated FROM seq LEFT JOIN steps USING (host, gpu)
     )
-    SELECT s.host, s.gpu, s.job, s.owner, s.team, s.du, s.sm, s.ta, s.dram, s.t, s.step,
-           CASE WHEN s.step IS NULL THEN least({HOUR_MS}{cap})
+    SELECT s.host, s.gpu, s.job, s.owner, s.team, s.du, s.sm, s.ta, s.dram, s.t, s.step, s.truncated,
+           CASE WHEN s.step IS NULL THEN least({HOUR_US}{cap})
                 ELSE least(coalesce(s.diff, s.step), 3 * s.step{cap}) END AS w,
            CASE WHEN s.diff > 3 * s.step THEN s.diff - 3 * s.step ELSE 0 END AS unobserved,
            s.held,
@@ -141,13 +197,14 @@ def load_intervals(con, path, since_ms, until_ms, prices):
     WHERE s.kept
     """)
     duplicates = con.execute(
-        f"SELECT count(*) - count(DISTINCT (coalesce(host, ''), gpu, epoch_ms(time))) "
+        f"SELECT count(*) - count(DISTINCT (coalesce(host, ''), gpu, epoch_us(time))) "
         f"FROM read_parquet('{quoted}') WHERE {lo} AND {hi}").fetchone()[0]
     return duplicates
 
 
 def classify_sql(t):
-    """The leak class of a sample: the first row of docs/semantics.md §10 that holds."""
+    """The leak class of a sample: the first row of the cascade that holds, held_unknown
+    first (docs/semantics.md §10 "Leak map")."""
     return f"""CASE
         WHEN held IS NULL THEN 'held_unknown'
         WHEN NOT held THEN 'unallocated'
@@ -162,42 +219,55 @@ def classify_sql(t):
         ELSE 'busy_unprofiled' END"""
 
 
-def fleet_step_ms(con):
+def fleet_step_us(con):
+    """The fleet step: the median (by rank, truncated) of the GPUs' steps, in us."""
     steps = [r[2] for r in con.execute("SELECT DISTINCT host, gpu, step FROM iv WHERE step IS NOT NULL").fetchall()]
     return median_by_rank(steps)
 
 
-def auto_bucket_ms(fleet_step, window_ms):
+def auto_bucket_us(fleet_step, window_us):
+    """docs/semantics.md §10 "Buckets and the timeline": the smallest of 1m ... 1d that is
+    >= 4 x the fleet step with ceil(window / B) <= 720, else the fewest whole days.
+    Without any step (every GPU a snapshot) the step is the snapshot interval, 1 h."""
+    step = HOUR_US if fleet_step is None else fleet_step
     for seconds in AUTO_BUCKETS_S:
-        b = seconds * 1000
-        if (fleet_step is None or b >= 4 * fleet_step) and -(-window_ms // b) <= 720:
+        b = seconds * 1_000_000
+        if b >= 4 * step and -(-window_us // b) <= 720:
             return b
     days = 1
-    while -(-window_ms // (days * 86_400_000)) > 720 or days * 86_400_000 < 4 * (fleet_step or 0):
+    while -(-window_us // (days * DAY_US)) > 720 or days * DAY_US < 4 * step:
         days += 1
-    return days * 86_400_000
+    return days * DAY_US
 
 
-def independent(path, bucket_ms, since_ms, until_ms, want, prices, by=None, thresholds=THRESHOLDS):
+def independent(path, bucket_us, since_us, until_us, want, prices, by=None, thresholds=THRESHOLDS):
     """Every compared figure, recomputed from the raw samples, keyed like the JSON."""
     import duckdb
 
     con = duckdb.connect()
-    duplicates = load_intervals(con, path, since_ms, until_ms, prices)
+    con.execute("SET threads TO 1")  # a shared machine; and fsum's last bits stay put
+    duplicates = load_intervals(con, path, since_us, until_us, prices)
     ws, we = con.execute("SELECT min(t), max(t + w) FROM iv").fetchone()
-    ws = since_ms if since_ms is not None else ws
-    we = until_ms if until_ms is not None else we
-    step = fleet_step_ms(con)
-    auto = bucket_ms is None
+    # the window: the first sample (or --since) to the end of the last weight, capped by --until
+    ws = since_us if since_us is not None else ws
+    we = we if until_us is None else min(we, until_us)
+    step = fleet_step_us(con)
+    auto = bucket_us is None
     ctx = {
         "con": con, "ws": ws, "we": we, "thresholds": thresholds,
-        "B": auto_bucket_ms(step, we - ws) if auto else bucket_ms,
+        "B": auto_bucket_us(step, we - ws) if auto else bucket_us,
         "measured": {m: con.execute(f"SELECT count({m}) > 0 FROM iv").fetchone()[0] for m in ("du", "sm", "ta")},
         "any_priced": con.execute("SELECT count(price) > 0 FROM iv").fetchone()[0],
     }
-    out = {"window.hours": (we - ws) / HOUR_MS, "fleet_step_ms": step, "auto_bucket": auto,
-           "timeline.bucket_seconds": ctx["B"] / 1000, "data_quality.duplicates": duplicates,
+    out = {"window.hours": (we - ws) / HOUR_US, "fleet_step_us": step, "auto_bucket": auto,
+           "timeline.bucket_seconds": ctx["B"] / 1_000_000, "data_quality.duplicates": duplicates,
            "leaks.thresholds": thresholds}
+    # how much of the microsecond rule this input exercises (printed; required by "us" cases)
+    out["us_rule"] = con.execute("""SELECT count(DISTINCT (host, gpu)) FILTER (WHERE step % 1000 <> 0),
+        count(DISTINCT (host, gpu)) FILTER (WHERE truncated), count(*) FILTER (WHERE t % 1000 <> 0)
+        FROM iv""").fetchone()
+    out["gpus"] = {(h, g): (obs, held) for h, g, obs, held in con.execute(
+        "SELECT host, gpu, sum(w), coalesce(sum(w) FILTER (WHERE held), 0) FROM iv GROUP BY host, gpu").fetchall()}
     base_layers(ctx, out)
     timeline(ctx, out)
     leak_map(ctx, out, by)
@@ -210,23 +280,24 @@ def base_layers(ctx, out):
     """Weights and layers, as a base: if these disagree, everything after will."""
     measured = ctx["measured"]
     lay = ctx["con"].execute("""SELECT sum(w), sum(w) FILTER (WHERE held),
-        fsum(w * du / 3600000.0) FILTER (WHERE held), fsum(w * sm / 3600000.0) FILTER (WHERE held),
-        fsum(w * ta / 3600000.0) FILTER (WHERE held),
+        fsum(w * du / 3600000000.0) FILTER (WHERE held), fsum(w * sm / 3600000000.0) FILTER (WHERE held),
+        fsum(w * ta / 3600000000.0) FILTER (WHERE held),
         sum(w) FILTER (WHERE held AND du < ?), sum(unobserved), count(*), count(DISTINCT (host, gpu))
         FROM iv""", [ctx["thresholds"]["idle_below"]]).fetchone()
-    out["layers.observed_gpu_hours"] = lay[0] / HOUR_MS
-    out["layers.held_gpu_hours"] = (lay[1] or 0) / HOUR_MS
+    out["layers.observed_gpu_hours"] = lay[0] / HOUR_US
+    out["layers.held_gpu_hours"] = (lay[1] or 0) / HOUR_US
     out["layers.active_gpu_hours"] = lay[2] if measured["du"] else None
     out["layers.sm_active_gpu_hours"] = lay[3] if measured["sm"] else None
     out["layers.tensor_active_gpu_hours"] = lay[4] if measured["ta"] else None
-    out["layers.idle_held_gpu_hours"] = (lay[5] or 0) / HOUR_MS if measured["du"] else None
-    out["data_quality.unobserved_gpu_hours"] = lay[6] / HOUR_MS
+    out["layers.idle_held_gpu_hours"] = (lay[5] or 0) / HOUR_US if measured["du"] else None
+    out["data_quality.unobserved_gpu_hours"] = lay[6] / HOUR_US
     out["sources.rows_used"] = lay[7]
     out["purchase.owned"] = lay[8]
 
 
 def timeline(ctx, out):
-    """§8: every interval split at bucket boundaries (each bucket gets the part inside it)."""
+    """docs/semantics.md §10 "Buckets and the timeline": every interval split at the
+    epoch-aligned bucket boundaries (integer us; each bucket gets the part inside it)."""
     con, B, ws, we, measured = ctx["con"], ctx["B"], ctx["ws"], ctx["we"], ctx["measured"]
     con.execute(f"""CREATE OR REPLACE TABLE parts AS
         SELECT host, gpu, held, du, sm, ta, price, k,
@@ -256,7 +327,7 @@ def timeline(ctx, out):
             return (total or 0.0) / length
         idle_gpus = idle / length if measured["du"] else None
         buckets.append({
-            "start": dt.datetime.fromtimestamp(k * B / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "start": format_time_us(k * B),  # the bucket's own epoch-aligned start
             "observed": obs / length, "held": held / length,
             "active": layer(act, act_n, "du"), "sm_active": layer(sm, sm_n, "sm"),
             "tensor_active": layer(ta, ta_n, "ta"), "idle_held": idle_gpus,
@@ -268,7 +339,7 @@ def timeline(ctx, out):
 
 
 def classes_by(ctx, key_sql):
-    """Leak classes per value of key_sql: {key: {class: (hours, usd)}}, {key: held ms}.
+    """Leak classes per value of key_sql: {key: {class: (hours, usd)}}, {key: held us}.
     gpuaudit reads "null when nothing was priced" per row (a job on unpriced cards has
     null dollars, not 0), so the check does too; the "priced" flag is per key."""
     con, cls = ctx["con"], classify_sql(ctx["thresholds"])
@@ -276,15 +347,16 @@ def classes_by(ctx, key_sql):
         f"SELECT {key_sql} AS g, count(price) > 0, coalesce(sum(w) FILTER (WHERE held), 0) "
         f"FROM iv WHERE {key_sql} IS NOT NULL GROUP BY g").fetchall()}
     found = {k: {name: (0.0, 0.0 if priced else None) for name in CLASSES} for k, (priced, _) in meta.items()}
-    for k, c, ms, usd in con.execute(
-            f"SELECT {key_sql} AS g, {cls} AS c, sum(w), fsum(w / 3600000.0 * price) FROM iv "
+    for k, c, us, usd in con.execute(
+            f"SELECT {key_sql} AS g, {cls} AS c, sum(w), fsum(w / 3600000000.0 * price) FROM iv "
             f"WHERE {key_sql} IS NOT NULL GROUP BY g, c").fetchall():
-        found[k][c] = (ms / HOUR_MS, (usd or 0.0) if meta[k][0] else None)
+        found[k][c] = (us / HOUR_US, (usd or 0.0) if meta[k][0] else None)
     return found, {k: held for k, (_, held) in meta.items()}
 
 
 def leak_map(ctx, out, by):
-    """§9: every weight to exactly one class; fleet, per job, per --by group."""
+    """docs/semantics.md §10 "Leak map": every weight to exactly one class; fleet, per job,
+    per --by group."""
     fleet, _ = classes_by(ctx, "'fleet'")
     observed_h = out["layers.observed_gpu_hours"]
     held_h = out["layers.held_gpu_hours"]
@@ -303,50 +375,52 @@ def leak_map(ctx, out, by):
 
 
 def node_view(ctx, out):
-    """§10: a host is node-held in a bucket when one of its GPUs has held weight there."""
+    """docs/semantics.md §10 "Node view": a host is node-held in a bucket when one of its
+    GPUs has held weight there."""
     con, any_priced = ctx["con"], ctx["any_priced"]
     node_rows = con.execute("""
         WITH hb AS (
             SELECT host, k, sum(part) FILTER (WHERE held) AS held,
                    coalesce(sum(part) FILTER (WHERE NOT held), 0) AS unalloc,
-                   fsum(part / 3600000.0 * price) FILTER (WHERE NOT held) AS unalloc_usd
+                   fsum(part / 3600000000.0 * price) FILTER (WHERE NOT held) AS unalloc_usd
             FROM parts GROUP BY host, k)
         SELECT host, coalesce(held, 0) > 0, coalesce(held, 0), unalloc, unalloc_usd FROM hb""").fetchall()
     gpus_per_host = dict(con.execute("SELECT host, count(DISTINCT gpu) FROM iv GROUP BY host").fetchall())
     hosts = {h: {"gpus": n, "node_held": 0, "held": 0, "stranded": 0, "stranded_usd": 0.0}
              for h, n in gpus_per_host.items()}
-    node_held_ms = stranded_ms = free_ms = 0
+    node_held_us = stranded_us = free_us = 0
     stranded_usd = free_usd = 0.0
     for host, node_held, held, unalloc, unalloc_usd in node_rows:
         h = hosts[host]
         h["held"] += held
         if node_held:
             # held-unknown weight is not counted: node-held = held + unallocated weight
-            node_held_ms += held + unalloc
-            stranded_ms += unalloc
+            node_held_us += held + unalloc
+            stranded_us += unalloc
             stranded_usd += unalloc_usd or 0.0
             h["node_held"] += held + unalloc
             h["stranded"] += unalloc
             h["stranded_usd"] += unalloc_usd or 0.0
         else:
-            free_ms += unalloc
+            free_us += unalloc
             free_usd += unalloc_usd or 0.0
-    out["nodes.node_held_gpu_hours"] = node_held_ms / HOUR_MS
-    out["nodes.stranded_gpu_hours"] = stranded_ms / HOUR_MS
-    out["nodes.free_node_gpu_hours"] = free_ms / HOUR_MS
+    out["nodes.node_held_gpu_hours"] = node_held_us / HOUR_US
+    out["nodes.stranded_gpu_hours"] = stranded_us / HOUR_US
+    out["nodes.free_node_gpu_hours"] = free_us / HOUR_US
     out["nodes.stranded_usd"] = stranded_usd if any_priced else None
     out["nodes.free_node_usd"] = free_usd if any_priced else None
     out["nodes.hosts_total"] = len(hosts)
     out["nodes.host_order"] = [h for h, _ in sorted(hosts.items(), key=lambda kv: (-kv[1]["stranded"], kv[0]))]
     out["nodes.hosts"] = {
-        h: {"gpus": v["gpus"], "node_held_gpu_hours": v["node_held"] / HOUR_MS,
-            "held_gpu_hours": v["held"] / HOUR_MS, "stranded_gpu_hours": v["stranded"] / HOUR_MS,
+        h: {"gpus": v["gpus"], "node_held_gpu_hours": v["node_held"] / HOUR_US,
+            "held_gpu_hours": v["held"] / HOUR_US, "stranded_gpu_hours": v["stranded"] / HOUR_US,
             "stranded_usd": v["stranded_usd"] if any_priced else None}
         for h, v in hosts.items()}
 
 
 def purchase(ctx, out, want):
-    """§11: over buckets with observed > 0, nearest rank; the verdict's first rule that holds."""
+    """docs/semantics.md §10 "Purchase" (and "Percentiles"): over buckets with observed > 0,
+    nearest rank; the verdict's first rule that holds."""
     measured = ctx["measured"]
     seen = [b for b in out["timeline.buckets"] if b["observed"] > 0]
     held_series = [b["held"] for b in seen]
@@ -402,6 +476,7 @@ class Comparison:
     def __init__(self, rel, verbose):
         self.rel, self.verbose = rel, verbose
         self.rows, self.checked, self.bad = [], 0, []
+        self.worst_rel = (0.0, "-")  # the largest |diff| / max(|a|, |b|) among agreeing numbers
 
     def agree(self, a, b):
         if a is None or b is None or isinstance(a, (str, bool, list)) or isinstance(b, (str, bool, list)):
@@ -415,6 +490,10 @@ class Comparison:
             and not isinstance(ours, bool) else None
         if not ok:
             self.bad.append((figure, ours, theirs))
+        elif diff:
+            relative = diff / max(abs(ours), abs(theirs))
+            if relative > self.worst_rel[0]:
+                self.worst_rel = (relative, figure)
         if show or not ok or self.verbose:
             self.rows.append((figure, ours, theirs, diff, ok))
         return ok, diff
@@ -456,6 +535,20 @@ def compare(ga, mine, rel, verbose):
     for name in scalars:
         c.one(name, dig(ga, name), mine[name])
     c.one("leaks.thresholds", dig(ga, "leaks.thresholds"), mine["leaks.thresholds"])
+    # per GPU: the weights summed, in hours to 1e-9 and in whole microseconds exactly
+    # (a step off by 1 us moves the last sample's weight by 1 us: caught here)
+    ggpus = {(g.get("host") or "", g["gpu"]): g for g in ga.get("gpus", [])}
+    c.one("gpus (host, gpu)", sorted(ggpus), sorted(mine["gpus"]), show=False)
+    pairs, exact = [], []
+    for key, (obs_us, held_us) in sorted(mine["gpus"].items()):
+        g = ggpus.get(key, {})
+        name = f"gpus[{key[0]}/{key[1]}]"
+        pairs.append((f"{name}.observed_gpu_hours", g.get("observed_gpu_hours"), obs_us / HOUR_US))
+        pairs.append((f"{name}.held_gpu_hours", g.get("held_gpu_hours"), held_us / HOUR_US))
+        ga_us = None if g.get("observed_gpu_hours") is None else round(g["observed_gpu_hours"] * HOUR_US)
+        exact.append((f"{name}.observed (us)", ga_us, obs_us))
+    c.series("gpus.{observed,held}_gpu_hours", pairs)
+    c.series("gpus.observed in whole us", exact)
     gb = dig(ga, "timeline.buckets") or []
     c.one("timeline.buckets (count)", len(gb), len(mine["timeline.buckets"]))
     c.one("timeline.buckets (starts)", [b.get("start") for b in gb], [b["start"] for b in mine["timeline.buckets"]],
@@ -518,9 +611,11 @@ def generate(binary, out, gpus, days, interval):
     return out
 
 
-def perturb(src, out):
+def perturb(src, out, precision="ms"):
     """A rougher copy of a demo fleet, so that the splitting and the null rules are exercised:
-    times jittered by up to ±90 s at ms precision (intervals straddle bucket boundaries,
+    times jittered by up to ±90 s at ms precision, or with precision="us" to the microsecond
+    (sub-ms steps and times, even-count medians truncated; parquet timestamp[us] either
+    way, as DuckDB writes TIMESTAMP) (intervals straddle bucket boundaries,
     steps differ per GPU), 2% of the rows dropped, every GPU silent 02:00-02:50 on day 2
     (unobserved time and empty buckets), node-004 silent for its first 6 hours (a GPU that
     appears late), device_util missing on 1% (the unmeasured class), sm_active and
@@ -531,12 +626,18 @@ def perturb(src, out):
     with nothing held: active 0, not null; no node held), node-001's model renamed to a
     card the catalog does not know (unpriced), a repeat of every 500th row
     (duplicates: the first read is kept), and a one-GPU host seen once (a single
-    sample: it weighs one hour, across two buckets of most sizes)."""
+    sample at 12:00:00.500, .500250 with us: it weighs one hour, across two buckets of
+    most sizes)."""
     import duckdb
 
     # rewritten every run (well under a second), so a changed recipe never meets a stale cache
     q = src.replace("'", "''")
+    jitter = {"ms": "to_milliseconds(((hash(gpu || time::VARCHAR || 'j') % 180001)::BIGINT - 90000))",
+              "us": "to_microseconds(((hash(gpu || time::VARCHAR || 'j') % 180000001)::BIGINT - 90000000))",
+              }[precision]
+    lone_time = {"ms": "2026-07-07 12:00:00.500", "us": "2026-07-07 12:00:00.500250"}[precision]
     con = duckdb.connect()
+    con.execute("SET threads TO 1")
     # hash(...) is deterministic for a given DuckDB version: the fleet is cached by path anyway
     con.execute(f"""
     CREATE TABLE base AS
@@ -547,7 +648,7 @@ def perturb(src, out):
     COPY (
       WITH j AS (
         SELECT
-          time + to_milliseconds(((hash(gpu || time::VARCHAR || 'j') % 180001)::BIGINT - 90000)) AS time,
+          time + {jitter} AS time,
           host, gpu,
           CASE WHEN host = 'node-001' THEN 'NVIDIA Imaginary X9' ELSE model END AS model,
           CASE WHEN time >= TIMESTAMP '2026-07-07 10:00:00' AND time < TIMESTAMP '2026-07-07 10:40:00'
@@ -575,7 +676,7 @@ def perturb(src, out):
         FROM j WHERE rn % 500 = 0
       ),
       lone AS (
-        SELECT TIMESTAMP '2026-07-07 12:00:00.500' AS time, 'node-099' AS host, 'GPU-snapshot-0' AS gpu,
+        SELECT TIMESTAMP '{lone_time}' AS time, 'node-099' AS host, 'GPU-snapshot-0' AS gpu,
                'NVIDIA H100 80GB HBM3' AS model, 'probe-0' AS job, 'carol' AS "user", 'data' AS team,
                0.0 AS device_util, 0.0 AS sm_active, 0.0 AS sm_occupancy, 0.0 AS tensor_active,
                0.0 AS dram_active, 2000000000::UBIGINT AS mem_used_bytes,
@@ -594,7 +695,7 @@ def with_held_column(src, out):
     import duckdb
 
     q = src.replace("'", "''")
-    duckdb.connect().execute(f"""
+    duckdb.connect(config={"threads": 1}).execute(f"""
     COPY (SELECT * EXCLUDE (n), CASE WHEN hash(gpu || time::VARCHAR || 'h') % 100 < 3 THEN 'maybe'
                           WHEN job IS NOT NULL AND job <> '' THEN 'true' ELSE 'false' END AS held
           FROM (SELECT *, row_number() OVER () AS n FROM read_parquet('{q}', file_row_number = false)) ORDER BY n)
@@ -607,7 +708,7 @@ def without(src, out, dropped):
     import duckdb
 
     q = src.replace("'", "''")
-    duckdb.connect().execute(
+    duckdb.connect(config={"threads": 1}).execute(
         f"COPY (SELECT * EXCLUDE ({', '.join(dropped)}) FROM read_parquet('{q}')) "
         f"TO '{out.replace(chr(39), chr(39) * 2)}' (FORMAT parquet)")
     return out
@@ -629,6 +730,11 @@ def cases(binary, work):
     dense = generate(binary, os.path.join(work, "demo-8g-1d-15s.parquet"), 8, 1, "15s")
     month = generate(binary, os.path.join(work, "demo-8g-31d-5m.parquet"), 8, 31, "5m")
     shipped = os.path.join(REPO, "testdata", "demo-fleet.parquet")
+    # the microsecond rule (docs/semantics.md §2): times, steps and medians off the ms
+    rough_us = perturb(small, os.path.join(work, "demo-40g-3d-5m-perturbed-us.parquet"), precision="us")
+    sys.path.insert(0, HERE)
+    from duckdb_report import jitter  # noqa: E402 (benches/duckdb_report.py jitter)
+    dense_us = jitter(dense, os.path.join(work, "demo-8g-1d-15s-us-jitter.parquet"), 3_000_000)
     return [
         ("generated 40 GPUs x 3 d x 5 m, automatic bucket", small, {}),
         ("generated, --bucket 7m (boundaries cut samples)", small, {"bucket": "7m"}),
@@ -653,6 +759,14 @@ def cases(binary, work):
         ("generated 8 GPUs x 31 d x 5 m, automatic bucket (6 h: 1 h would be 744 buckets)", month, {}),
         ("testdata/demo-fleet.parquet, automatic bucket", shipped, {}),
         ("testdata/demo-fleet.parquet, --bucket 6h", shipped, {"bucket": "6h"}),
+        ("perturbed to the microsecond (times jittered +-90 s to the us), automatic bucket", rough_us,
+         {"us": True}),
+        ("perturbed to the us, --bucket 1m30s250us (starts off the second), --since/--until with us, --want 12",
+         rough_us, {"bucket": "1m30s250us", "since": "2026-07-06T03:20:00.250125Z",
+                    "until": "2026-07-08T22:41:07.000999Z", "want": 12, "us": True}),
+        ("perturbed to the us, --by team --bucket 7m", rough_us, {"bucket": "7m", "by": "team", "us": True}),
+        ("generated 8 GPUs x 1 d x 15 s, times +-3 s to the us, 3% dropped, timestamp[us, UTC], automatic bucket",
+         dense_us, {"us": True}),
     ]
 
 
@@ -689,15 +803,15 @@ def check(binary, title, path, opts, rel, verbose, self_test=False):
     if not str(ga.get("held_rule", "")).startswith(("job column", "held column")):
         raise SystemExit(f"diagnosis_check: held rule {ga.get('held_rule')!r}: this check reads "
                          "a held column or the job column only")
-    bucket_ms = parse_duration_ms(opts["bucket"]) if opts.get("bucket") else None
-    since_ms = parse_time_ms(opts["since"]) if opts.get("since") else None
-    until_ms = parse_time_ms(opts["until"]) if opts.get("until") else None
+    bucket_us = parse_duration_us(opts["bucket"]) if opts.get("bucket") else None
+    since_us = parse_time_us(opts["since"]) if opts.get("since") else None
+    until_us = parse_time_us(opts["until"]) if opts.get("until") else None
     thresholds = dict(THRESHOLDS)
     if opts.get("idle-below") is not None:
         thresholds["idle_below"] = float(opts["idle-below"])
     if opts.get("leak-thresholds"):
         thresholds.update(read_thresholds(opts["leak-thresholds"]))
-    mine = independent(path, bucket_ms, since_ms, until_ms, opts.get("want"), prices, opts.get("by"),
+    mine = independent(path, bucket_us, since_us, until_us, opts.get("want"), prices, opts.get("by"),
                        thresholds)
     mine["leaks.by"] = opts.get("by")
     result = compare(ga, mine, rel, verbose)
@@ -711,11 +825,18 @@ def check(binary, title, path, opts, rel, verbose, self_test=False):
         return result
     print(f"\n== {title}")
     print(f"   {' '.join(cmd)}")
-    print(f"   fleet step {mine['fleet_step_ms'] / 1000:g} s, bucket {mine['timeline.bucket_seconds']:g} s"
+    sub_ms, truncated, sub_ms_times = mine["us_rule"]
+    print(f"   fleet step {mine['fleet_step_us'] / 1e6:.9g} s, bucket {mine['timeline.bucket_seconds']:.9g} s"
           f"{' (automatic rule)' if mine['auto_bucket'] else ''}, {len(mine['timeline.buckets'])} buckets")
+    print(f"   microsecond rule: {sub_ms} GPU(s) with a step that is not a whole ms, {truncated} whose "
+          f"even-count median was truncated by 1/2 us, {sub_ms_times} sample time(s) off the ms")
+    if opts.get("us") and not (sub_ms and truncated and sub_ms_times):
+        raise SystemExit(f"diagnosis_check: case {title!r} is meant to exercise the microsecond rule, "
+                         "but its fleet does not (no sub-ms step, truncated median or sub-ms time)")
     result.table()
     verdict = "all agree" if not result.bad else f"{len(result.bad)} MISMATCH(ES)"
-    print(f"   {result.checked} figures compared: {verdict} (relative {rel:g})")
+    print(f"   {result.checked} figures compared: {verdict} (relative {rel:g}; worst relative "
+          f"{result.worst_rel[0]:.2e} at {result.worst_rel[1]})")
     return result
 
 
@@ -769,7 +890,9 @@ def main(argv):
             return 1
     total = sum(r.checked for _, r in results)
     bad = [(t, f, a, b) for t, r in results for f, a, b in r.bad]
-    print(f"\n{len(results)} case(s), {total} figures compared, {len(bad)} mismatch(es)")
+    worst = max(((r.worst_rel[0], r.worst_rel[1], t) for t, r in results), default=(0.0, "-", "-"))
+    print(f"\n{len(results)} case(s), {total} figures compared, {len(bad)} mismatch(es); worst relative "
+          f"difference among agreeing figures {worst[0]:.2e} ({worst[1]}, in [{worst[2]}])")
     for title, figure, ours, theirs in bad[:40]:
         print(f"  MISMATCH [{title}] {figure}: gpuaudit {ours!r} vs independent {theirs!r}")
     return 1 if bad else 0
