@@ -77,12 +77,15 @@ GPUAUDIT_PROM_TRACE=$trace "$bin" report "${live[@]}" >"$work/pulled.json" 2>"$w
     || { cat "$work/pulled.err" >&2; die "report --prometheus failed"; }
 requests=$(wc -l <"$trace")
 
-modes=(fetch-1 pulled-1 "fetch-$conc" "pulled-$conc" pushdown)
+# -plain: answers asked for uncompressed (--prom-compression none), both sides
+modes=(fetch-1 pulled-1 "fetch-$conc" "pulled-$conc" fetch-1-plain pulled-1-plain "fetch-$conc-plain" "pulled-$conc-plain" pushdown)
 for mode in "${modes[@]}"; do
     ws=() cs=() rs=()
     for r in $(seq 1 "$runs"); do
         log=$log_dir/prometheus-$mode-$r
         case $mode in
+            fetch-*-plain) n=${mode#fetch-}; cmd=(python3 "$here/prom_fetch.py" "$url" "$trace" "${n%-plain}" identity) ;;
+            pulled-*-plain) n=${mode#pulled-}; cmd=("$bin" report "${live[@]}" --prom-concurrency "${n%-plain}" --prom-compression none) ;;
             fetch-*) cmd=(python3 "$here/prom_fetch.py" "$url" "$trace" "${mode#fetch-}") ;;
             pulled-*) cmd=("$bin" report "${live[@]}" --prom-concurrency "${mode#pulled-}") ;;
             pushdown) cmd=("$bin" report "${live[@]}" --pushdown) ;;
@@ -98,24 +101,29 @@ for mode in "${modes[@]}"; do
     rss[$mode]=$(printf '%s\n' "${rs[@]:-0}" | best)
 done
 # the report must not depend on the concurrency
-if ! cmp -s "$log_dir/prometheus-pulled-1-1.out" "$log_dir/prometheus-pulled-$conc-1.out"; then
-    echo "!!! --prom-concurrency 1 and $conc gave different reports" >&2; status=1
-fi
+for other in "pulled-$conc" pulled-1-plain "pulled-$conc-plain"; do
+    if ! cmp -s "$log_dir/prometheus-pulled-1-1.out" "$log_dir/prometheus-$other-1.out"; then
+        echo "!!! pulled-1 and $other gave different reports" >&2; status=1
+    fi
+done
 bytes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$log_dir/prometheus-fetch-1-1.out" 2>/dev/null || echo 0)
+bytes_plain=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$log_dir/prometheus-fetch-1-plain-1.out" 2>/dev/null || echo 0)
 held_pulled=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layers"]["held_gpu_hours"])' "$work/pulled.json")
 held_push=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layers"]["held_gpu_hours"])' "$log_dir/prometheus-pushdown-1.out" 2>/dev/null || echo -)
 
 echo
 echo "machine: nproc=$(nproc) ($(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)); $(prometheus --version 2>&1 | sed -n 1p)"
-echo "gpuaudit: $bin ($build, $("$bin" --version)); fleet: $p_gpus GPUs x $p_days days every $p_step; $requests requests, $bytes bytes of answers"
-printf "%-11s %9s %9s %9s %9s\n" mode wall_s cpu_s rss_MiB x_fetch
+echo "gpuaudit: $bin ($build, $("$bin" --version)); fleet: $p_gpus GPUs x $p_days days every $p_step; $requests requests"
+printf "%-18s %9s %9s %9s %9s\n" mode wall_s cpu_s rss_MiB x_fetch
 for mode in "${modes[@]}"; do
     # each pulled run against the plain fetch at the same concurrency; pushdown against fetch-1
     floor=fetch-1; [[ $mode == pulled-* ]] && floor=fetch-${mode#pulled-}
-    printf "%-11s %9s %9s %9s %9s\n" "$mode" "${wall[$mode]}" "${cpu[$mode]}" "${rss[$mode]}" \
+    printf "%-18s %9s %9s %9s %9s\n" "$mode" "${wall[$mode]}" "${cpu[$mode]}" "${rss[$mode]}" \
         "$(awk -v a="${wall[$mode]}" -v b="${wall[$floor]}" 'BEGIN{ if (b+0 > 0) printf "%.2f", a/b; else print "-" }')"
 done
 echo "(best of $runs; fetch-N = the same requests replayed by a plain client on N connections, answers read and dropped;"
-echo " pulled-N = report --prometheus --prom-concurrency N; x_fetch = wall / the fetch wall at the same N (pushdown: / fetch-1))"
+echo " pulled-N = report --prometheus --prom-concurrency N; -plain: both ask for uncompressed answers (--prom-compression none);"
+echo " x_fetch = wall / the fetch wall at the same N and encoding (pushdown: / fetch-1))"
+echo "bytes on the wire: gzip $bytes, plain $bytes_plain"
 echo "held GPU-h: pulled $held_pulled, pushdown $held_push"
 exit $status

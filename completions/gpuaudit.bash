@@ -79,7 +79,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
+            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -123,6 +123,10 @@ _gpuaudit() {
                     ;;
                 --prom-concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prom-compression)
+                    COMPREPLY=($(compgen -W "gzip none" -- "${cur}"))
                     return 0
                     ;;
                 --input-format)
@@ -507,7 +511,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --output --quiet --table --per-gpu --width --help --version"
+            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --output --quiet --table --per-gpu --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -551,6 +555,10 @@ _gpuaudit() {
                     ;;
                 --prom-concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prom-compression)
+                    COMPREPLY=($(compgen -W "gzip none" -- "${cur}"))
                     return 0
                     ;;
                 --input-format)

@@ -43,6 +43,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-timeou
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
+none\t'ask for plain answers: faster on the same host or a fast network'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
 ndjson\t''
@@ -224,6 +226,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-timeout
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
+none\t'ask for plain answers: faster on the same host or a fast network'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
 csv\t''
 ndjson\t''

@@ -114,7 +114,7 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "GPUAUDIT_READ_AHEAD",
-        "0 or 1: whether a streamed parquet dataset is decoded one slice ahead on a thread of its own (default: with more than one \\-\\-threads and slices of at most 1,000,000 rows, so a second slice in memory stays small). Tuning and benchmarks; the figures do not change.",
+        "0 or 1: whether a streamed parquet dataset is decoded one slice ahead on a thread of its own (default: with more than one \\-\\-threads and slices of at most 1,048,576 rows, pyarrow's default row group, so a second slice in memory stays small). Tuning and benchmarks; the figures do not change.",
     ),
     (
         "GPUAUDIT_SLICE_ROWS",

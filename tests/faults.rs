@@ -35,6 +35,8 @@ enum Reply {
     Cut(String, usize),
     /// announce the body's length, send a few bytes, then say nothing for `hold`
     Stall(String, Duration),
+    /// a whole answer, gzip-compressed (`Content-Encoding: gzip`)
+    Gzip(String),
 }
 
 fn ok(body: String) -> Reply {
@@ -130,6 +132,13 @@ fn handle(
             s.write_all(&body.as_bytes()[..n.min(body.len())])?;
             s.flush()?;
             // dropped here: the client sees the connection end mid-body
+        }
+        Reply::Gzip(body) => {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(body.as_bytes())?;
+            let bytes = gz.finish()?;
+            s.write_all(head("200 OK", "Content-Encoding: gzip\r\n", bytes.len()).as_bytes())?;
+            s.write_all(&bytes)?;
         }
         Reply::Stall(body, hold) => {
             s.write_all(head("200 OK", "", body.len()).as_bytes())?;
@@ -253,6 +262,45 @@ fn assert_clear_failure(run: &Run, url: &str) -> Result<()> {
         "the query is not named: {}",
         run.stderr
     );
+    Ok(())
+}
+
+/// Every request asked for `encoding` (`Accept-Encoding`).
+fn assert_every_request_asked(seen: &Receiver<Seen>, encoding: &str) -> Result<usize> {
+    let asked: Vec<String> = seen
+        .try_iter()
+        .map(|s| {
+            s.request
+                .to_lowercase()
+                .lines()
+                .find_map(|l| l.strip_prefix("accept-encoding:").map(|v| v.trim().to_string()))
+                .unwrap_or_default()
+        })
+        .collect();
+    ensure!(!asked.is_empty(), "no request reached the server");
+    ensure!(
+        asked.iter().all(|a| a == encoding),
+        "expected every request to ask for {encoding}: {asked:?}"
+    );
+    Ok(asked.len())
+}
+
+#[test]
+fn answers_are_asked_for_gzip_by_default_and_a_gzip_answer_reads_whole() -> Result<()> {
+    let (url, seen) = fault_server(|r| match fleet(r, || ok(UTIL.into())) {
+        Reply::Full(_, _, body) => Reply::Gzip(body),
+        other => other,
+    })?;
+    assert_whole_report(&report_from(&url, &[])?)?;
+    assert_every_request_asked(&seen, "gzip")?;
+    Ok(())
+}
+
+#[test]
+fn prom_compression_none_asks_for_plain_answers() -> Result<()> {
+    let (url, seen) = fleet_with(|_| ok(UTIL.into()))?;
+    assert_whole_report(&report_from(&url, &["--prom-compression", "none"])?)?;
+    assert_every_request_asked(&seen, "identity")?;
     Ok(())
 }
 

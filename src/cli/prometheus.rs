@@ -1,5 +1,14 @@
 //! Where a live Prometheus (or Thanos, Mimir, VictoriaMetrics) is and how to query it.
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+/// How answers travel from the server (`Accept-Encoding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PromCompressionArg {
+    /// ask for gzip: about a sixth of the bytes, but the server spends CPU compressing
+    Gzip,
+    /// ask for plain answers: faster on the same host or a fast network
+    None,
+}
 
 #[derive(Debug, Clone, Args)]
 pub struct PrometheusArgs {
@@ -101,4 +110,15 @@ pub struct PrometheusArgs {
         help_heading = "Live Prometheus"
     )]
     pub prom_concurrency: String,
+
+    /// Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server
+    /// spends CPU on it) or plain (faster on the same host or a fast network).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "gzip",
+        help_heading = "Live Prometheus"
+    )]
+    pub prom_compression: PromCompressionArg,
 }

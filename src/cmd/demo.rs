@@ -28,7 +28,9 @@ pub fn run(args: DemoArgs) -> Result<u8> {
     };
     let ticks_per_day = (US_PER_DAY / interval_us).max(1) as usize;
     // Slices of at most ~2M rows keep memory flat at any size.
-    let slice = (2_000_000 / spec.total_gpus()).clamp(1, ticks_per_day);
+    // each slice is one parquet row group: 2^20 rows at most, pyarrow's default,
+    // so a demo file reads like the files most exporters write
+    let slice = ((1 << 20) / spec.total_gpus()).clamp(1, ticks_per_day);
 
     if args.partition_by_day {
         std::fs::create_dir_all(&args.out)

@@ -1,7 +1,8 @@
 //! `gpuaudit report --prometheus URL`: the live-Prometheus arguments as plain
 //! options (the pipeline builds the client, the window and the query).
-use crate::cli::prometheus::PrometheusArgs;
+use crate::cli::prometheus::{PromCompressionArg, PrometheusArgs};
 use crate::pipeline::PrometheusOptions;
+use crate::source::prometheus::http::Compression;
 
 pub fn options(p: &PrometheusArgs, url: &str) -> PrometheusOptions {
     PrometheusOptions {
@@ -16,5 +17,9 @@ pub fn options(p: &PrometheusArgs, url: &str) -> PrometheusOptions {
         password: p.prom_password.clone(),
         timeout: p.prom_timeout.clone(),
         retries: p.prom_retries,
+        compression: match p.prom_compression {
+            PromCompressionArg::Gzip => Compression::Gzip,
+            PromCompressionArg::None => Compression::None,
+        },
     }
 }

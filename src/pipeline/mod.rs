@@ -57,6 +57,8 @@ pub struct PrometheusOptions {
     /// per-request timeout (a duration)
     pub timeout: String,
     pub retries: u32,
+    /// gzip or plain answers
+    pub compression: crate::source::prometheus::http::Compression,
 }
 
 /// The audit's options as given on the command line (durations, sizes and
@@ -133,14 +135,16 @@ fn streamed(
     };
     let cfg = audit_config(&req.audit, &|| stream.max_time())?;
     // Decoding the next slice while this one is audited keeps a second slice
-    // alive: on by default only when slices are at most SLICE_ROWS rows (about
-    // 250 MB decoded), so peak memory stays near 1 GiB; a file of 2M-row groups
-    // read ahead peaked at 1.18 GB against 0.72 GB. GPUAUDIT_READ_AHEAD=0/1
-    // overrides the choice (tuning and benchmarks).
+    // alive: on by default only when no slice is over READ_AHEAD_MAX_SLICE_ROWS,
+    // so peak memory stays under 1 GiB. GPUAUDIT_READ_AHEAD=0/1 overrides the
+    // choice (tuning and benchmarks).
     let read_ahead = match std::env::var("GPUAUDIT_READ_AHEAD").as_deref() {
         Ok("0") => false,
         Ok("1") => true,
-        _ => cfg.threads > 1 && stream.largest_slice() <= crate::source::stream::SLICE_ROWS,
+        _ => {
+            cfg.threads > 1
+                && stream.largest_slice() <= crate::source::stream::READ_AHEAD_MAX_SLICE_ROWS
+        }
     };
     let stream = stream.with_read_ahead(read_ahead);
     let bytes = inputs
@@ -199,6 +203,7 @@ fn client(p: &PrometheusOptions) -> Result<Client> {
         timeout: Duration::from_micros(timeout as u64),
         retries: p.retries,
         auth,
+        compression: p.compression,
     };
     Client::new(&p.url, &opts)
 }

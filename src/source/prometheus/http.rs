@@ -47,6 +47,28 @@ pub struct ClientOptions {
     pub timeout: Duration,
     pub retries: u32,
     pub auth: Auth,
+    pub compression: Compression,
+}
+
+/// The `Accept-Encoding` a client sends. Gzip is about a sixth of the bytes of
+/// a query_range answer, but Prometheus compresses on one core per answer:
+/// on 64 MB of answers from a local server the same requests took 4.5 s with
+/// gzip and 1.4 s without (benches/results/prometheus-2026-12-04.txt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    #[default]
+    Gzip,
+    None,
+}
+
+impl Compression {
+    /// The header's value (ureq decompresses a gzip answer by itself).
+    pub fn accept_encoding(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::None => "identity",
+        }
+    }
 }
 
 pub struct Client {
@@ -55,6 +77,7 @@ pub struct Client {
     base: String,
     auth: Auth,
     retries: u32,
+    compression: Compression,
     /// `warnings`/`infos` the server attached to answers (partial results), deduplicated
     pub warnings: Vec<String>,
     pub requests: u64,
@@ -157,6 +180,7 @@ impl Client {
             base,
             auth,
             retries: opts.retries,
+            compression: opts.compression,
             warnings: Vec::new(),
             requests: 0,
             trace: trace_file()?,
@@ -176,6 +200,7 @@ impl Client {
             base: self.base.clone(),
             auth: self.auth.clone(),
             retries: self.retries,
+            compression: self.compression,
             warnings: Vec::new(),
             requests: 0,
             trace,
@@ -225,7 +250,9 @@ impl Client {
         } else {
             self.agent.get(url)
         };
-        let mut req = self.authorize(req);
+        let mut req = self
+            .authorize(req)
+            .set("Accept-Encoding", self.compression.accept_encoding());
         if post {
             let form: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
             req.send_form(&form)
@@ -249,7 +276,12 @@ impl Client {
         let url = format!("{}{path}", self.base);
         if let Some(f) = &mut self.trace {
             // one write per line: forked clients append to the same file
-            let line = serde_json::json!({ "path": path, "post": post, "params": params });
+            let line = serde_json::json!({
+                "path": path,
+                "post": post,
+                "params": params,
+                "accept_encoding": self.compression.accept_encoding(),
+            });
             f.write_all(format!("{line}\n").as_bytes())
                 .context("GPUAUDIT_PROM_TRACE")?;
         }
