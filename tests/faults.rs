@@ -273,7 +273,10 @@ fn assert_every_request_asked(seen: &Receiver<Seen>, encoding: &str) -> Result<u
             s.request
                 .to_lowercase()
                 .lines()
-                .find_map(|l| l.strip_prefix("accept-encoding:").map(|v| v.trim().to_string()))
+                .find_map(|l| {
+                    l.strip_prefix("accept-encoding:")
+                        .map(|v| v.trim().to_string())
+                })
                 .unwrap_or_default()
         })
         .collect();

@@ -2,17 +2,8 @@
 //! scrapes, Prometheus API responses, nvidia-smi CSV / dmon / XML logs.
 //! Real captures live in testdata/captures (licenses in testdata/SOURCES.md).
 use serde_json::Value;
-use std::path::Path;
 mod common;
-use common::{assert_close, gpuaudit, num};
-
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-        .display()
-        .to_string()
-}
+use common::{assert_close, data, gpuaudit, num};
 
 fn capture(name: &str) -> String {
     data(&format!("captures/{name}"))

@@ -8,17 +8,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 mod common;
-use common::gpuaudit;
+use common::{data, gpuaudit};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
-
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-        .display()
-        .to_string()
-}
 
 fn report(args: &[&str], format: &str) -> anyhow::Result<String> {
     let out = gpuaudit()?

@@ -5,15 +5,7 @@
 use serde_json::Value;
 use std::path::Path;
 mod common;
-use common::{assert_close, gpuaudit, num};
-
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-        .display()
-        .to_string()
-}
+use common::{assert_close, data, gpuaudit, num};
 
 fn awkward(name: &str) -> String {
     data(&format!("awkward/{name}"))

@@ -3,15 +3,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 mod common;
-use common::{assert_close, gpuaudit, num, report_json};
-
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-        .display()
-        .to_string()
-}
+use common::{assert_close, data, gpuaudit, num, report_json};
 
 /// testdata/small-fleet.csv, computed by hand: 3 GPUs x 6 samples 10 min apart
 /// (1 h each). a0 held (train-1) at 0.9 device / 0.4 SM / 0.2 tensor; a1 held

@@ -5,15 +5,7 @@
 use serde_json::Value;
 use std::path::Path;
 mod common;
-use common::{gpuaudit, report_json};
-
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-        .display()
-        .to_string()
-}
+use common::{data, gpuaudit, report_json};
 
 /// Every difference between two reports beyond the rule above, as
 /// "path: a vs b" (empty when they agree).

@@ -138,11 +138,26 @@ struct Shard {
     folds: Folds,
     /// Some: a pass that only measures the jobs' held time for MFU
     mfu_fold: Option<MfuFold>,
+    counts: RowCounts,
+}
+
+/// What a shard counted of its rows, beside the folds.
+#[derive(Default)]
+struct RowCounts {
     /// time in gaps beyond max gap, in ticks
     unobserved_us: i64,
     duplicates: u64,
     rows_in_window: u64,
     rows_outside_window: u64,
+}
+
+impl RowCounts {
+    fn add(&mut self, other: &RowCounts) {
+        self.unobserved_us += other.unobserved_us;
+        self.duplicates += other.duplicates;
+        self.rows_in_window += other.rows_in_window;
+        self.rows_outside_window += other.rows_outside_window;
+    }
 }
 
 /// What every shard reads and none changes while a slice is audited.
@@ -195,10 +210,7 @@ impl Shard {
             tracks: Vec::new(),
             folds,
             mfu_fold: None,
-            unobserved_us: 0,
-            duplicates: 0,
-            rows_in_window: 0,
-            rows_outside_window: 0,
+            counts: RowCounts::default(),
         }
     }
 
@@ -301,19 +313,19 @@ impl Shard {
     /// (counting what is not); Err when the GPU's samples go back in time.
     fn admit(&mut self, local: usize, t: i64, sh: &Shared) -> std::result::Result<bool, ()> {
         if !sh.in_window(t) {
-            self.rows_outside_window += 1;
+            self.counts.rows_outside_window += 1;
             return Ok(false);
         }
         if let Some(prev) = self.tracks[local].last_t2 {
             if t == prev {
-                self.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
+                self.counts.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
                 return Ok(false);
             }
             if t < prev {
                 return Err(());
             }
         }
-        self.rows_in_window += 1;
+        self.counts.rows_in_window += 1;
         Ok(true)
     }
 
@@ -325,7 +337,7 @@ impl Shard {
             let gap = p.t - prev.t;
             let max_gap = tr.max_gap.unwrap_or(gap);
             let (w, unobserved) = weights::weigh_gap(gap, max_gap);
-            self.unobserved_us += unobserved;
+            self.counts.unobserved_us += unobserved;
             let w = weights::cap_until(prev.t, w, sh.cfg.until);
             self.finalize(g, prev, w, gap > max_gap, sh);
         }
@@ -391,10 +403,7 @@ impl Shard {
             (m @ None, o) => *m = o,
             (Some(_), None) => {}
         }
-        self.unobserved_us += other.unobserved_us;
-        self.duplicates += other.duplicates;
-        self.rows_in_window += other.rows_in_window;
-        self.rows_outside_window += other.rows_outside_window;
+        self.counts.add(&other.counts);
     }
 }
 
@@ -643,10 +652,7 @@ pub struct Engine<'a> {
 struct Merged {
     folds: Folds,
     mfu_fold: Option<MfuFold>,
-    unobserved_us: i64,
-    duplicates: u64,
-    rows_in_window: u64,
-    rows_outside_window: u64,
+    counts: RowCounts,
 }
 
 impl<'a> Engine<'a> {
@@ -982,10 +988,7 @@ impl<'a> Engine<'a> {
         Merged {
             folds: total.folds,
             mfu_fold: total.mfu_fold,
-            unobserved_us: total.unobserved_us,
-            duplicates: total.duplicates,
-            rows_in_window: total.rows_in_window,
-            rows_outside_window: total.rows_outside_window,
+            counts: total.counts,
         }
     }
 
@@ -1007,13 +1010,13 @@ impl<'a> Engine<'a> {
         quality: &crate::samples::Quality,
     ) -> Result<Report> {
         let merged = self.merge_shards();
-        if merged.rows_in_window == 0 {
-            if merged.rows_outside_window == 0 {
+        if merged.counts.rows_in_window == 0 {
+            if merged.counts.rows_outside_window == 0 {
                 anyhow::bail!("no usable samples in {}", sources.join(", "));
             }
             anyhow::bail!(
                 "no samples between --since and --until ({} samples lie outside the window)",
-                merged.rows_outside_window
+                merged.counts.rows_outside_window
             );
         }
         let parts = self.parts(&merged, sources, rows_read, quality);
@@ -1070,7 +1073,7 @@ impl<'a> Engine<'a> {
             sources: Sources {
                 files: sources,
                 rows_read,
-                rows_used: merged.rows_in_window,
+                rows_used: merged.counts.rows_in_window,
             },
             held_rule: self.rule.basis(),
             present: self.present,
@@ -1085,10 +1088,10 @@ impl<'a> Engine<'a> {
             gpu_count: gpus.len(),
             gpus,
             quality: DataQuality {
-                duplicates: merged.duplicates,
+                duplicates: merged.counts.duplicates,
                 invalid: quality.invalid.clone(),
-                unobserved_gpu_hours: merged.unobserved_us as f64 / US_PER_HOUR,
-                rows_outside_window: merged.rows_outside_window,
+                unobserved_gpu_hours: merged.counts.unobserved_us as f64 / US_PER_HOUR,
+                rows_outside_window: merged.counts.rows_outside_window,
                 rows_dropped: quality.rows_dropped,
                 notes,
                 warnings: quality.warnings.clone(),

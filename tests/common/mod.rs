@@ -4,6 +4,16 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
+use std::path::Path;
+
+/// A file or directory under testdata/, as a path string for the command line.
+pub fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+        .display()
+        .to_string()
+}
 
 /// The binary, with no colour and no terminal width from the environment.
 pub fn gpuaudit() -> anyhow::Result<Command> {
