@@ -257,6 +257,41 @@ fn structure_errors_name_the_line() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// JSON parsers keep one of a repeated key's values without a word: a record
+/// that repeats a column is refused, naming the line (or element) and the key.
+#[test]
+fn a_json_record_repeating_a_key_is_refused_naming_it() -> anyhow::Result<()> {
+    let e = refused(&[&data("invalid/duplicate-key.ndjson")])?;
+    assert!(
+        e.contains(
+            "duplicate-key.ndjson: line 2: the key \"device_util\" appears twice in one object"
+        ),
+        "{e}"
+    );
+    let e = refused(&[&data("invalid/duplicate-key-array.json")])?;
+    assert!(
+        e.contains(
+            "duplicate-key-array.json: element 2 of the array: the key \"held\" appears twice"
+        ),
+        "{e}"
+    );
+    // the same key in a nested object, or once per line, is not a repeat
+    let dir = tempfile::tempdir()?;
+    let ok = dir.path().join("nested.ndjson");
+    std::fs::write(
+        &ok,
+        concat!(
+            r#"{"time":"2026-07-06T10:00:00Z","gpu":"g0","held":true,"device_util":0.5,"meta":{"gpu":"x","held":1}}"#,
+            "\n",
+            r#"{"time":"2026-07-06T10:10:00Z","gpu":"g0","held":true,"device_util":0.5,"meta":{"gpu":"x","held":1}}"#,
+            "\n"
+        ),
+    )?;
+    let v = report_json(&[&ok.display().to_string(), "--interval", "10m"])?;
+    assert_close(num(&v, "/layers/held_gpu_hours"), 20.0 / 60.0, "held");
+    Ok(())
+}
+
 #[test]
 fn held_that_cannot_be_read_is_neither_held_nor_free() -> anyhow::Result<()> {
     // g0's first sample says held=maybe: 10 min neither held nor unallocated

@@ -321,7 +321,24 @@ fn invalid_file_of_another_format() -> anyhow::Result<()> {
     invalid(
         "not-parquet.parquet",
         &[],
-        &["not-parquet.parquet", "not a parquet file"],
+        &[
+            "not-parquet.parquet",
+            "not a parquet file",
+            "starts with text: if it is CSV or NDJSON, name it so or give --format",
+        ],
+    )
+}
+
+#[test]
+fn invalid_gzip_bytes_under_a_parquet_name_say_gzip() -> anyhow::Result<()> {
+    invalid(
+        "gzip.parquet",
+        &[],
+        &[
+            "gzip.parquet",
+            "not a parquet file",
+            "gzip-compressed: decompress it first",
+        ],
     )
 }
 

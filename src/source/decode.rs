@@ -9,6 +9,26 @@ use std::path::Path;
 const GZIP: &[u8] = &[0x1f, 0x8b];
 const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
+/// What a file named as parquet holds instead, from its first bytes, in a few
+/// words for the error ("" when nothing more can be said): gzip bytes under a
+/// .parquet name otherwise read as "not a parquet file" with no hint why.
+pub fn not_parquet_hint(path: &Path) -> &'static str {
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let head = &head[..n];
+    if head.starts_with(GZIP) {
+        " (the file is gzip-compressed: decompress it first; parquet compresses inside the file)"
+    } else if head.starts_with(ZSTD) {
+        " (the file is zstd-compressed: decompress it first; parquet compresses inside the file)"
+    } else if n > 0 && !head.starts_with(b"PAR1") && head.iter().all(|b| b.is_ascii()) {
+        " (the file starts with text: if it is CSV or NDJSON, name it so or give --format)"
+    } else {
+        ""
+    }
+}
+
 /// How a file is compressed, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -122,6 +142,7 @@ pub fn parse(name: &str, bytes: Vec<u8>, kind: Text) -> Result<DataFrame> {
             let Some(rows) = v.as_array() else {
                 bail!("{name}: not a JSON array of objects");
             };
+            check_array_records(name, &bytes)?;
             // one object per line, as NDJSON reads it
             let mut nd = Vec::with_capacity(bytes.len());
             for (i, row) in rows.iter().enumerate() {
@@ -142,24 +163,216 @@ pub fn parse(name: &str, bytes: Vec<u8>, kind: Text) -> Result<DataFrame> {
     }
 }
 
-/// Each NDJSON line is one object: a line that is not names its number.
+/// Each NDJSON line is one object with each key once: a line that is not
+/// names its number.
 pub fn check_ndjson_lines(name: &str, bytes: &[u8]) -> Result<()> {
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        let line = line.trim_ascii();
-        if line.is_empty() {
-            continue;
+        check_ndjson_line(name, i, line)?;
+    }
+    Ok(())
+}
+
+/// [`check_ndjson_lines`] on a file, read line by line (no second copy in memory).
+pub fn check_ndjson_file(name: &str, path: &Path) -> Result<()> {
+    let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, f);
+    let mut line = Vec::new();
+    for i in 0.. {
+        line.clear();
+        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut line)
+            .with_context(|| format!("{name}: cannot read"))?;
+        if n == 0 {
+            break;
         }
-        match serde_json::from_slice::<serde_json::Value>(line) {
-            Ok(v) if v.is_object() => {}
-            Ok(_) => bail!(
-                "{name}: line {}: not a JSON object (expected one object per line)",
-                i + 1
-            ),
-            Err(e) => bail!(
-                "{name}: line {}: not JSON: {}",
+        check_ndjson_line(name, i, &line)?;
+    }
+    Ok(())
+}
+
+/// Line `i` (0-based) of an NDJSON text.
+fn check_ndjson_line(name: &str, i: usize, line: &[u8]) -> Result<()> {
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return Ok(());
+    }
+    match serde_json::from_slice::<Record>(line) {
+        Ok(Record::Object) => {}
+        Ok(Record::NotObject) => bail!(
+            "{name}: line {}: not a JSON object (expected one object per line)",
+            i + 1
+        ),
+        Ok(Record::DuplicateKey(key)) => {
+            bail!("{name}: line {}: {}", i + 1, duplicate_key_message(&key))
+        }
+        Err(e) => bail!(
+            "{name}: line {}: not JSON: {}",
+            i + 1,
+            json_error_on_line(&e)
+        ),
+    }
+    Ok(())
+}
+
+fn duplicate_key_message(key: &str) -> String {
+    format!(
+        "the key \"{key}\" appears twice in one object (expected each column once; which value is meant?)"
+    )
+}
+
+/// One JSON record, read only to check its shape: JSON parsers keep one of a
+/// duplicate key's values without a word, so a record that repeats a key is
+/// refused instead of read with a value picked at random.
+enum Record {
+    Object,
+    NotObject,
+    DuplicateKey(String),
+}
+
+impl<'de> serde::Deserialize<'de> for Record {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(RecordVisitor)
+    }
+}
+
+/// A key, borrowed from the line unless it holds escapes.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct RecordVisitor;
+
+/// Any JSON value, read as `serde_json::Value` would read it (numbers parsed,
+/// so an out-of-range one is an error) but kept nowhere.
+struct AnyValue;
+
+impl<'de> serde::Deserialize<'de> for AnyValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct AnyVisitor;
+        impl<'de> serde::de::Visitor<'de> for AnyVisitor {
+            type Value = AnyValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<AnyValue, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, AnyValue>()?
+                    .is_some()
+                {}
+                Ok(AnyValue)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<AnyValue, A::Error> {
+                while seq.next_element::<AnyValue>()?.is_some() {}
+                Ok(AnyValue)
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<AnyValue, E> {
+                Ok(AnyValue)
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<AnyValue, E> {
+                Ok(AnyValue)
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<AnyValue, E> {
+                Ok(AnyValue)
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<AnyValue, E> {
+                Ok(AnyValue)
+            }
+            fn visit_str<E>(self, _: &str) -> std::result::Result<AnyValue, E> {
+                Ok(AnyValue)
+            }
+            fn visit_unit<E>(self) -> std::result::Result<AnyValue, E> {
+                Ok(AnyValue)
+            }
+        }
+        d.deserialize_any(AnyVisitor)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for RecordVisitor {
+    type Value = Record;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Record, A::Error> {
+        let mut keys: Vec<Key<'de>> = Vec::new();
+        let mut duplicate = None;
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            map.next_value::<AnyValue>()?;
+            if duplicate.is_none() {
+                // a record holds tens of keys: a scan beats hashing
+                if keys.iter().any(|k| k.0 == key.0) {
+                    duplicate = Some(key.0.into_owned());
+                } else {
+                    keys.push(key);
+                }
+            }
+        }
+        Ok(duplicate.map_or(Record::Object, Record::DuplicateKey))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Record, A::Error> {
+        while seq.next_element::<AnyValue>()?.is_some() {}
+        Ok(Record::NotObject)
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Record, E> {
+        Ok(Record::NotObject)
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Record, E> {
+        Ok(Record::NotObject)
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Record, E> {
+        Ok(Record::NotObject)
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Record, E> {
+        Ok(Record::NotObject)
+    }
+    fn visit_str<E>(self, _: &str) -> std::result::Result<Record, E> {
+        Ok(Record::NotObject)
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Record, E> {
+        Ok(Record::NotObject)
+    }
+}
+
+/// A JSON array's elements are objects with each key once (the array's own check).
+fn check_array_records(name: &str, bytes: &[u8]) -> Result<()> {
+    let Ok(records) = serde_json::from_slice::<Vec<Record>>(bytes) else {
+        return Ok(()); // not an array of values: the full parse says why
+    };
+    for (i, r) in records.iter().enumerate() {
+        if let Record::DuplicateKey(key) = r {
+            bail!(
+                "{name}: element {} of the array: {}",
                 i + 1,
-                json_error_on_line(&e)
-            ),
+                duplicate_key_message(key)
+            );
         }
     }
     Ok(())

@@ -179,6 +179,11 @@ pub fn read_tabular(
         }
         anyhow::anyhow!("{name}: not {expected}: {}", decode::short(&e.to_string()))
     };
+    if format == InputFormat::Ndjson {
+        // every line, before polars reads it: a repeated key would otherwise
+        // be read with one of its values picked silently
+        decode::check_ndjson_file(name, path)?;
+    }
     let mut lf = scan(path, format, Some(10_000)).map_err(refuse)?;
     let schema = lf.collect_schema().map_err(refuse)?;
     let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
@@ -262,28 +267,20 @@ fn files_under(name: &str, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
 
 /// The schema of one parquet file.
 fn parquet_schema(p: &Path) -> Result<Schema> {
+    let not_parquet = |e: PolarsError| {
+        anyhow::anyhow!(
+            "{}: not a parquet file{}: {}",
+            p.display(),
+            decode::not_parquet_hint(p),
+            decode::short(&e.to_string())
+        )
+    };
     let mut lf = LazyFrame::scan_parquet(
         PlRefPath::new(p.to_string_lossy().as_ref()),
         ScanArgsParquet::default(),
     )
-    .map_err(|e| {
-        anyhow::anyhow!(
-            "{}: not a parquet file: {}",
-            p.display(),
-            decode::short(&e.to_string())
-        )
-    })?;
-    Ok(lf
-        .collect_schema()
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "{}: not a parquet file: {}",
-                p.display(),
-                decode::short(&e.to_string())
-            )
-        })?
-        .as_ref()
-        .clone())
+    .map_err(not_parquet)?;
+    Ok(lf.collect_schema().map_err(not_parquet)?.as_ref().clone())
 }
 
 /// A directory is one parquet dataset: say in plain words when it is empty,

@@ -622,11 +622,12 @@ impl ParquetStream {
                 }
                 _ => return Ok(None),
             };
-            let mut lf = scan(&path)
-                .map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
-            let schema = lf
-                .collect_schema()
-                .map_err(|e| anyhow!("{name}: not a parquet file (or a directory of them): {e}"))?;
+            let not_parquet = |e: PolarsError| {
+                let hint = super::decode::not_parquet_hint(&path);
+                anyhow!("{name}: not a parquet file (or a directory of them){hint}: {e}")
+            };
+            let mut lf = scan(&path).map_err(not_parquet)?;
+            let schema = lf.collect_schema().map_err(not_parquet)?;
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
             maps_seen.extend(crate::samples::maps_found(&columns, maps));
             let mut resolved = resolve_columns(&columns, maps);
