@@ -3,24 +3,10 @@
 //! Real captures live in testdata/captures (licenses in testdata/SOURCES.md).
 use serde_json::Value;
 mod common;
-use common::{assert_close, data, gpuaudit, num};
+use common::{assert_close, data, gpuaudit, num, report_json};
 
 fn capture(name: &str) -> String {
     data(&format!("captures/{name}"))
-}
-
-fn report_json<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> anyhow::Result<Value> {
-    let out = gpuaudit()?
-        .arg("report")
-        .args(args)
-        .args(["--format", "json"])
-        .output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "report failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(serde_json::from_slice(&out.stdout)?)
 }
 
 /// The single stderr line of a run that must fail with exit 2.

@@ -5,25 +5,10 @@
 use serde_json::Value;
 use std::path::Path;
 mod common;
-use common::{assert_close, data, gpuaudit, num};
+use common::{assert_close, data, gpuaudit, num, report_json};
 
 fn awkward(name: &str) -> String {
     data(&format!("awkward/{name}"))
-}
-
-/// `report --format json` on the args; the JSON and stderr, or an error with stderr.
-fn report_json(args: &[&str]) -> anyhow::Result<Value> {
-    let out = gpuaudit()?
-        .arg("report")
-        .args(args)
-        .args(["--format", "json"])
-        .output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "report {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(serde_json::from_slice(&out.stdout)?)
 }
 
 /// `report` on the args must exit 2 with one line on stderr; that line.

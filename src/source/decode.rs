@@ -258,58 +258,6 @@ impl<'de> serde::Deserialize<'de> for Key<'de> {
 
 struct RecordVisitor;
 
-/// Any JSON value, read as `serde_json::Value` would read it (numbers parsed,
-/// so an out-of-range one is an error) but kept nowhere.
-struct AnyValue;
-
-impl<'de> serde::Deserialize<'de> for AnyValue {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct AnyVisitor;
-        impl<'de> serde::de::Visitor<'de> for AnyVisitor {
-            type Value = AnyValue;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<AnyValue, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, AnyValue>()?
-                    .is_some()
-                {}
-                Ok(AnyValue)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> std::result::Result<AnyValue, A::Error> {
-                while seq.next_element::<AnyValue>()?.is_some() {}
-                Ok(AnyValue)
-            }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_i64<E>(self, _: i64) -> std::result::Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_u64<E>(self, _: u64) -> std::result::Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_str<E>(self, _: &str) -> std::result::Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_unit<E>(self) -> std::result::Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-        }
-        d.deserialize_any(AnyVisitor)
-    }
-}
-
 impl<'de> serde::de::Visitor<'de> for RecordVisitor {
     type Value = Record;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -322,7 +270,9 @@ impl<'de> serde::de::Visitor<'de> for RecordVisitor {
         let mut keys: Vec<Key<'de>> = Vec::new();
         let mut duplicate = None;
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            map.next_value::<AnyValue>()?;
+            // a value inside is read the same way (numbers parsed, so an
+            // out-of-range one is an error) and its own keys are not the record's
+            map.next_value::<Record>()?;
             if duplicate.is_none() {
                 // a record holds tens of keys: a scan beats hashing
                 if keys.iter().any(|k| k.0 == key.0) {
@@ -338,7 +288,7 @@ impl<'de> serde::de::Visitor<'de> for RecordVisitor {
         self,
         mut seq: A,
     ) -> std::result::Result<Record, A::Error> {
-        while seq.next_element::<AnyValue>()?.is_some() {}
+        while seq.next_element::<Record>()?.is_some() {}
         Ok(Record::NotObject)
     }
     fn visit_bool<E>(self, _: bool) -> std::result::Result<Record, E> {

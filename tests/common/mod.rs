@@ -35,8 +35,10 @@ pub fn assert_close(got: f64, want: f64, what: &str) {
     );
 }
 
-/// `gpuaudit report ARGS --format json`, parsed; an error with stderr when it fails.
-pub fn report_json(args: &[&str]) -> anyhow::Result<Value> {
+/// `gpuaudit report ARGS --format json`, parsed; an error with the args and stderr when it fails.
+pub fn report_json<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    args: &[S],
+) -> anyhow::Result<Value> {
     let out = gpuaudit()?
         .arg("report")
         .args(args)
@@ -44,7 +46,7 @@ pub fn report_json(args: &[&str]) -> anyhow::Result<Value> {
         .output()?;
     anyhow::ensure!(
         out.status.success(),
-        "report failed: {}",
+        "report {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     Ok(serde_json::from_slice(&out.stdout)?)
