@@ -9,6 +9,7 @@
 use super::interval::{Fold, Interval, Names};
 use serde::{Deserialize, Serialize};
 
+pub mod demand;
 pub mod figures;
 pub mod findings;
 pub mod jobs;
