@@ -1049,6 +1049,7 @@ impl<'a> Engine<'a> {
                     deepest_layer: super::diagnosis::purchase::deepest_layer(&layers),
                     window_hours: (window_end - window_start).max(0) as f64 / US_PER_HOUR,
                     want: cfg.want,
+                    pending: cfg.queue.as_ref().map(|q| q.requests.as_slice()),
                     top_hosts: cfg.top,
                 },
             )
@@ -1061,6 +1062,9 @@ impl<'a> Engine<'a> {
         let snapshot = folds.gpus.all_single();
         let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
+        if let Some(q) = &cfg.queue {
+            notes.extend(q.notes.iter().cloned());
+        }
         if snapshot {
             notes.push(crate::audit::model::Note::Snapshot {
                 weight_us: self.snapshot_us,

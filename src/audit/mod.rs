@@ -64,6 +64,8 @@ pub(crate) struct AuditConfig {
     pub leak_thresholds: diagnosis::LeakThresholds,
     /// GPUs asked for (`--want`), for the purchase verdict
     pub want: Option<u32>,
+    /// requests read from `--queue` files (None: no queue given, demand unknown)
+    pub queue: Option<crate::source::queue::Queue>,
     /// audit workers: GPUs are sharded across this many threads (1: no threads)
     pub threads: usize,
 }
@@ -85,6 +87,7 @@ impl AuditConfig {
             bucket_us: None,
             leak_thresholds: diagnosis::LeakThresholds::default(),
             want: None,
+            queue: None,
             threads: 1,
         }
     }

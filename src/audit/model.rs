@@ -160,6 +160,15 @@ pub enum Note {
         time_us: i64,
         from: TimeFrom,
     },
+    /// a `--queue` file: requests read, jobs/pods that asked for no GPU,
+    /// times without a zone read as UTC (docs/semantics.md §10, Demand)
+    QueueRead {
+        file: String,
+        family: String,
+        requests: usize,
+        without_gpus: usize,
+        naive_times: usize,
+    },
     /// nvidia-smi has no device activity for MIG-enabled GPUs
     MigNoActivity {
         file: String,

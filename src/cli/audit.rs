@@ -89,6 +89,14 @@ pub struct AuditArgs {
     #[arg(long, value_name = "N")]
     pub want: Option<u32>,
 
+    /// A scheduler queue whose waiting requests are demand (repeatable): a Slurm
+    /// `sacct -a -X -P --format=JobID,User,Account,Partition,Submit,Start,End,State,ReqTRES,AllocTRES`
+    /// dump (times without a zone read as UTC), or kube-state-metrics series
+    /// (kube_pod_status_phase, kube_pod_container_resource_requests) as a scrape
+    /// or a Prometheus API response.
+    #[arg(long, value_name = "FILE")]
+    pub queue: Vec<std::path::PathBuf>,
+
     /// Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a
     /// job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job's
     /// total), or model_flops (over its run); optional dtype (default bf16), peak_tflops;

@@ -82,6 +82,7 @@ pub fn audit_options(args: &AuditArgs) -> AuditOptions {
         bucket: args.bucket.clone(),
         leak_thresholds: args.leak_thresholds.clone(),
         want: args.want,
+        queue: args.queue.clone(),
         jobs: args.jobs.clone(),
         // validated (exit 2) when the command started: see cmd::run
         threads: args

@@ -82,6 +82,8 @@ pub struct AuditOptions {
     pub bucket: Option<String>,
     pub leak_thresholds: Option<PathBuf>,
     pub want: Option<u32>,
+    /// `--queue` files: scheduler queues whose waiting requests are demand
+    pub queue: Vec<PathBuf>,
     /// a jobs file declaring each job's work (MFU, kinds)
     pub jobs: Option<PathBuf>,
     /// audit workers (None: every core)
@@ -304,6 +306,7 @@ pub fn audit_config(
             .context("--leak-thresholds")?;
     }
     cfg.want = opts.want;
+    cfg.queue = crate::source::queue::read_queues(&opts.queue)?;
     cfg.threads = opts.threads.unwrap_or_else(default_threads);
     Ok(cfg)
 }

@@ -63,6 +63,13 @@ pub fn note_text(note: &Note) -> String {
             time_us,
             from,
         } => untimed_text(file, *rows, *time_us, *from),
+        Note::QueueRead {
+            file,
+            family,
+            requests,
+            without_gpus,
+            naive_times,
+        } => queue_text(file, family, *requests, *without_gpus, *naive_times),
         Note::MigNoActivity { file, gpus } => format!(
             "{file}: MIG enabled on {gpus} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)"
         ),
@@ -488,4 +495,25 @@ mod tests {
             "held: 0.12 GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated"
         );
     }
+}
+
+fn queue_text(
+    file: &str,
+    family: &str,
+    requests: usize,
+    without_gpus: usize,
+    naive_times: usize,
+) -> String {
+    let mut text = format!("{file} ({family}): {requests} GPU request(s) read");
+    if without_gpus > 0 {
+        text.push_str(&format!(
+            "; {without_gpus} asked for no GPU (not GPU demand)"
+        ));
+    }
+    if naive_times > 0 {
+        text.push_str(&format!(
+            "; {naive_times} time(s) without a zone read as UTC (run sacct with TZ=UTC)"
+        ));
+    }
+    text
 }

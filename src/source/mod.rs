@@ -14,6 +14,7 @@ pub(crate) mod jobs;
 pub mod live;
 pub mod nvidia_smi;
 pub mod prometheus;
+pub mod queue;
 pub mod stream;
 pub mod write;
 

@@ -77,6 +77,7 @@ fn inputs() -> DiagnosisInputs<'static> {
         deepest_layer: Some(("active", 40.0)),
         window_hours: 30.0,
         want: Some(1),
+        pending: None,
         top_hosts: None,
     }
 }

@@ -91,6 +91,9 @@ pub struct Sections {
     pub leaks: Option<Leaks>,
     pub nodes: Option<Nodes>,
     pub purchase: Option<Purchase>,
+    /// demand from `--queue` (§10, Demand); None without a queue
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub demand: Option<demand::Demand>,
     /// a row per job (§12); None when the samples carry no job label
     pub jobs: Option<Vec<jobs::JobRow>>,
     /// jobs found (before --top cuts `jobs` and the leak map's jobs)
@@ -143,6 +146,8 @@ pub struct DiagnosisInputs<'a> {
     pub window_hours: f64,
     /// `--want N`
     pub want: Option<u32>,
+    /// requests read from `--queue` (None: no queue given, demand unknown)
+    pub pending: Option<&'a [demand::PendingRequest]>,
     /// hosts listed in the node view (`--top`); None lists all
     pub top_hosts: Option<usize>,
 }
@@ -167,7 +172,13 @@ impl DiagnosisFolds {
     }
 
     pub fn finish(&self, names: &dyn Names, inputs: DiagnosisInputs) -> Sections {
-        let timeline = self.timeline.finish(names);
+        let mut timeline = self.timeline.finish(names);
+        let demand = inputs
+            .pending
+            .map(|p| demand::fold_on_timeline(p, &timeline, self.timeline.window()));
+        if let Some(d) = &demand {
+            timeline.set_pending(&d.pending_per_bucket);
+        }
         let purchase = purchase(
             &timeline,
             self.timeline.gpus_observed(),
@@ -186,6 +197,7 @@ impl DiagnosisFolds {
             nodes: Some(self.nodes.finish(names, inputs.top_hosts)),
             purchase: Some(purchase),
             timeline: Some(timeline),
+            demand,
             notes: Vec::new(),
         }
     }

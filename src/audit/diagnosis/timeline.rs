@@ -109,6 +109,11 @@ impl TimelineFold {
         }
     }
 
+    /// The window [start, end) the buckets cover.
+    pub fn window(&self) -> (i64, i64) {
+        (self.window_start, self.window_end)
+    }
+
     /// Distinct GPUs with observed weight inside the window (§11 `owned`).
     pub fn gpus_observed(&self) -> usize {
         self.gpus.iter().filter(|g| **g).count()
@@ -167,6 +172,7 @@ impl TimelineFold {
             idle_held,
             unallocated,
             spare: idle_held.map(|idle| unallocated + idle),
+            pending: None,
         }
     }
 }
@@ -209,6 +215,15 @@ impl Fold for TimelineFold {
     }
 }
 
+impl Timeline {
+    /// Each bucket's pending GPUs (demand's, same order as the buckets).
+    pub fn set_pending(&mut self, pending: &[f64]) {
+        for (b, p) in self.buckets.iter_mut().zip(pending) {
+            b.pending = Some(*p);
+        }
+    }
+}
+
 /// The `timeline` section: GPUs per bucket (GPU-hours in the bucket ÷ the
 /// bucket's length inside the window, in hours).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -237,6 +252,9 @@ pub struct TimelineBucket {
     pub unallocated: f64,
     /// unallocated + idle_held: GPUs that did nothing in the bucket
     pub spare: Option<f64>,
+    /// GPUs asked for and waiting in a `--queue` (§10, Demand); absent without a queue
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<f64>,
 }
 
 #[cfg(test)]

@@ -336,8 +336,16 @@ fn sections_of(
 ) -> crate::audit::diagnosis::Sections {
     let mut notes = vec![Note::NodesJobsNotWithPushdown];
     let window_hours = (q.until_us - q.since_us) as f64 / US_PER_HOUR;
+    let mut demand = None;
     let (timeline, purchase) = match timeline {
-        Ok(t) => {
+        Ok(mut t) => {
+            demand = cfg.queue.as_ref().map(|queue| {
+                let window = (q.since_us, q.until_us);
+                crate::audit::diagnosis::demand::fold_on_timeline(&queue.requests, &t, window)
+            });
+            if let Some(d) = &demand {
+                t.set_pending(&d.pending_per_bucket);
+            }
             let layers = parts.total.layers(&parts.present);
             let deepest = crate::audit::diagnosis::purchase::deepest_layer(&layers);
             let p = crate::audit::diagnosis::purchase(
@@ -357,6 +365,7 @@ fn sections_of(
     crate::audit::diagnosis::Sections {
         timeline,
         purchase,
+        demand,
         leaks: Some(diagnosis::leaks_of(aggs, cfg, q.step_us)),
         notes,
         ..Default::default()
@@ -555,6 +564,9 @@ fn parts_of(
     ];
     if let Some(b) = &plan.by_label {
         notes.push(Note::GroupsFromLabel { label: b.clone() });
+    }
+    if let Some(queue) = &cfg.queue {
+        notes.extend(queue.notes.iter().cloned());
     }
     let warnings = client
         .warnings
