@@ -114,6 +114,22 @@ fn kube_state_metrics_pending_pods_by_hand() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The same series as a Prometheus API answer (a query_range matrix of both
+/// metrics, the cpu requests left out): the same figures.
+#[test]
+fn kube_state_metrics_from_a_prometheus_matrix() -> anyhow::Result<()> {
+    let v = report(&["queue/kube-state-metrics.json"])?;
+    assert_all_close(
+        &pending(&v),
+        &[2.0, 1.0, 0.0, 1.0, 2.0, 1.0],
+        "pending per bucket",
+    );
+    assert_close(num(&v, "/demand/pending_gpu_hours"), 7.0, "pending GPU-h");
+    assert_close(num(&v, "/demand/wait_hours_p95"), 1.5, "wait p95");
+    assert_eq!(v["demand"]["requests"].as_u64(), Some(4));
+    Ok(())
+}
+
 /// Two queues add up: the per-bucket sums and GPU-hours of both.
 #[test]
 fn queues_add_up() -> anyhow::Result<()> {
