@@ -307,6 +307,27 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
     format!("{file}: {what} without timestamps took {took}{spacing}")
 }
 
+fn queue_text(
+    file: &str,
+    family: &str,
+    requests: usize,
+    without_gpus: usize,
+    naive_times: usize,
+) -> String {
+    let mut text = format!("{file} ({family}): {requests} GPU request(s) read");
+    if without_gpus > 0 {
+        text.push_str(&format!(
+            "; {without_gpus} asked for no GPU (not GPU demand)"
+        ));
+    }
+    if naive_times > 0 {
+        text.push_str(&format!(
+            "; {naive_times} time(s) without a zone read as UTC (run sacct with TZ=UTC)"
+        ));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -495,25 +516,4 @@ mod tests {
             "held: 0.12 GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated"
         );
     }
-}
-
-fn queue_text(
-    file: &str,
-    family: &str,
-    requests: usize,
-    without_gpus: usize,
-    naive_times: usize,
-) -> String {
-    let mut text = format!("{file} ({family}): {requests} GPU request(s) read");
-    if without_gpus > 0 {
-        text.push_str(&format!(
-            "; {without_gpus} asked for no GPU (not GPU demand)"
-        ));
-    }
-    if naive_times > 0 {
-        text.push_str(&format!(
-            "; {naive_times} time(s) without a zone read as UTC (run sacct with TZ=UTC)"
-        ));
-    }
-    text
 }
