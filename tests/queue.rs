@@ -183,3 +183,96 @@ fn bad_queues_exit_2_naming_file_line_and_column() -> anyhow::Result<()> {
     )?;
     Ok(())
 }
+
+/// A canned Prometheus on 127.0.0.1 answering every request with `answer`
+/// (as tests/prometheus.rs does); returns its URL.
+fn canned(answer: fn(&str) -> &'static str) -> anyhow::Result<String> {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://127.0.0.1:{}", listener.local_addr()?.port());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            // the headers, then the form body (the query) they announce
+            let mut want = usize::MAX;
+            while buf.len() < want {
+                match s.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+                if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    want = end + 4 + length;
+                }
+            }
+            let body = answer(&String::from_utf8_lossy(&buf));
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = s.write_all(reply.as_bytes());
+        }
+    });
+    Ok(url)
+}
+
+/// One GPU sampled at 00:00, 00:01, 00:02 (2026-07-06, UTC) and one pod,
+/// team-a/p1, Pending with 2 GPUs at 00:00 and 00:01, scheduled at 00:02.
+fn live_fleet(request: &str) -> &'static str {
+    if request.contains("kube_pod_status_phase") {
+        r#"{"status":"success","data":{"resultType":"matrix","result":[
+ {"metric":{"namespace":"team-a","pod":"p1"},"values":[[1783296000,"2"],[1783296060,"2"],[1783296120,"0"]]}]}}"#
+    } else if request.contains("/api/v1/labels") {
+        r#"{"status":"success","data":["Hostname","UUID","__name__"]}"#
+    } else if request.contains("/api/v1/label/Hostname/values") {
+        r#"{"status":"success","data":["h1"]}"#
+    } else if request.contains("/api/v1/label/__name__/values") {
+        r#"{"status":"success","data":["DCGM_FI_DEV_GPU_UTIL"]}"#
+    } else {
+        r#"{"status":"success","data":{"resultType":"matrix","result":[
+ {"metric":{"Hostname":"h1","UUID":"GPU-1"},"values":[[1783296000,"50"],[1783296060,"0"],[1783296120,"20"]]}]}}"#
+    }
+}
+
+/// --prom-queue: the pod waits [00:00, 00:02) × 2 GPUs = 4 GPU-minutes; in
+/// 1 min buckets pending is 2, 2, 0; waits one of 2 min.
+#[test]
+fn prom_queue_reads_pending_pods_live() -> anyhow::Result<()> {
+    let url = canned(live_fleet)?;
+    let v = report_json(&[
+        "--prometheus",
+        url.as_str(),
+        "--prom-queue",
+        "--step",
+        "1m",
+        "--since",
+        "2026-07-06T00:00:00Z",
+        "--until",
+        "2026-07-06T00:03:00Z",
+        "--bucket",
+        "1m",
+        "--assume-held",
+        "--quiet",
+    ])?;
+    assert_all_close(&pending(&v), &[2.0, 2.0, 0.0], "pending per bucket");
+    assert_close(
+        num(&v, "/demand/pending_gpu_hours"),
+        4.0 / 60.0,
+        "pending GPU-h",
+    );
+    assert_close(num(&v, "/demand/wait_hours_p95"), 2.0 / 60.0, "wait p95");
+    assert_eq!(v["demand"]["requests"].as_u64(), Some(1));
+    let n = notes(&v);
+    assert!(
+        n.contains("(kube-state-metrics): 1 GPU request(s) read"),
+        "{n}"
+    );
+    Ok(())
+}

@@ -43,6 +43,11 @@ pub struct PrometheusArgs {
     #[arg(long, requires = "prometheus", help_heading = "Live Prometheus")]
     pub pushdown: bool,
 
+    /// Also read demand from the server's kube-state-metrics: pods Pending with
+    /// nvidia_com_gpu requests over the window (as `--queue` does from a file).
+    #[arg(long, requires = "prometheus", help_heading = "Live Prometheus")]
+    pub prom_queue: bool,
+
     /// Bearer token for the server (never printed).
     #[arg(
         long,

@@ -12,6 +12,7 @@ pub fn options(p: &PrometheusArgs, url: &str) -> PrometheusOptions {
         hosts_per_query: p.hosts_per_query,
         concurrency: p.prom_concurrency.clone(),
         pushdown: p.pushdown,
+        queue: p.prom_queue,
         token: p.prom_token.clone(),
         user: p.prom_user.clone(),
         password: p.prom_password.clone(),

@@ -51,6 +51,8 @@ pub struct PrometheusOptions {
     pub concurrency: String,
     /// sum inside Prometheus instead of pulling every sample
     pub pushdown: bool,
+    /// read pending pods from kube-state-metrics on the server (`--prom-queue`)
+    pub queue: bool,
     pub token: Option<String>,
     pub user: Option<String>,
     pub password: Option<String>,
@@ -220,6 +222,14 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
     let mut q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
     q.concurrency = parse_count("--prom-concurrency", &p.concurrency, 64)?;
     let mut client = client(p)?;
+    let live_queue = if p.queue {
+        let step = q.step_us;
+        let (since, until) = (q.since_us, q.until_us);
+        let queue = crate::source::queue::kube::from_prometheus(&mut client, since, until, step)?;
+        Some(queue)
+    } else {
+        None
+    };
     // The window is applied by the query itself: the audit must not count back from the data.
     let audit = AuditOptions {
         since: None,
@@ -233,6 +243,7 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
         let mut cfg = audit_config_for(&audit, &SampleTable::concat(Vec::new())?)?;
         cfg.since = Some(q.since_us);
         cfg.until = Some(q.until_us);
+        with_live_queue(&mut cfg, live_queue);
         return prometheus_pushdown::report(
             &mut client,
             &q,
@@ -245,8 +256,18 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
     let mut cfg = audit_config_for(&audit, &table)?;
     cfg.since = Some(q.since_us);
     cfg.until = Some(q.until_us);
+    with_live_queue(&mut cfg, live_queue);
     let jobs = declared_jobs(req.audit.jobs.as_deref())?;
     crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
+}
+
+/// The requests read live (`--prom-queue`) beside those of `--queue` files.
+fn with_live_queue(cfg: &mut AuditConfig, live: Option<crate::source::queue::Queue>) {
+    if let Some(live) = live {
+        let queue = cfg.queue.get_or_insert_with(Default::default);
+        queue.requests.extend(live.requests);
+        queue.notes.extend(live.notes);
+    }
 }
 
 /// `--jobs FILE`: the declarations, an input of the audit (which computes

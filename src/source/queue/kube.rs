@@ -26,13 +26,23 @@ type PodKey = (String, String);
 pub fn read(name: &str, path: &Path, body: &str) -> Result<Queue> {
     let mut notes = Vec::new();
     let samples = samples_of(name, path, body, &mut notes)?;
+    let mut queue = from_samples(name, samples, None)?;
+    notes.append(&mut queue.notes);
+    queue.notes = notes;
+    Ok(queue)
+}
+
+/// The requests of kube-state-metrics samples; a pod with one sample weighs
+/// `pod_step`, else the median step over every distinct time of the samples.
+fn from_samples(name: &str, samples: Vec<PromSample>, pod_step: Option<i64>) -> Result<Queue> {
+    let mut notes = Vec::new();
     let (phases, gpus) = split_series(name, samples)?;
-    if phases.is_empty() {
+    if phases.is_empty() && pod_step.is_none() {
         bail!(
             "{name}: no {PHASE}{{phase=\"Pending\"}} series with namespace and pod labels (expected kube-state-metrics series)"
         );
     }
-    let file_step = median_step(&distinct_times(&phases));
+    let file_step = pod_step.or_else(|| median_step(&distinct_times(&phases)));
     let mut requests = Vec::new();
     let mut without_gpus = 0;
     for (key, points) in &phases {
@@ -196,6 +206,63 @@ fn pod_requests(
     ever_pending
 }
 
+/// What each pod asked for while Pending, per evaluation time (0: not
+/// Pending), from a live Prometheus (`--prom-queue`). Not narrowed by
+/// `--selector`, which is for the DCGM series.
+pub const LIVE_QUERY: &str = "sum by (namespace, pod) (kube_pod_container_resource_requests{resource=\"nvidia_com_gpu\"}) * on (namespace, pod) group_left() max by (namespace, pod) (kube_pod_status_phase{phase=\"Pending\"})";
+
+/// The requests of a live Prometheus over [since, until), evaluated every
+/// `step` (at most 10,000 points a request, as the DCGM pull).
+pub fn from_prometheus(
+    client: &mut crate::source::prometheus::http::Client,
+    since_us: i64,
+    until_us: i64,
+    step_us: i64,
+) -> Result<Queue> {
+    let name = format!("--prom-queue {}", client.base());
+    let per_request = crate::source::prometheus::live::MAX_POINTS_PER_SERIES;
+    let mut series = Vec::new();
+    let mut t = since_us;
+    while t < until_us {
+        let end = (t + (per_request - 1) * step_us).min(until_us - 1);
+        let response = client.query_range(LIVE_QUERY, t, end, step_us)?;
+        series.extend(json::named_series(response, "").0);
+        t = end + step_us;
+    }
+    from_series(&name, series, step_us)
+}
+
+/// The answers of [`LIVE_QUERY`] as the two kube-state-metrics series they
+/// stand for: Pending = 1 where the value is > 0, with that many GPUs.
+fn from_series(
+    name: &str,
+    series: Vec<crate::source::prometheus::PromSeries>,
+    step_us: i64,
+) -> Result<Queue> {
+    let mut samples = Vec::new();
+    for s in series {
+        let mut labels = s.labels.clone();
+        labels.insert("phase".to_string(), "Pending".to_string());
+        let mut asked = s.labels;
+        asked.insert("resource".to_string(), GPU_RESOURCE.to_string());
+        for (t, v) in s.points {
+            let pending = if v > 0.0 { 1.0 } else { 0.0 };
+            samples.push(sample(PHASE, &labels, pending, t));
+            samples.push(sample(REQUESTS, &asked, v, t));
+        }
+    }
+    from_samples(name, samples, Some(step_us))
+}
+
+fn sample(metric: &str, labels: &BTreeMap<String, String>, value: f64, t: i64) -> PromSample {
+    PromSample {
+        metric: metric.to_string(),
+        labels: labels.clone(),
+        value,
+        time_us: Some(t),
+    }
+}
+
 fn close(key: &PodKey, run: Option<(i64, i64, f64)>, out: &mut Vec<PendingRequest>) {
     if let Some((from, end, gpus)) = run {
         out.push(PendingRequest {
@@ -204,5 +271,55 @@ fn close(key: &PodKey, run: Option<(i64, i64, f64)>, out: &mut Vec<PendingReques
             submit_us: from,
             start_us: Some(end),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::prometheus::PromSeries;
+    const MIN: i64 = crate::audit::interval::TICKS_PER_MINUTE;
+
+    fn pod(ns: &str, name: &str, points: &[(i64, f64)]) -> PromSeries {
+        let labels = [("namespace", ns), ("pod", name)]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        PromSeries {
+            metric: String::new(),
+            labels,
+            points: points.iter().map(|(m, v)| (m * MIN, *v)).collect(),
+        }
+    }
+
+    #[test]
+    fn live_answers_become_waits_of_abutting_pending_points() -> Result<()> {
+        // 1 min step: a waits 0-3 min with 2 GPUs, runs at 3, waits again at
+        // 5-6 (its last point weighs one step); b asks 4 at 1 min only; c is
+        // in the answer with 0 only (not pending)
+        let series = vec![
+            pod(
+                "ns-a",
+                "a",
+                &[(0, 2.0), (1, 2.0), (2, 2.0), (3, 0.0), (5, 2.0)],
+            ),
+            pod("ns-b", "b", &[(1, 4.0)]),
+            pod("ns-c", "c", &[(0, 0.0), (1, 0.0)]),
+        ];
+        let q = from_series("live", series, MIN)?;
+        let got: Vec<(Option<&str>, f64, i64, Option<i64>)> = q
+            .requests
+            .iter()
+            .map(|r| (r.owner.as_deref(), r.gpus, r.submit_us, r.start_us))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("ns-a"), 2.0, 0, Some(3 * MIN)),
+                (Some("ns-a"), 2.0, 5 * MIN, Some(6 * MIN)),
+                (Some("ns-b"), 4.0, MIN, Some(2 * MIN)),
+            ]
+        );
+        Ok(())
     }
 }
