@@ -10,6 +10,10 @@ use common::{assert_close, data, gpuaudit, num, report_json};
 use serde_json::Value;
 
 fn report(queues: &[&str]) -> anyhow::Result<Value> {
+    report_with(queues, &[])
+}
+
+fn report_with(queues: &[&str], extra: &[&str]) -> anyhow::Result<Value> {
     let mut args = vec![
         data("queue/fleet.csv"),
         "--max-gap".into(),
@@ -21,6 +25,7 @@ fn report(queues: &[&str]) -> anyhow::Result<Value> {
         args.push("--queue".into());
         args.push(data(q));
     }
+    args.extend(extra.iter().map(|a| a.to_string()));
     report_json(&args)
 }
 
@@ -75,6 +80,23 @@ fn sacct_pending_gpus_hours_and_waits_by_hand() -> anyhow::Result<()> {
     assert!(n.contains("6 GPU request(s) read"), "{n}");
     assert!(n.contains("1 asked for no GPU (not GPU demand)"), "{n}");
     assert!(n.contains("read as UTC"), "{n}");
+    Ok(())
+}
+
+/// --queue-tz +02:00: sacct's times are 2 h ahead of UTC, so every job moves
+/// 2 h earlier: alice ran before the window; dave waits 23:40-00:40 (2/3 h
+/// inside); bob 01:15-06:00 (4.75 h); erin 02:30-03:00; frank 03:00-06:00.
+#[test]
+fn sacct_times_in_a_given_zone() -> anyhow::Result<()> {
+    let v = report_with(&["queue/sacct-gpu-jobs.txt"], &["--queue-tz", "+02:00"])?;
+    let want = [16.0 / 3.0, 3.0, 4.5, 8.0, 8.0, 8.0];
+    assert_all_close(&pending(&v), &want, "pending per bucket");
+    // 8 × 2/3 + 4 × 4.75 + 1 × 0.5 + 4 × 3
+    assert_close(num(&v, "/demand/pending_gpu_hours"), 221.0 / 6.0, "GPU-h");
+    // waits [0.5, 2/3, 3, 4.75]
+    assert_close(num(&v, "/demand/wait_hours_p50"), 2.0 / 3.0, "wait p50");
+    assert_close(num(&v, "/demand/wait_hours_p95"), 4.75, "wait p95");
+    assert!(notes(&v).contains("read as +02:00"), "{}", notes(&v));
     Ok(())
 }
 

@@ -168,6 +168,8 @@ pub enum Note {
         requests: usize,
         without_gpus: usize,
         naive_times: usize,
+        /// the zone they were read in (`--queue-tz`): "UTC" or an offset like "+02:00"
+        zone: String,
     },
     /// nvidia-smi has no device activity for MIG-enabled GPUs
     MigNoActivity {

@@ -97,6 +97,11 @@ pub struct AuditArgs {
     #[arg(long, value_name = "FILE")]
     pub queue: Vec<std::path::PathBuf>,
 
+    /// The zone of `--queue` times printed without one (sacct prints the
+    /// cluster's local time): UTC or a fixed offset (+02:00) [default: UTC].
+    #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
+    pub queue_tz: Option<String>,
+
     /// Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a
     /// job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job's
     /// total), or model_flops (over its run); optional dtype (default bf16), peak_tflops;

@@ -83,6 +83,7 @@ pub fn audit_options(args: &AuditArgs) -> AuditOptions {
         leak_thresholds: args.leak_thresholds.clone(),
         want: args.want,
         queue: args.queue.clone(),
+        queue_tz: args.queue_tz.clone(),
         jobs: args.jobs.clone(),
         // validated (exit 2) when the command started: see cmd::run
         threads: args

@@ -86,6 +86,8 @@ pub struct AuditOptions {
     pub want: Option<u32>,
     /// `--queue` files: scheduler queues whose waiting requests are demand
     pub queue: Vec<PathBuf>,
+    /// the zone of sacct times printed without one (`--queue-tz`; None: UTC)
+    pub queue_tz: Option<String>,
     /// a jobs file declaring each job's work (MFU, kinds)
     pub jobs: Option<PathBuf>,
     /// audit workers (None: every core)
@@ -327,7 +329,8 @@ pub fn audit_config(
             .context("--leak-thresholds")?;
     }
     cfg.want = opts.want;
-    cfg.queue = crate::source::queue::read_queues(&opts.queue)?;
+    let zone = crate::source::queue::parse_zone(opts.queue_tz.as_deref().unwrap_or("UTC"))?;
+    cfg.queue = crate::source::queue::read_queues(&opts.queue, zone)?;
     cfg.threads = opts.threads.unwrap_or_else(default_threads);
     Ok(cfg)
 }

@@ -69,7 +69,8 @@ pub fn note_text(note: &Note) -> String {
             requests,
             without_gpus,
             naive_times,
-        } => queue_text(file, family, *requests, *without_gpus, *naive_times),
+            zone,
+        } => queue_text(file, family, (*requests, *without_gpus), *naive_times, zone),
         Note::MigNoActivity { file, gpus } => format!(
             "{file}: MIG enabled on {gpus} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)"
         ),
@@ -310,9 +311,9 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
 fn queue_text(
     file: &str,
     family: &str,
-    requests: usize,
-    without_gpus: usize,
+    (requests, without_gpus): (usize, usize),
     naive_times: usize,
+    zone: &str,
 ) -> String {
     let mut text = format!("{file} ({family}): {requests} GPU request(s) read");
     if without_gpus > 0 {
@@ -322,7 +323,7 @@ fn queue_text(
     }
     if naive_times > 0 {
         text.push_str(&format!(
-            "; {naive_times} time(s) without a zone read as UTC (run sacct with TZ=UTC)"
+            "; {naive_times} time(s) without a zone read as {zone} (--queue-tz)"
         ));
     }
     text

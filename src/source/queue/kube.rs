@@ -58,6 +58,7 @@ fn from_samples(name: &str, samples: Vec<PromSample>, pod_step: Option<i64>) -> 
         requests: requests.len(),
         without_gpus,
         naive_times: 0,
+        zone: "UTC".to_string(),
     });
     Ok(Queue { requests, notes })
 }

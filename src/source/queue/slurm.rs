@@ -58,9 +58,12 @@ struct Tally {
     jobs: usize,
     without_gpus: usize,
     naive_times: usize,
+    /// seconds east of UTC of sacct's local times (`--queue-tz`)
+    offset_s: i32,
 }
 
-pub fn read(name: &str, text: &str) -> Result<Queue> {
+/// `offset`: the zone of times printed without one (sacct prints local time).
+pub fn read(name: &str, text: &str, offset: chrono::FixedOffset) -> Result<Queue> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -70,7 +73,10 @@ pub fn read(name: &str, text: &str) -> Result<Queue> {
     };
     let cols = columns(name, header)?;
     let mut requests = Vec::new();
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        offset_s: offset.local_minus_utc(),
+        ..Tally::default()
+    };
     for (i, line) in lines {
         let at = |f: Field, what: &str| format!("{name}:{}:{}: {what}", i + 1, f.column);
         let fields = split_fields(line.trim_end_matches('\r'));
@@ -92,6 +98,7 @@ pub fn read(name: &str, text: &str) -> Result<Queue> {
         requests: tally.jobs,
         without_gpus: tally.without_gpus,
         naive_times: tally.naive_times,
+        zone: super::zone_name(offset),
     };
     Ok(Queue {
         requests,
@@ -184,7 +191,12 @@ fn time_of(
     match parse_timestamp_zoned(t) {
         Some((us, naive)) => {
             tally.naive_times += usize::from(naive);
-            Ok(Some(us))
+            let shift = if naive {
+                i64::from(tally.offset_s) * 1_000_000
+            } else {
+                0
+            };
+            Ok(Some(us - shift))
         }
         None => bail!(at(
             f,
