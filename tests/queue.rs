@@ -152,6 +152,42 @@ fn kube_state_metrics_from_a_prometheus_matrix() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// An untimed scrape (one instant, as `curl /metrics` saves it) stands at the
+/// file's modification time, here 04:00, and weighs one hour (§2's snapshot):
+/// 3 GPUs pending over [04:00, 05:00); the note says where the time came from.
+#[test]
+fn an_untimed_scrape_stands_at_the_file_time() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("scrape.prom");
+    std::fs::write(
+        &path,
+        "kube_pod_status_phase{namespace=\"ns\",pod=\"p\",phase=\"Pending\"} 1\n\
+         kube_pod_container_resource_requests{namespace=\"ns\",pod=\"p\",container=\"c\",resource=\"nvidia_com_gpu\"} 3\n",
+    )?;
+    let four = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_783_296_000 + 4 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)?
+        .set_modified(four)?;
+    let v = report_json(&[
+        data("queue/fleet.csv"),
+        "--max-gap".into(),
+        "1h".into(),
+        "--bucket".into(),
+        "1h".into(),
+        "--queue".into(),
+        path.display().to_string(),
+    ])?;
+    assert_all_close(
+        &pending(&v),
+        &[0.0, 0.0, 0.0, 0.0, 3.0, 0.0],
+        "pending per bucket",
+    );
+    assert_close(num(&v, "/demand/pending_gpu_hours"), 3.0, "pending GPU-h");
+    assert!(notes(&v).contains("modification time"), "{}", notes(&v));
+    Ok(())
+}
+
 /// Two queues add up: the per-bucket sums and GPU-hours of both.
 #[test]
 fn queues_add_up() -> anyhow::Result<()> {

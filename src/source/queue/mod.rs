@@ -43,15 +43,17 @@ pub fn read_queue(path: &Path, offset: chrono::FixedOffset) -> Result<Queue> {
             e.utf8_error().valid_up_to() + 1
         )
     })?;
+    // a byte-order mark (a dump saved by a Windows editor) is not part of the header
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let head = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if slurm::looks_like_sacct(head) {
-        return slurm::read(&name, &text, offset);
+        return slurm::read(&name, text, offset);
     }
-    if crate::source::prometheus::json::looks_like_response(head_of(&text))
+    if crate::source::prometheus::json::looks_like_response(head_of(text))
         || crate::source::prometheus::text::looks_like_exposition(head)
         || head.trim_start().starts_with('#')
     {
-        return kube::read(&name, path, &text);
+        return kube::read(&name, path, text);
     }
     bail!(
         "{name}:1: not a queue: expected a sacct -P dump (header JobID|User|...|ReqTRES) or kube-state-metrics series"
