@@ -45,6 +45,25 @@ fn assert_all_close(got: &[f64], want: &[f64], what: &str) {
     }
 }
 
+/// (owner, pending GPU-hours, requests, longest wait) of `demand.owners`.
+fn owners(v: &Value) -> Vec<(String, f64, u64, f64)> {
+    v["demand"]["owners"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|o| {
+            let owner = o["owner"].as_str().unwrap_or("?").to_string();
+            let requests = o["requests"].as_u64().unwrap_or(0);
+            let gpu_hours = num(o, "/pending_gpu_hours");
+            (owner, gpu_hours, requests, num(o, "/wait_hours_max"))
+        })
+        .collect()
+}
+
+fn owner(name: &str, gpu_hours: f64, requests: u64, wait: f64) -> (String, f64, u64, f64) {
+    (name.to_string(), gpu_hours, requests, wait)
+}
+
 fn notes(v: &Value) -> String {
     v["data_quality"]["notes"].to_string()
 }
@@ -76,6 +95,15 @@ fn sacct_pending_gpus_hours_and_waits_by_hand() -> anyhow::Result<()> {
     assert_close(num(d, "/wait_hours_p50"), 1.0, "wait p50");
     assert_close(num(d, "/wait_hours_p95"), 2.75, "wait p95");
     assert_eq!(d["requests"].as_u64(), Some(5));
+    // per user, most GPU-hours first
+    let want = vec![
+        owner("bob", 11.0, 1, 2.75),
+        owner("dave", 8.0, 1, 1.0),
+        owner("frank", 4.0, 1, 1.0),
+        owner("alice", 3.0, 1, 1.5),
+        owner("erin", 0.5, 1, 0.5),
+    ];
+    assert_eq!(owners(&v), want);
     let n = notes(&v);
     assert!(n.contains("6 GPU request(s) read"), "{n}");
     assert!(n.contains("1 asked for no GPU (not GPU demand)"), "{n}");
@@ -127,6 +155,13 @@ fn kube_state_metrics_pending_pods_by_hand() -> anyhow::Result<()> {
     assert_close(num(d, "/wait_hours_p50"), 1.0, "wait p50");
     assert_close(num(d, "/wait_hours_p95"), 1.5, "wait p95");
     assert_eq!(d["requests"].as_u64(), Some(4));
+    // per namespace; team-b and team-c tie at 2 GPU-h: by name
+    let want = vec![
+        owner("team-a", 3.0, 1, 1.5),
+        owner("team-b", 2.0, 2, 1.0),
+        owner("team-c", 2.0, 1, 0.5),
+    ];
+    assert_eq!(owners(&v), want);
     let n = notes(&v);
     assert!(
         n.contains("(kube-state-metrics): 4 GPU request(s) read"),

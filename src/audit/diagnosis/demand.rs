@@ -35,6 +35,39 @@ pub struct Demand {
     pub wait_hours_p95: Option<f64>,
     /// requests that waited inside the window
     pub requests: usize,
+    /// who waited: one row per owner (`-` where the queue names none), most
+    /// pending GPU-hours first, then by name
+    pub owners: Vec<OwnerDemand>,
+}
+
+/// One owner's waiting inside the window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OwnerDemand {
+    pub owner: String,
+    pub pending_gpu_hours: f64,
+    pub requests: usize,
+    /// the longest wait inside the window, hours
+    pub wait_hours_max: f64,
+}
+
+/// Per-owner sums: (GPU-ticks, requests, longest wait in ticks).
+#[derive(Default)]
+struct OwnerSums(super::Sum, usize, i64);
+
+fn owner_rows(sums: std::collections::BTreeMap<&str, OwnerSums>) -> Vec<OwnerDemand> {
+    let mut rows: Vec<OwnerDemand> = sums
+        .into_iter()
+        .map(|(owner, s)| OwnerDemand {
+            owner: owner.to_string(),
+            pending_gpu_hours: s.0.get() / TICKS_PER_HOUR,
+            requests: s.1,
+            wait_hours_max: s.2 as f64 / TICKS_PER_HOUR,
+        })
+        .collect();
+    // BTreeMap order is by name; a stable sort keeps it among equals
+    rows.sort_by(|a, b| b.pending_gpu_hours.total_cmp(&a.pending_gpu_hours));
+    rows
 }
 
 /// The timeline's grid: epoch-aligned buckets of `bucket` ticks over the
@@ -87,6 +120,7 @@ pub fn fold(requests: &[PendingRequest], grid: Grid, observed: &[bool]) -> Deman
     let mut gpu_ticks = vec![super::Sum::default(); count];
     let mut total = super::Sum::default();
     let mut waits = Vec::new();
+    let mut owners: std::collections::BTreeMap<&str, OwnerSums> = Default::default();
     for r in requests
         .iter()
         .filter(|r| r.gpus.is_finite() && r.gpus > 0.0)
@@ -96,6 +130,10 @@ pub fn fold(requests: &[PendingRequest], grid: Grid, observed: &[bool]) -> Deman
         };
         waits.push((to - from) as f64 / TICKS_PER_HOUR);
         total.add(r.gpus * (to - from) as f64);
+        let o = owners.entry(r.owner.as_deref().unwrap_or("-")).or_default();
+        o.0.add(r.gpus * (to - from) as f64);
+        o.1 += 1;
+        o.2 = o.2.max(to - from);
         for (k, part) in split_at_buckets(from, to - from, grid.bucket) {
             if let Some(b) = usize::try_from(k - first)
                 .ok()
@@ -123,6 +161,7 @@ pub fn fold(requests: &[PendingRequest], grid: Grid, observed: &[bool]) -> Deman
         wait_hours_p50: super::percentile_of(&waits, 50.0),
         wait_hours_p95: super::percentile_of(&waits, 95.0),
         requests: waits.len(),
+        owners: owner_rows(owners),
     }
 }
 
@@ -149,7 +188,7 @@ mod tests {
     fn req(gpus: f64, submit_h: f64, start_h: Option<f64>) -> PendingRequest {
         let at = |h: f64| (h * H as f64) as i64;
         PendingRequest {
-            owner: None,
+            owner: (gpus > 2.0).then(|| "big".to_string()),
             gpus,
             submit_us: at(submit_h),
             start_us: start_h.map(at),
@@ -186,6 +225,20 @@ mod tests {
         assert_eq!(d.wait_hours_p50, Some(0.75));
         assert_eq!(d.wait_hours_p95, Some(1.0));
         assert_eq!(d.requests, 2);
+        // "big" (4 GPUs) waited 4 GPU-h, the unnamed 2 GPUs 1.5
+        let rows: Vec<(&str, f64, usize, f64)> = d
+            .owners
+            .iter()
+            .map(|o| {
+                (
+                    o.owner.as_str(),
+                    o.pending_gpu_hours,
+                    o.requests,
+                    o.wait_hours_max,
+                )
+            })
+            .collect();
+        assert_eq!(rows, vec![("big", 4.0, 1, 1.0), ("-", 1.5, 1, 0.75)]);
     }
 
     #[test]
