@@ -322,6 +322,8 @@ fn live_fleet(request: &str) -> &'static str {
     if request.contains("kube_pod_status_phase") {
         r#"{"status":"success","data":{"resultType":"matrix","result":[
  {"metric":{"namespace":"team-a","pod":"p1"},"values":[[1783296000,"2"],[1783296060,"2"],[1783296120,"0"]]}]}}"#
+    } else if request.contains("/api/v1/series") {
+        r#"{"status":"success","data":[{"__name__":"DCGM_FI_DEV_GPU_UTIL","Hostname":"h1","UUID":"GPU-1"}]}"#
     } else if request.contains("/api/v1/labels") {
         r#"{"status":"success","data":["Hostname","UUID","__name__"]}"#
     } else if request.contains("/api/v1/label/Hostname/values") {
@@ -335,11 +337,18 @@ fn live_fleet(request: &str) -> &'static str {
 }
 
 /// --prom-queue: the pod waits [00:00, 00:02) × 2 GPUs = 4 GPU-minutes; in
-/// 1 min buckets pending is 2, 2, 0; waits one of 2 min.
+/// 1 min buckets pending is 2, 2, 0; waits one of 2 min. The same with
+/// --pushdown (the canned sums are not a consistent fleet; only demand is read).
 #[test]
 fn prom_queue_reads_pending_pods_live() -> anyhow::Result<()> {
+    prom_queue_live(&[])?;
+    prom_queue_live(&["--pushdown"])
+}
+
+fn prom_queue_live(extra: &[&str]) -> anyhow::Result<()> {
     let url = canned(live_fleet)?;
-    let v = report_json(&[
+    let mut args = extra.to_vec();
+    args.extend([
         "--prometheus",
         url.as_str(),
         "--prom-queue",
@@ -353,7 +362,8 @@ fn prom_queue_reads_pending_pods_live() -> anyhow::Result<()> {
         "1m",
         "--assume-held",
         "--quiet",
-    ])?;
+    ]);
+    let v = report_json(&args)?;
     assert_all_close(&pending(&v), &[2.0, 2.0, 0.0], "pending per bucket");
     assert_close(
         num(&v, "/demand/pending_gpu_hours"),
