@@ -65,7 +65,7 @@ pub(crate) struct AuditConfig {
     /// GPUs asked for (`--want`), for the purchase verdict
     pub want: Option<u32>,
     /// requests read from `--queue` files (None: no queue given, demand unknown)
-    pub queue: Option<crate::source::queue::Queue>,
+    pub queue: Option<diagnosis::demand::Queue>,
     /// audit workers: GPUs are sharded across this many threads (1: no threads)
     pub threads: usize,
 }

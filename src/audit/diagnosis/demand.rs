@@ -20,6 +20,14 @@ pub struct PendingRequest {
     pub start_us: Option<i64>,
 }
 
+/// Every request read from the queues (`--queue`, `--prom-queue`), and what
+/// the readers say about them (notes for the report's data quality).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Queue {
+    pub requests: Vec<PendingRequest>,
+    pub notes: Vec<crate::audit::model::Note>,
+}
+
 /// Demand over the report's window, in the timeline's buckets.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

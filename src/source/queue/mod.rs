@@ -3,20 +3,13 @@
 //! told apart by content: a Slurm `sacct -P` dump ([`slurm`]) or
 //! kube-state-metrics series ([`kube`]) in a text exposition or a Prometheus
 //! API response.
-use crate::audit::diagnosis::demand::PendingRequest;
-use crate::audit::model::Note;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
 pub mod kube;
 pub mod slurm;
 
-/// Every request read from the `--queue` files, and what the readers say about them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Queue {
-    pub requests: Vec<PendingRequest>,
-    pub notes: Vec<Note>,
-}
+pub use crate::audit::diagnosis::demand::Queue;
 
 /// Read every `--queue` file; None when none was given (demand then stays unknown).
 /// `offset`: the zone of sacct times printed without one (`--queue-tz`).
