@@ -192,6 +192,11 @@ pub fn run(args: ScanArgs) -> Result<u8> {
             host.as_str()
         }
     );
+    quality.warnings.extend(sampling::held_without_process(
+        &data,
+        &source_name,
+        held_mem,
+    ));
     let table = crate::source::from_frame(&source_name, frame, &[], quality)?;
     // The samples go to disk first: a stopped scan keeps them even if what follows fails.
     if let Some(out) = &args.out {

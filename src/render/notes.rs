@@ -67,8 +67,11 @@ pub fn note_text(note: &Note) -> String {
             "{file}: MIG enabled on {gpus} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)"
         ),
         Note::HeldFromProcesses { file } => {
-            format!("{file}: held when a compute process runs on the GPU (<processes>)")
+            format!("{file}: held when a compute process runs on the GPU (<processes>), or, with none listed, when it is busy or uses more memory than --held-mem")
         }
+        Note::HeldFromPmon { file } => format!(
+            "{file}: nvidia-smi pmon: a GPU is held in a tick when a compute process is listed on it; per-process sm% is not device activity (n/a: give a dmon or --query-gpu log of the same GPUs for it)"
+        ),
         Note::NoGpuColumn { file } => {
             format!("{file}: no GPU id column (index, uuid): read as one GPU, '0'")
         }
@@ -147,8 +150,13 @@ pub fn warning_text(warning: &Warning) -> String {
         Warning::UuidsRepeat { file } => {
             format!("{file}: GPU UUIDs repeat (masked?): GPUs told apart by PCI bus id")
         }
-        Warning::BusyWithoutProcess { file, gpus } => format!(
-            "{file}: {gpus} GPU(s) show activity but list no compute process (hidden by a container's PID namespace?): counted as not held"
+        Warning::HeldWithoutVisibleProcess {
+            source,
+            gpus,
+            samples,
+            mib,
+        } => format!(
+            "{source}: {gpus} GPU(s) busy or using more than {mib} MiB list no compute process (hidden by a container's PID namespace?): {samples} sample(s) counted as held (basis: memory; processes not visible)"
         ),
         Warning::GpuFailed {
             gpu,
@@ -284,6 +292,7 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
         UntimedRows::Samples { count: None } => "samples".to_string(),
         UntimedRows::Snapshots => "snapshots".to_string(),
         UntimedRows::DmonSamples => "dmon samples".to_string(),
+        UntimedRows::PmonTicks => "pmon ticks".to_string(),
     };
     let took = match from {
         TimeFrom::At => format!("--at {}", format_time(time_us)),
@@ -292,10 +301,10 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
             format_time(time_us)
         ),
     };
-    let spacing = if rows == UntimedRows::DmonSamples {
-        "; taken 1 s apart (dmon's default -d 1)"
-    } else {
-        ""
+    let spacing = match rows {
+        UntimedRows::DmonSamples => "; taken 1 s apart (dmon's default -d 1)",
+        UntimedRows::PmonTicks => "; taken 1 s apart (pmon's default -d 1)",
+        _ => "",
     };
     format!("{file}: {what} without timestamps took {took}{spacing}")
 }

@@ -110,6 +110,17 @@ pub struct ReadOptions {
     pub align_us: Option<i64>,
     /// column names of a noheader nvidia-smi log
     pub columns: Option<Vec<String>>,
+    /// --held-mem: sources that list processes hold a GPU with none visible
+    /// above this (None: the audit's default)
+    pub held_mem_bytes: Option<u64>,
+}
+
+impl ReadOptions {
+    /// --held-mem in bytes, or the audit's default.
+    pub fn held_mem(&self) -> u64 {
+        self.held_mem_bytes
+            .unwrap_or(crate::audit::held::DEFAULT_HELD_MEM_BYTES)
+    }
 }
 
 /// One input as the user named it, resolved to what will be read.
