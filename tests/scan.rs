@@ -240,10 +240,26 @@ fn ampere_scan_has_no_sm_activity_and_says_why() -> Result<()> {
         Some(0)
     );
     assert_close(&d, "scan.gpus.1.idle_usd_per_hour", 1.5)?;
+    // Counted: 1 GPU, its 5 samples held with no process visible.
+    let hidden = |d: &Value| -> Vec<Value> {
+        d["data_quality"]["warning_codes"]
+            .as_array()
+            .map(|w| {
+                w.iter()
+                    .filter(|x| x["code"] == "held_without_visible_process")
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let w = hidden(&d);
+    assert_eq!(w.len(), 1, "{}", d["data_quality"]);
+    assert_eq!((&w[0]["gpus"], &w[0]["samples"]), (&1.into(), &5.into()));
     // With a higher --held-mem it is not held.
     let (_, d, _) = scan_json("ampere.json", &["--held-mem", "4GiB"])?;
     assert_eq!(d["scan"]["gpus"][1]["held"], false);
     assert_close(&d, "gpus.1.held_gpu_hours", 0.0)?;
+    assert!(hidden(&d).is_empty());
     Ok(())
 }
 
