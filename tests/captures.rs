@@ -154,3 +154,92 @@ fn pmon_with_dates_holds_only_gpus_with_a_compute_process() -> anyhow::Result<()
     assert_eq!(v["window"]["start"], "2026-07-14T08:00:00Z");
     Ok(())
 }
+
+/// Drop what legitimately differs between two layouts of the same samples:
+/// the file names and the readers' notes.
+fn figures(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                for k in ["sources", "notes", "note_codes", "inputs"] {
+                    m.remove(k);
+                }
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+/// A Philly-shaped wide CSV (`time,machineId,gpu0_util,...,gpu7_util,`, every
+/// row ending with a comma, times in PDT; m2 has 2 GPUs, m3 4) and its long
+/// form (UTC, one row per GPU): every figure of the report equal.
+#[test]
+fn philly_wide_csv_reports_the_same_as_its_long_form() -> anyhow::Result<()> {
+    let wide = report_json(&[data("formats/philly-wide.csv"), "--assume-held".into()])?;
+    let long = report_json(&[data("formats/philly-long.csv"), "--assume-held".into()])?;
+    // 14 GPUs x 4 samples x 60 s
+    assert_close(
+        num(&wide, "/layers/observed_gpu_hours"),
+        14.0 * 4.0 * 60.0 / 3600.0,
+        "observed",
+    );
+    assert_eq!(wide["gpu_count"], 14);
+    assert_eq!(wide["window"]["start"], "2017-10-03T08:04:00Z");
+    assert_eq!(figures(wide.clone()), figures(long));
+    let notes = texts(&wide, "notes");
+    for says in [
+        "every row ends with an empty field (a trailing comma): dropped",
+        "timestamps with a zone abbreviation read at its UTC offset: PDT UTC-07:00 (12)",
+        "8 GPU column groups (gpuN_...) reshaped into one row per GPU, GPU id machineId/N; 40 empty GPU cells are no sample",
+    ] {
+        assert!(notes.contains(says), "{says}: {notes}");
+    }
+    Ok(())
+}
+
+/// A long CSV whose rows (not its header) end with a comma reads with a
+/// note; an ambiguous zone abbreviation is refused naming it.
+#[test]
+fn trailing_commas_and_zone_abbreviations_in_a_long_csv() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let ok = dir.path().join("ok.csv");
+    std::fs::write(
+        &ok,
+        "time,gpu,device_util,held\n2026-01-05 09:00:00 CET,g0,0.5,true,\n2026-01-05 09:01:00 CET,g0,0.25,true,\n",
+    )?;
+    let v = report_json(&[ok.display().to_string()])?;
+    assert_eq!(v["window"]["start"], "2026-01-05T08:00:00Z");
+    assert_close(
+        num(&v, "/layers/held_gpu_hours"),
+        120.0 / 3600.0,
+        "2 x 60 s",
+    );
+    assert_close(
+        num(&v, "/layers/active_gpu_hours"),
+        45.0 / 3600.0,
+        "0.5 x 60 s + 0.25 x 60 s",
+    );
+    assert!(
+        texts(&v, "notes").contains("trailing comma"),
+        "{}",
+        texts(&v, "notes")
+    );
+    let bad = dir.path().join("bst.csv");
+    std::fs::write(
+        &bad,
+        "time,gpu,device_util,held\n2026-06-05 09:00:00 BST,g0,0.5,true\n",
+    )?;
+    let out = common::gpuaudit()?.arg("report").arg(&bad).output()?;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr)?;
+    assert!(
+        err.contains("bst.csv: row 1: time '2026-06-05 09:00:00 BST' has the zone abbreviation 'BST', which is ambiguous"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    Ok(())
+}

@@ -173,6 +173,22 @@ pub enum Note {
     HeldFromPmon {
         file: String,
     },
+    /// a wide CSV (one column per GPU) reshaped into one row per GPU
+    WideReshaped {
+        file: String,
+        gpus: usize,
+        host: Option<String>,
+        empty_cells: u64,
+    },
+    /// every row ended with an empty field (a trailing comma), dropped
+    TrailingEmptyField {
+        file: String,
+    },
+    /// timestamps with zone abbreviations, read at their offsets (zone, count)
+    ZoneAbbreviations {
+        file: String,
+        zones: Vec<(String, u64)>,
+    },
     /// an nvidia-smi log without an id column, read as GPU '0'
     NoGpuColumn {
         file: String,

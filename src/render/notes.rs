@@ -72,6 +72,27 @@ pub fn note_text(note: &Note) -> String {
         Note::HeldFromPmon { file } => format!(
             "{file}: nvidia-smi pmon: a GPU is held in a tick when a compute process is listed on it; per-process sm% is not device activity (n/a: give a dmon or --query-gpu log of the same GPUs for it)"
         ),
+        Note::WideReshaped {
+            file,
+            gpus,
+            host,
+            empty_cells,
+        } => format!(
+            "{file}: wide layout: {gpus} GPU column groups (gpuN_...) reshaped into one row per GPU, GPU id {}; {empty_cells} empty GPU cells are no sample",
+            host.as_ref()
+                .map_or("N".to_string(), |h| format!("{h}/N"))
+        ),
+        Note::TrailingEmptyField { file } => format!(
+            "{file}: every row ends with an empty field (a trailing comma): dropped"
+        ),
+        Note::ZoneAbbreviations { file, zones } => format!(
+            "{file}: timestamps with a zone abbreviation read at its UTC offset: {}",
+            zones
+                .iter()
+                .map(|(z, n)| format!("{z} {} ({n})", zone_offset_text(z)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Note::NoGpuColumn { file } => {
             format!("{file}: no GPU id column (index, uuid): read as one GPU, '0'")
         }
@@ -114,6 +135,19 @@ pub fn note_text(note: &Note) -> String {
         ),
         Note::MetricUnsupported { gpu, metric, why } => format!("GPU {gpu}: {metric} n/a: {why}"),
         Note::Text(text) => text.clone(),
+    }
+}
+
+/// A zone abbreviation's offset as `UTC-07:00`.
+fn zone_offset_text(zone: &str) -> String {
+    match crate::timeparse::zone_abbreviation(&format!("2000-01-01 00:00:00 {zone}")) {
+        Some(crate::timeparse::Zone::Known { offset_s, .. }) => format!(
+            "UTC{}{:02}:{:02}",
+            if offset_s < 0 { '-' } else { '+' },
+            offset_s.abs() / 3600,
+            offset_s.abs() % 3600 / 60
+        ),
+        _ => "UTC?".to_string(),
     }
 }
 

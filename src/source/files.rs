@@ -151,6 +151,10 @@ pub fn read_tabular(
 ) -> Result<SampleTable> {
     let kind = format.name();
     match format {
+        // wide GPU columns, a trailing comma on every row, zone abbreviations
+        InputFormat::Csv if !path.is_dir() && super::wide::wanted(path)? => {
+            return super::wide::read_csv(name, path, maps);
+        }
         InputFormat::Csv if !path.is_dir() => decode::check_csv_file(name, path)?,
         // a JSON array of objects reads as NDJSON does
         InputFormat::Ndjson

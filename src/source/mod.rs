@@ -15,6 +15,7 @@ pub mod live;
 pub mod nvidia_smi;
 pub mod prometheus;
 pub mod stream;
+pub mod wide;
 pub mod write;
 
 /// The formats gpuaudit reads.
