@@ -41,6 +41,11 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     text.lines().map(|l| l.trim_end_matches('\r'))
 }
 
+/// A zone abbreviation worth a note: not UTC/GMT (read as UTC, as always).
+fn noted_zone(text: &str) -> Option<Zone<'_>> {
+    zone_abbreviation(text).filter(|z| !matches!(z, Zone::Known { offset_s: 0, .. }))
+}
+
 /// Whether this CSV needs this reader: GPU columns in the header, a trailing
 /// empty field on its first data row, or a zone abbreviation in it.
 pub fn wanted(path: &Path) -> Result<bool> {
@@ -52,7 +57,7 @@ pub fn wanted(path: &Path) -> Result<bool> {
     };
     let wide = header.split(',').any(|h| gpu_column(h).is_some());
     let first = rows.next().unwrap_or_default();
-    let zoned = first.split(',').any(|f| zone_abbreviation(f).is_some());
+    let zoned = first.split(',').any(|f| noted_zone(f).is_some());
     Ok(wide || zoned || first.ends_with(','))
 }
 
@@ -94,7 +99,7 @@ fn zones_of(name: &str, frame: &DataFrame, time: &str) -> Result<BTreeMap<String
         return Ok(zones);
     };
     for (i, v) in values.iter().enumerate() {
-        match v.and_then(zone_abbreviation) {
+        match v.and_then(noted_zone) {
             Some(Zone::Known { name: z, .. }) => *zones.entry(z.to_string()).or_default() += 1,
             Some(Zone::Ambiguous { name: z, meanings }) => bail!(
                 "{name}: row {}: time '{}' has the zone abbreviation '{z}', which is ambiguous ({meanings}): give times with a UTC offset (+01:00) or in UTC",
