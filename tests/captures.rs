@@ -190,6 +190,18 @@ fn philly_wide_csv_reports_the_same_as_its_long_form() -> anyhow::Result<()> {
     assert_eq!(wide["gpu_count"], 14);
     assert_eq!(wide["window"]["start"], "2017-10-03T08:04:00Z");
     assert_eq!(figures(wide.clone()), figures(long));
+    // the same on standard input
+    let out = common::gpuaudit()?
+        .args(["report", "-", "--assume-held", "--format", "json"])
+        .write_stdin(std::fs::read(data("formats/philly-wide.csv"))?)
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdin: Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(figures(stdin), figures(wide.clone()));
     let notes = texts(&wide, "notes");
     for says in [
         "every row ends with an empty field (a trailing comma): dropped",
@@ -241,5 +253,39 @@ fn trailing_commas_and_zone_abbreviations_in_a_long_csv() -> anyhow::Result<()> 
         "{err}"
     );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    Ok(())
+}
+
+/// One row per time, one column per GPU and metric, no host (the AcmeTrace
+/// shape): GPU ids are the column numbers, each metric its own column.
+#[test]
+fn wide_csv_per_time_without_a_host_names_gpus_by_number() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let f = dir.path().join("per-time.csv");
+    std::fs::write(
+        &f,
+        "time,gpu0_util,gpu0_sm_active,gpu1_util,gpu1_sm_active\n\
+         2026-01-05T00:00:00Z,1.0,0.5,0.0,0.0\n\
+         2026-01-05T00:01:00Z,1.0,0.25,0.5,0.125\n",
+    )?;
+    let v = report_json(&[f.display().to_string(), "--assume-held".into()])?;
+    assert_eq!(v["gpu_count"], 2);
+    let ids: Vec<&str> = v["gpus"]
+        .as_array()
+        .map(|g| g.iter().filter_map(|x| x["gpu"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(ids.len(), 2);
+    assert!(ids.contains(&"0") && ids.contains(&"1"), "{ids:?}");
+    // device: (1 + 1 + 0 + 0.5) x 60 s; SM: (0.5 + 0.25 + 0 + 0.125) x 60 s
+    assert_close(
+        num(&v, "/layers/active_gpu_hours"),
+        2.5 * 60.0 / 3600.0,
+        "active",
+    );
+    assert_close(
+        num(&v, "/layers/sm_active_gpu_hours"),
+        0.875 * 60.0 / 3600.0,
+        "sm",
+    );
     Ok(())
 }

@@ -277,10 +277,7 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
 /// Read one input into a canonical table.
 pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<SampleTable> {
     match input {
-        Input::Stdin => {
-            let frame = files::read_stdin()?;
-            from_frame(name, frame, &opts.maps, Quality::default())
-        }
+        Input::Stdin => files::read_stdin(name, &opts.maps),
         Input::ParquetDir(dir) => files::read_tabular(name, dir, InputFormat::Parquet, &opts.maps),
         Input::File(path) if opts.format.is_none() && files::is_compressed(path)? => {
             files::read_compressed(name, path, &opts.maps)

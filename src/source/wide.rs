@@ -50,15 +50,19 @@ fn noted_zone(text: &str) -> Option<Zone<'_>> {
 /// empty field on its first data row, or a zone abbreviation in it.
 pub fn wanted(path: &Path) -> Result<bool> {
     let head = super::files::read_head(path, HEAD_BYTES)?;
-    let text = String::from_utf8_lossy(&head);
-    let mut rows = lines(&text).filter(|l| !l.trim().is_empty());
+    Ok(wanted_text(&String::from_utf8_lossy(&head)))
+}
+
+/// The same decision on the head of a text (standard input).
+pub fn wanted_text(text: &str) -> bool {
+    let mut rows = lines(text).filter(|l| !l.trim().is_empty());
     let Some(header) = rows.next() else {
-        return Ok(false);
+        return false;
     };
     let wide = header.split(',').any(|h| gpu_column(h).is_some());
     let first = rows.next().unwrap_or_default();
     let zoned = first.split(',').any(|f| noted_zone(f).is_some());
-    Ok(wide || zoned || first.ends_with(','))
+    wide || zoned || first.ends_with(',')
 }
 
 /// The text without a trailing empty field, when every data row has one:
@@ -117,7 +121,12 @@ fn zones_of(name: &str, frame: &DataFrame, time: &str) -> Result<BTreeMap<String
 pub fn read_csv(name: &str, path: &Path, maps: &[UserMap]) -> Result<SampleTable> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
-    let (text, trailing) = drop_trailing_field(&text);
+    read_text(name, &text, maps)
+}
+
+/// As [`read_csv`], on a CSV text in memory.
+pub fn read_text(name: &str, text: &str, maps: &[UserMap]) -> Result<SampleTable> {
+    let (text, trailing) = drop_trailing_field(text);
     let frame = decode::parse(name, text.into_bytes(), decode::Text::Csv)?;
     let mut quality = Quality::default();
     if trailing {
