@@ -190,7 +190,7 @@ pub fn zone_abbreviation(text: &str) -> Option<Zone<'_>> {
         .iter()
         .find(|(n, _)| *n == abbr)
         .map(|(_, meanings)| Zone::Ambiguous {
-            name: &text.trim()[time.len() + 1..],
+            name: abbr,
             meanings,
         })
 }

@@ -331,18 +331,7 @@ fn gpu_table(
     };
     if let Some((apps, app_names)) = apps {
         let joined = join_apps(name, log, &times, apps, opts)?;
-        quality.notes.push(Note::HeldFromApps {
-            file: name.to_string(),
-            apps: app_names.to_vec(),
-        });
-        if joined.hidden_samples > 0 {
-            quality.warnings.push(Warning::HeldWithoutVisibleProcess {
-                source: name.to_string(),
-                gpus: joined.hidden_gpus.len(),
-                samples: joined.hidden_samples,
-                mib: opts.held_mem() / (1024 * 1024),
-            });
-        }
+        describe_apps(name, app_names, &joined, opts, &mut quality);
         cols.retain(|c| !matches!(c.name().as_str(), "held" | "job"));
         cols.push(Column::new(col::HELD.into(), joined.held));
         cols.push(Column::new(col::JOB.into(), joined.jobs));
@@ -358,6 +347,29 @@ struct AppsJoined {
     jobs: Vec<Option<String>>,
     hidden_gpus: BTreeSet<String>,
     hidden_samples: u64,
+}
+
+/// What joining the apps leaves to say: where held came from, and the GPUs
+/// held with no process listed.
+fn describe_apps(
+    name: &str,
+    app_names: &[String],
+    joined: &AppsJoined,
+    opts: &ReadOptions,
+    quality: &mut Quality,
+) {
+    quality.notes.push(Note::HeldFromApps {
+        file: name.to_string(),
+        apps: app_names.to_vec(),
+    });
+    if joined.hidden_samples > 0 {
+        quality.warnings.push(Warning::HeldWithoutVisibleProcess {
+            source: name.to_string(),
+            gpus: joined.hidden_gpus.len(),
+            samples: joined.hidden_samples,
+            mib: opts.held_mem() / (1024 * 1024),
+        });
+    }
 }
 
 /// One row's device activity (fraction) and memory used (bytes), where the
