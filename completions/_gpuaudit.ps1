@@ -137,6 +137,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--snapshot-interval', '--snapshot-interval', [CompletionResultType]::ParameterName, 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]')
             [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)')
             [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Take one sample per GPU (after one interval) and report it as a snapshot')
+            [CompletionResult]::new('--require-nvml', '--require-nvml', [CompletionResultType]::ParameterName, 'With a CMD: exit 2 without running it when sampling cannot start (NVML missing, no driver, no GPU). Without this flag CMD runs unmonitored, gpuaudit exits with its code and says why on one stderr line')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')

@@ -79,7 +79,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
+            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -218,14 +218,6 @@ _gpuaudit() {
                     return 0
                     ;;
                 --want)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --queue)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --queue-tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -519,7 +511,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --jobs --threads --format --output --quiet --table --per-gpu --width --help --version"
+            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --format --output --quiet --table --per-gpu --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -653,14 +645,6 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --queue)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --queue-tz)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -697,7 +681,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__scan)
-            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --jobs --threads --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
+            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --require-nvml --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --jobs --threads --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -780,14 +764,6 @@ _gpuaudit() {
                     return 0
                     ;;
                 --want)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --queue)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --queue-tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -131,6 +131,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --snapshot-interval 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]'
             cand --held-mem 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)'
             cand --once 'Take one sample per GPU (after one interval) and report it as a snapshot'
+            cand --require-nvml 'With a CMD: exit 2 without running it when sampling cannot start (NVML missing, no driver, no GPU). Without this flag CMD runs unmonitored, gpuaudit exits with its code and says why on one stderr line'
             cand -q 'No progress bar'
             cand --quiet 'No progress bar'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'

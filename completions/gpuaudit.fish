@@ -156,6 +156,7 @@ int8\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l snapshot-interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l held-mem -d 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l once -d 'Take one sample per GPU (after one interval) and report it as a snapshot'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l require-nvml -d 'With a CMD: exit 2 without running it when sampling cannot start (NVML missing, no driver, no GPU). Without this flag CMD runs unmonitored, gpuaudit exits with its code and says why on one stderr line'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'

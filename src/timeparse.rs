@@ -115,7 +115,84 @@ pub fn parse_timestamp_zoned(text: &str) -> Option<(EpochUs, bool)> {
         return Some((us, false));
     }
     let zulu = t.ends_with('Z') || t.ends_with(" UTC");
-    parse_naive(t).map(|us| (us, !zulu))
+    if let Some(us) = parse_naive(t) {
+        return Some((us, !zulu));
+    }
+    // A zone abbreviation (`2017-10-03 01:04:00 PDT`), one of the common ones.
+    match zone_abbreviation(t)? {
+        Zone::Known { text, offset_s, .. } => {
+            parse_naive(text).map(|us| (us - i64::from(offset_s) * US_PER_SECOND, false))
+        }
+        Zone::Ambiguous { .. } => None,
+    }
+}
+
+/// A time zone abbreviation at the end of a timestamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zone<'a> {
+    /// one of the common zones: the time before it, its name, its UTC offset
+    Known {
+        text: &'a str,
+        name: &'static str,
+        offset_s: i32,
+    },
+    /// an abbreviation two zones share: refused, naming it
+    Ambiguous {
+        name: &'a str,
+        meanings: &'static str,
+    },
+}
+
+/// The common zones' abbreviations and offsets from UTC (seconds). CST is
+/// US Central (not China), IST India (not Ireland or Israel): the zones
+/// cluster traces come from (docs/semantics.md §1).
+const ZONES: &[(&str, i32)] = &[
+    ("UTC", 0),
+    ("GMT", 0),
+    ("PST", -8 * 3600),
+    ("PDT", -7 * 3600),
+    ("MST", -7 * 3600),
+    ("MDT", -6 * 3600),
+    ("CST", -6 * 3600),
+    ("CDT", -5 * 3600),
+    ("EST", -5 * 3600),
+    ("EDT", -4 * 3600),
+    ("CET", 3600),
+    ("CEST", 2 * 3600),
+    ("JST", 9 * 3600),
+    ("IST", 5 * 3600 + 1800),
+];
+
+/// Abbreviations that name several zones: refused rather than guessed.
+const AMBIGUOUS_ZONES: &[(&str, &str)] = &[
+    ("BST", "British Summer Time or Bangladesh"),
+    ("AST", "Atlantic or Arabia"),
+    ("ADT", "Atlantic or Arabia daylight"),
+    ("SST", "Samoa or Singapore"),
+    ("GST", "Gulf or South Georgia"),
+    ("ECT", "Ecuador or Eastern Caribbean"),
+    ("CCT", "China Coast or Cocos Islands"),
+    ("WST", "Western Standard (Australia) or West Samoa"),
+];
+
+/// The zone abbreviation a timestamp ends with (` PDT`), if it is one of the
+/// common zones or a known ambiguous one; None for anything else.
+pub fn zone_abbreviation(text: &str) -> Option<Zone<'_>> {
+    let (time, abbr) = text.trim().rsplit_once(' ')?;
+    if let Some((name, offset_s)) = ZONES.iter().find(|(n, _)| *n == abbr) {
+        return Some(Zone::Known {
+            text: time.trim_end(),
+            name,
+            offset_s: *offset_s,
+        });
+    }
+    AMBIGUOUS_ZONES
+        .iter()
+        .find(|(n, _)| *n == abbr)
+        .map(|(_, meanings)| Zone::Ambiguous {
+            name: abbr,
+            meanings,
+        })
 }
 
 fn parse_with_offset(t: &str) -> Option<EpochUs> {
@@ -301,6 +378,30 @@ mod tests {
         assert!(is_relative("7d"));
         assert!(!is_relative("2026-07-01"));
         Ok(())
+    }
+
+    #[test]
+    fn zone_abbreviations_of_the_common_zones() {
+        // 01:04 PDT is 08:04 UTC
+        assert_eq!(
+            parse_timestamp_zoned("2017-10-03 01:04:00 PDT"),
+            parse_timestamp_zoned("2017-10-03T08:04:00Z")
+        );
+        assert_eq!(
+            parse_timestamp_str("2017-10-03 01:04:00 IST"),
+            parse_timestamp_str("2017-10-02T19:34:00Z")
+        );
+        assert_eq!(
+            parse_timestamp_zoned("2017-10-03 01:04:00 GMT"),
+            parse_timestamp_zoned("2017-10-03T01:04:00Z")
+        );
+        assert_eq!(parse_timestamp_str("2017-10-03 01:04:00 BST"), None);
+        assert!(matches!(
+            zone_abbreviation("2017-10-03 01:04:00 BST"),
+            Some(Zone::Ambiguous { name: "BST", .. })
+        ));
+        assert_eq!(zone_abbreviation("2017-10-03 01:04:00"), None);
+        assert_eq!(parse_timestamp_str("2017-10-03 01:04:00 XYZ"), None);
     }
 
     #[test]

@@ -240,10 +240,26 @@ fn ampere_scan_has_no_sm_activity_and_says_why() -> Result<()> {
         Some(0)
     );
     assert_close(&d, "scan.gpus.1.idle_usd_per_hour", 1.5)?;
+    // Counted: 1 GPU, its 5 samples held with no process visible.
+    let hidden = |d: &Value| -> Vec<Value> {
+        d["data_quality"]["warning_codes"]
+            .as_array()
+            .map(|w| {
+                w.iter()
+                    .filter(|x| x["code"] == "held_without_visible_process")
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let w = hidden(&d);
+    assert_eq!(w.len(), 1, "{}", d["data_quality"]);
+    assert_eq!((&w[0]["gpus"], &w[0]["samples"]), (&1.into(), &5.into()));
     // With a higher --held-mem it is not held.
     let (_, d, _) = scan_json("ampere.json", &["--held-mem", "4GiB"])?;
     assert_eq!(d["scan"]["gpus"][1]["held"], false);
     assert_close(&d, "gpus.1.held_gpu_hours", 0.0)?;
+    assert!(hidden(&d).is_empty());
     Ok(())
 }
 
@@ -791,5 +807,79 @@ fn sigterm_mid_scan_keeps_a_readable_parquet_and_prints_the_report() -> Result<(
     assert_eq!(code, 128 + 15, "{stderr}");
     let (rows, _, _) = sample_times(&dir.path().join("run.parquet"))?;
     assert!(rows >= 3 * 2, "{rows} rows");
+    Ok(())
+}
+
+/// `scan -- CMD` when sampling cannot start (no library, no GPU): CMD runs
+/// anyway, its output and exit code are kept, the failure is one stderr line;
+/// `--require-nvml` exits 2 without running it.
+#[test]
+fn a_command_runs_unmonitored_when_sampling_cannot_start() -> Result<()> {
+    let lib = standin()?;
+    let missing = lib.dir.path().join("nothing-here.so");
+    let run = |extra: &[&str], nvml: &Path, scenario: &str| -> Result<std::process::Output> {
+        Ok(Command::cargo_bin("gpuaudit")?
+            .env(
+                "NVML_STANDIN_SCENARIO",
+                root().join("testdata/nvml").join(scenario),
+            )
+            .env_remove("GPUAUDIT_NVML_LIB")
+            .args(["scan", "--quiet", "--interval", "100ms", "--nvml-lib"])
+            .arg(nvml)
+            .args(extra)
+            .args(["--", "sh", "-c", "echo ran; exit 3"])
+            .output()?)
+    };
+    for (nvml, scenario, why) in [
+        (missing.as_path(), "hopper.json", NVML_NOT_FOUND),
+        (lib.so.as_path(), "no_gpus.json", "no NVIDIA GPU found"),
+    ] {
+        let out = run(&[], nvml, scenario)?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("gpuaudit: warning: not sampling (")
+                && stderr.contains(why)
+                && stderr.contains("running `sh -c echo ran; exit 3` unmonitored (--require-nvml makes this exit 2)"),
+            "{stderr}"
+        );
+        let out = run(&["--require-nvml"], nvml, scenario)?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(out.stdout.is_empty(), "the command did not run");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+    Ok(())
+}
+
+/// `--nvml-lib` on a file that is not a shared library says so (not "is the
+/// NVIDIA driver installed?").
+#[test]
+fn nvml_lib_that_is_not_a_library_says_so() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let json = dir.path().join("hopper.json");
+    std::fs::copy(root().join("testdata/nvml/hopper.json"), &json)?;
+    for (path, what) in [
+        (json.clone(), "a text file, no ELF header"),
+        (dir.path().to_path_buf(), "a directory"),
+    ] {
+        let out = Command::cargo_bin("gpuaudit")?
+            .env_remove("GPUAUDIT_NVML_LIB")
+            .args(["scan", "--quiet", "--once", "--nvml-lib"])
+            .arg(&path)
+            .output()?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "gpuaudit: --nvml-lib {}: not a shared library ({what}); expected the driver's libnvidia-ml.so.1 or the stand-in's libnvml_standin.so",
+                path.display()
+            )
+        );
+    }
     Ok(())
 }

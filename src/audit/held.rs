@@ -6,6 +6,9 @@ use super::model::HeldBasis;
 use crate::samples::col;
 use anyhow::{Result, bail};
 
+/// --held-mem's default: 1 GiB.
+pub const DEFAULT_HELD_MEM_BYTES: u64 = 1 << 30;
+
 /// How a row is decided held (docs/semantics.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeldRule {
@@ -62,20 +65,35 @@ pub fn held_rule_from(
     }
 }
 
-/// Held, read off a device: a compute process on it, or memory used above
-/// `held_mem_bytes`. Unknown (None) only when neither could be read; a source
-/// that lists processes but reads no memory passes `mem_used: None`.
+/// Held, read off a device: a compute process on it; where none is visible
+/// (a container's PID namespace hides them from nvidia-smi and NVML),
+/// activity above 0 or memory used above `held_mem_bytes` (docs/semantics.md
+/// §3). Unknown (None) only when nothing could be read.
 pub fn held_by_device(
     has_process: Option<bool>,
+    busy: Option<f64>,
     mem_used: Option<u64>,
     held_mem_bytes: u64,
 ) -> Option<bool> {
     let by_mem = mem_used.map(|m| m > held_mem_bytes);
-    match (has_process, by_mem) {
-        (Some(true), _) | (_, Some(true)) => Some(true),
-        (None, None) => None,
+    let by_busy = busy.filter(|b| b.is_finite()).map(|b| b > 0.0);
+    match (has_process, by_busy, by_mem) {
+        (Some(true), _, _) | (_, Some(true), _) | (_, _, Some(true)) => Some(true),
+        (None, None, None) => None,
         _ => Some(false),
     }
+}
+
+/// Held with no compute process visible: by activity or memory alone (the
+/// basis "memory; processes not visible", counted in data quality).
+pub fn held_without_visible_process(
+    has_process: Option<bool>,
+    busy: Option<f64>,
+    mem_used: Option<u64>,
+    held_mem_bytes: u64,
+) -> bool {
+    has_process != Some(true)
+        && held_by_device(has_process, busy, mem_used, held_mem_bytes) == Some(true)
 }
 
 #[cfg(test)]
@@ -84,11 +102,40 @@ mod tests {
 
     #[test]
     fn a_process_or_memory_above_the_limit_holds() {
-        assert_eq!(held_by_device(Some(true), None, 1024), Some(true));
-        assert_eq!(held_by_device(Some(false), Some(2048), 1024), Some(true));
-        assert_eq!(held_by_device(Some(false), Some(1024), 1024), Some(false));
-        assert_eq!(held_by_device(None, Some(10), 1024), Some(false));
-        assert_eq!(held_by_device(None, None, 1024), None);
+        assert_eq!(held_by_device(Some(true), None, None, 1024), Some(true));
+        assert_eq!(
+            held_by_device(Some(false), None, Some(2048), 1024),
+            Some(true)
+        );
+        assert_eq!(
+            held_by_device(Some(false), Some(0.0), Some(1024), 1024),
+            Some(false)
+        );
+        assert_eq!(
+            held_by_device(Some(false), Some(0.65), Some(0), 1024),
+            Some(true)
+        );
+        assert_eq!(held_by_device(None, None, Some(10), 1024), Some(false));
+        assert_eq!(held_by_device(None, None, None, 1024), None);
+        assert!(held_without_visible_process(
+            Some(false),
+            Some(0.65),
+            None,
+            1024
+        ));
+        assert!(held_without_visible_process(None, None, Some(2048), 1024));
+        assert!(!held_without_visible_process(
+            Some(true),
+            Some(0.65),
+            Some(2048),
+            1024
+        ));
+        assert!(!held_without_visible_process(
+            Some(false),
+            Some(0.0),
+            Some(1024),
+            1024
+        ));
         assert!(HeldRule::Memory(1024).holds(None, false, Some(1025)));
         assert!(!HeldRule::Memory(1024).holds(None, true, None));
     }

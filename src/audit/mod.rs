@@ -79,7 +79,7 @@ impl AuditConfig {
             interval_us: None,
             idle_below: 0.01,
             min_idle_us: 30 * interval::TICKS_PER_MINUTE,
-            held_mem_bytes: 1 << 30,
+            held_mem_bytes: held::DEFAULT_HELD_MEM_BYTES,
             assume_held: false,
             prices,
             by: None,

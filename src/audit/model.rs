@@ -180,6 +180,26 @@ pub enum Note {
     HeldFromProcesses {
         file: String,
     },
+    /// nvidia-smi pmon: held per tick by the processes listed
+    HeldFromPmon {
+        file: String,
+    },
+    /// a wide CSV (one column per GPU) reshaped into one row per GPU
+    WideReshaped {
+        file: String,
+        gpus: usize,
+        host: Option<String>,
+        empty_cells: u64,
+    },
+    /// every row ended with an empty field (a trailing comma), dropped
+    TrailingEmptyField {
+        file: String,
+    },
+    /// timestamps with zone abbreviations, read at their offsets (zone, count)
+    ZoneAbbreviations {
+        file: String,
+        zones: Vec<(String, u64)>,
+    },
     /// an nvidia-smi log without an id column, read as GPU '0'
     NoGpuColumn {
         file: String,
@@ -292,8 +312,14 @@ pub enum Warning {
     PrometheusWarned { text: String },
     /// nvidia-smi XML: UUIDs repeat, GPUs told apart by PCI bus id
     UuidsRepeat { file: String },
-    /// nvidia-smi XML: activity without a listed compute process
-    BusyWithoutProcess { file: String, gpus: usize },
+    /// held by activity or memory with no compute process visible (a
+    /// container's PID namespace): the basis "memory; processes not visible"
+    HeldWithoutVisibleProcess {
+        source: String,
+        gpus: usize,
+        samples: u64,
+        mib: u64,
+    },
     /// a live scan's GPU whose samples stopped at a failure
     GpuFailed {
         gpu: String,
@@ -368,6 +394,8 @@ pub enum UntimedRows {
     Snapshots,
     /// nvidia-smi dmon without -o DT: taken 1 s apart
     DmonSamples,
+    /// nvidia-smi pmon without -o DT: ticks taken 1 s apart
+    PmonTicks,
 }
 
 /// Which time untimed rows took.

@@ -57,6 +57,12 @@ pub struct ScanArgs {
     #[arg(long, value_name = "PATH", env = "GPUAUDIT_NVML_LIB")]
     pub nvml_lib: Option<PathBuf>,
 
+    /// With a CMD: exit 2 without running it when sampling cannot start (NVML
+    /// missing, no driver, no GPU). Without this flag CMD runs unmonitored,
+    /// gpuaudit exits with its code and says why on one stderr line.
+    #[arg(long)]
+    pub require_nvml: bool,
+
     /// Also write the samples (canonical columns) to FILE: .parquet, .csv or .ndjson.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

@@ -53,6 +53,7 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         team_label: input.team_label.clone(),
         align_us,
         columns,
+        held_mem_bytes: None,
     })
 }
 
@@ -104,9 +105,12 @@ pub fn report_request(input: &InputArgs, audit: &AuditArgs, quiet: bool) -> Resu
         }
         None => Origin::Files(input.inputs.clone()),
     };
+    let mut read = read_options(input, quiet)?;
+    read.held_mem_bytes =
+        Some(crate::timeparse::parse_size_bytes(&audit.held_mem).context("--held-mem")?);
     Ok(ReportRequest {
         origin,
-        read: read_options(input, quiet)?,
+        read,
         audit: audit_options(audit),
         quiet,
     })

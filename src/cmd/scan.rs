@@ -70,6 +70,23 @@ fn announce(args: &ScanArgs) {
     );
 }
 
+/// `scan -- CMD` when sampling cannot start: a driver hiccup must not turn a
+/// CI benchmark into no benchmark. CMD runs as it would have (stdio
+/// inherited), gpuaudit exits with its code, and the failure is one stderr line.
+fn run_unmonitored(argv: &[String], why: &anyhow::Error) -> Result<u8> {
+    let why = format!("{why:#}").replace('\n', " ");
+    eprintln!(
+        "gpuaudit: warning: not sampling ({why}); running `{}` unmonitored (--require-nvml makes this exit 2)",
+        argv.join(" ")
+    );
+    let (program, rest) = argv.split_first().context("no command")?;
+    let status = std::process::Command::new(program)
+        .args(rest)
+        .status()
+        .with_context(|| format!("cannot run {program}"))?;
+    Ok(exit_code(status))
+}
+
 pub fn run(args: ScanArgs) -> Result<u8> {
     let interval_us = parse_duration_us(&args.sample_interval).context("--interval")?;
     if interval_us < 100_000 {
@@ -116,7 +133,13 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     };
     let host = host_name();
 
-    let nvml = open(args.nvml_lib.as_deref(), nvml_timeout)?;
+    let nvml = match open(args.nvml_lib.as_deref(), nvml_timeout) {
+        Ok(nvml) => nvml,
+        Err(e) if !args.command.is_empty() && !args.require_nvml => {
+            return run_unmonitored(&args.command, &e);
+        }
+        Err(e) => return Err(e),
+    };
     let signals = Signals::catch()?;
     let mut bracket = if args.command.is_empty() {
         Bracket::plain()
@@ -145,10 +168,13 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     drop(sampler);
     let data = match sampled {
         Ok(d) => d,
-        Err(e) => {
-            let _ = bracket.finish();
-            return Err(e);
-        }
+        // Sampling could not start (no GPU) before the command did: it runs unmonitored.
+        Err(e) => match bracket.finish() {
+            Ok(None) if !args.command.is_empty() && !args.require_nvml => {
+                return run_unmonitored(&args.command, &e);
+            }
+            _ => return Err(e),
+        },
     };
 
     let mut warnings = data.warnings();
@@ -192,6 +218,11 @@ pub fn run(args: ScanArgs) -> Result<u8> {
             host.as_str()
         }
     );
+    quality.warnings.extend(sampling::held_without_process(
+        &data,
+        &source_name,
+        held_mem,
+    ));
     let table = crate::source::from_frame(&source_name, frame, &[], quality)?;
     // The samples go to disk first: a stopped scan keeps them even if what follows fails.
     if let Some(out) = &args.out {

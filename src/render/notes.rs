@@ -75,8 +75,32 @@ pub fn note_text(note: &Note) -> String {
             "{file}: MIG enabled on {gpus} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)"
         ),
         Note::HeldFromProcesses { file } => {
-            format!("{file}: held when a compute process runs on the GPU (<processes>)")
+            format!("{file}: held when a compute process runs on the GPU (<processes>), or, with none listed, when it is busy or uses more memory than --held-mem")
         }
+        Note::HeldFromPmon { file } => format!(
+            "{file}: nvidia-smi pmon: a GPU is held in a tick when a compute process is listed on it; per-process sm% is not device activity (n/a: give a dmon or --query-gpu log of the same GPUs for it)"
+        ),
+        Note::WideReshaped {
+            file,
+            gpus,
+            host,
+            empty_cells,
+        } => format!(
+            "{file}: wide layout: {gpus} GPU column groups (gpuN_...) reshaped into one row per GPU, GPU id {}; {empty_cells} empty GPU cells are no sample",
+            host.as_ref()
+                .map_or("N".to_string(), |h| format!("{h}/N"))
+        ),
+        Note::TrailingEmptyField { file } => format!(
+            "{file}: every row ends with an empty field (a trailing comma): dropped"
+        ),
+        Note::ZoneAbbreviations { file, zones } => format!(
+            "{file}: timestamps with a zone abbreviation read at its UTC offset: {}",
+            zones
+                .iter()
+                .map(|(z, n)| format!("{z} {} ({n})", zone_offset_text(z)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Note::NoGpuColumn { file } => {
             format!("{file}: no GPU id column (index, uuid): read as one GPU, '0'")
         }
@@ -122,6 +146,19 @@ pub fn note_text(note: &Note) -> String {
     }
 }
 
+/// A zone abbreviation's offset as `UTC-07:00`.
+fn zone_offset_text(zone: &str) -> String {
+    match crate::timeparse::zone_abbreviation(&format!("2000-01-01 00:00:00 {zone}")) {
+        Some(crate::timeparse::Zone::Known { offset_s, .. }) => format!(
+            "UTC{}{:02}:{:02}",
+            if offset_s < 0 { '-' } else { '+' },
+            offset_s.abs() / 3600,
+            offset_s.abs() % 3600 / 60
+        ),
+        _ => "UTC?".to_string(),
+    }
+}
+
 /// The sentence a warning stands for.
 pub fn warning_text(warning: &Warning) -> String {
     match warning {
@@ -155,8 +192,13 @@ pub fn warning_text(warning: &Warning) -> String {
         Warning::UuidsRepeat { file } => {
             format!("{file}: GPU UUIDs repeat (masked?): GPUs told apart by PCI bus id")
         }
-        Warning::BusyWithoutProcess { file, gpus } => format!(
-            "{file}: {gpus} GPU(s) show activity but list no compute process (hidden by a container's PID namespace?): counted as not held"
+        Warning::HeldWithoutVisibleProcess {
+            source,
+            gpus,
+            samples,
+            mib,
+        } => format!(
+            "{source}: {gpus} GPU(s) busy or using more than {mib} MiB list no compute process (hidden by a container's PID namespace?): {samples} sample(s) counted as held (basis: memory; processes not visible)"
         ),
         Warning::GpuFailed {
             gpu,
@@ -292,6 +334,7 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
         UntimedRows::Samples { count: None } => "samples".to_string(),
         UntimedRows::Snapshots => "snapshots".to_string(),
         UntimedRows::DmonSamples => "dmon samples".to_string(),
+        UntimedRows::PmonTicks => "pmon ticks".to_string(),
     };
     let took = match from {
         TimeFrom::At => format!("--at {}", format_time(time_us)),
@@ -300,10 +343,10 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
             format_time(time_us)
         ),
     };
-    let spacing = if rows == UntimedRows::DmonSamples {
-        "; taken 1 s apart (dmon's default -d 1)"
-    } else {
-        ""
+    let spacing = match rows {
+        UntimedRows::DmonSamples => "; taken 1 s apart (dmon's default -d 1)",
+        UntimedRows::PmonTicks => "; taken 1 s apart (pmon's default -d 1)",
+        _ => "",
     };
     format!("{file}: {what} without timestamps took {took}{spacing}")
 }

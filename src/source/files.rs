@@ -28,15 +28,20 @@ pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Standard input: CSV, NDJSON or a JSON array, gzip/zstd or plain, told by its bytes.
-pub fn read_stdin() -> Result<DataFrame> {
+/// Standard input: CSV, NDJSON or a JSON array, gzip/zstd or plain, told by
+/// its bytes; a wide CSV (or one with trailing commas or zones) as from a file.
+pub fn read_stdin(name: &str, maps: &[UserMap]) -> Result<SampleTable> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .read_to_end(&mut bytes)
         .context("-: cannot read standard input")?;
     let bytes = decode::decompress("-", bytes)?;
     let kind = decode::text_kind(&bytes);
-    decode::parse("-", bytes, kind)
+    if kind == decode::Text::Csv && super::wide::wanted_text(&String::from_utf8_lossy(&bytes)) {
+        return super::wide::read_text(name, &String::from_utf8_lossy(&bytes), maps);
+    }
+    let frame = decode::parse("-", bytes, kind)?;
+    super::from_frame(name, frame, maps, Quality::default())
 }
 
 /// Whether the file starts with gzip or zstd magic bytes (whatever its extension).
@@ -151,6 +156,10 @@ pub fn read_tabular(
 ) -> Result<SampleTable> {
     let kind = format.name();
     match format {
+        // wide GPU columns, a trailing comma on every row, zone abbreviations
+        InputFormat::Csv if !path.is_dir() && super::wide::wanted(path)? => {
+            return super::wide::read_csv(name, path, maps);
+        }
         InputFormat::Csv if !path.is_dir() => decode::check_csv_file(name, path)?,
         // a JSON array of objects reads as NDJSON does
         InputFormat::Ndjson

@@ -16,6 +16,7 @@ pub mod nvidia_smi;
 pub mod prometheus;
 pub mod queue;
 pub mod stream;
+pub mod wide;
 pub mod write;
 
 /// The formats gpuaudit reads.
@@ -111,6 +112,17 @@ pub struct ReadOptions {
     pub align_us: Option<i64>,
     /// column names of a noheader nvidia-smi log
     pub columns: Option<Vec<String>>,
+    /// --held-mem: sources that list processes hold a GPU with none visible
+    /// above this (None: the audit's default)
+    pub held_mem_bytes: Option<u64>,
+}
+
+impl ReadOptions {
+    /// --held-mem in bytes, or the audit's default.
+    pub fn held_mem(&self) -> u64 {
+        self.held_mem_bytes
+            .unwrap_or(crate::audit::held::DEFAULT_HELD_MEM_BYTES)
+    }
 }
 
 /// One input as the user named it, resolved to what will be read.
@@ -266,10 +278,7 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
 /// Read one input into a canonical table.
 pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<SampleTable> {
     match input {
-        Input::Stdin => {
-            let frame = files::read_stdin()?;
-            from_frame(name, frame, &opts.maps, Quality::default())
-        }
+        Input::Stdin => files::read_stdin(name, &opts.maps),
         Input::ParquetDir(dir) => files::read_tabular(name, dir, InputFormat::Parquet, &opts.maps),
         Input::File(path) if opts.format.is_none() && files::is_compressed(path)? => {
             files::read_compressed(name, path, &opts.maps)

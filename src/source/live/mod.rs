@@ -251,11 +251,42 @@ pub fn run(
     Ok(data)
 }
 
-/// Held, decided at the scan: a process on the unit, or memory used above the limit.
-/// Unknown (None) only when neither the processes nor the memory could be read.
+/// Held, decided at the scan: a process on the unit; with none visible,
+/// activity or memory used above the limit. Unknown (None) only when neither
+/// the processes, the activity nor the memory could be read.
 pub fn is_held(r: &Reading, held_mem_bytes: u64) -> Option<bool> {
     let has_process = r.processes.as_ref().map(|p| !p.is_empty());
-    crate::audit::held::held_by_device(has_process, r.mem_used_bytes, held_mem_bytes)
+    crate::audit::held::held_by_device(has_process, r.device_util, r.mem_used_bytes, held_mem_bytes)
+}
+
+/// Samples held with no process visible (by activity or memory), and their
+/// GPUs: the warning "memory; processes not visible".
+pub fn held_without_process(
+    data: &ScanData,
+    source: &str,
+    held_mem_bytes: u64,
+) -> Option<crate::audit::model::Warning> {
+    let mut gpus = std::collections::BTreeSet::new();
+    let mut samples = 0u64;
+    for row in &data.rows {
+        let r = &row.reading;
+        let listed = r.processes.as_ref().map(|p| !p.is_empty());
+        if crate::audit::held::held_without_visible_process(
+            listed,
+            r.device_util,
+            r.mem_used_bytes,
+            held_mem_bytes,
+        ) {
+            gpus.insert(row.unit);
+            samples += 1;
+        }
+    }
+    (samples > 0).then(|| crate::audit::model::Warning::HeldWithoutVisibleProcess {
+        source: source.to_string(),
+        gpus: gpus.len(),
+        samples,
+        mib: held_mem_bytes / (1024 * 1024),
+    })
 }
 
 /// Distinct non-empty labels of the owners, in first-seen order, joined by ",".

@@ -48,7 +48,12 @@ pub fn open(lib: Option<&Path>, call_timeout: Duration) -> Result<&'static Nvml>
     };
     match result {
         Ok(nvml) => Ok(Box::leak(Box::new(nvml))),
-        Err(NvmlError::LibloadingError(e)) => Err(anyhow!("{NVML_NOT_FOUND} [{shown}: {e}]")),
+        Err(NvmlError::LibloadingError(e)) => match lib.map(not_a_library) {
+            Some(Some(what)) => bail!(
+                "--nvml-lib {shown}: not a shared library ({what}); expected the driver's libnvidia-ml.so.1 or the stand-in's libnvml_standin.so"
+            ),
+            _ => Err(anyhow!("{NVML_NOT_FOUND} [{shown}: {e}]")),
+        },
         Err(NvmlError::DriverNotLoaded) => {
             bail!(
                 "NVML is installed but the NVIDIA kernel driver is not loaded ({shown}); is this a GPU node?"
@@ -59,6 +64,25 @@ pub fn open(lib: Option<&Path>, call_timeout: Duration) -> Result<&'static Nvml>
         }
         Err(e) => bail!("NVML ({shown}) failed to initialise: {e}"),
     }
+}
+
+/// Why a file that exists cannot be a shared library, in a few words: a
+/// directory, or a file without the ELF magic bytes. None when it may be one
+/// (or does not exist: then NVML is simply not found).
+fn not_a_library(path: &Path) -> Option<String> {
+    use std::io::Read;
+    if path.is_dir() {
+        return Some("a directory".to_string());
+    }
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .ok()?;
+    (head[..n] != *b"\x7fELF").then(|| match n {
+        0 => "an empty file".to_string(),
+        _ if head[..n].iter().all(|b| b.is_ascii()) => "a text file, no ELF header".to_string(),
+        _ => "no ELF header".to_string(),
+    })
 }
 
 /// nvmlInit, tried again while a restarting driver (modules reloading, the

@@ -1,9 +1,10 @@
 //! nvidia-smi logs: `--query-gpu=... --format=csv[,noheader][,nounits]`,
 //! `--query-compute-apps=... --format=csv` (which GPUs a process holds) and
-//! `nvidia-smi dmon` output.
+//! `nvidia-smi dmon` output (and `pmon`'s, in pmon.rs).
 use super::filetime::fallback_time;
 use super::{InputFormat, ReadOptions, from_frame};
-use crate::audit::model::{Note, UntimedRows};
+use crate::audit::held::{held_by_device, held_without_visible_process};
+use crate::audit::model::{Note, UntimedRows, Warning};
 use crate::samples::{
     Quality, SampleTable, col, is_missing_marker, parse_number_text, resolve_columns,
 };
@@ -14,6 +15,7 @@ use polars::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+pub mod pmon;
 pub mod xml;
 
 const DEFAULT_ALIGN_US: i64 = 5 * crate::timeparse::US_PER_SECOND;
@@ -328,27 +330,71 @@ fn gpu_table(
         }
     };
     if let Some((apps, app_names)) = apps {
-        let (held, jobs) = join_apps(name, log, &times, apps, opts.align_us)?;
-        quality.notes.push(Note::HeldFromApps {
-            file: name.to_string(),
-            apps: app_names.to_vec(),
-        });
+        let joined = join_apps(name, log, &times, apps, opts)?;
+        describe_apps(name, app_names, &joined, opts, &mut quality);
         cols.retain(|c| !matches!(c.name().as_str(), "held" | "job"));
-        cols.push(Column::new(col::HELD.into(), held));
-        cols.push(Column::new(col::JOB.into(), jobs));
+        cols.push(Column::new(col::HELD.into(), joined.held));
+        cols.push(Column::new(col::JOB.into(), joined.jobs));
     }
     let frame = DataFrame::new_infer_height(cols)?;
     from_frame(name, frame, &opts.maps, quality)
 }
 
-/// Held when a compute process was on the GPU (same uuid) at the sample's time.
+/// What the apps say of each row: held, its processes, and the GPUs held
+/// with no process listed (by activity or memory: docs/semantics.md §3).
+struct AppsJoined {
+    held: Vec<bool>,
+    jobs: Vec<Option<String>>,
+    hidden_gpus: BTreeSet<String>,
+    hidden_samples: u64,
+}
+
+/// What joining the apps leaves to say: where held came from, and the GPUs
+/// held with no process listed.
+fn describe_apps(
+    name: &str,
+    app_names: &[String],
+    joined: &AppsJoined,
+    opts: &ReadOptions,
+    quality: &mut Quality,
+) {
+    quality.notes.push(Note::HeldFromApps {
+        file: name.to_string(),
+        apps: app_names.to_vec(),
+    });
+    if joined.hidden_samples > 0 {
+        quality.warnings.push(Warning::HeldWithoutVisibleProcess {
+            source: name.to_string(),
+            gpus: joined.hidden_gpus.len(),
+            samples: joined.hidden_samples,
+            mib: opts.held_mem() / (1024 * 1024),
+        });
+    }
+}
+
+/// One row's device activity (fraction) and memory used (bytes), where the
+/// log has them; `65 %`, `9184 MiB` or bare numbers (nounits).
+fn row_device(log: &CsvLog, f: &[String]) -> (Option<f64>, Option<u64>) {
+    let value = |names: &[&str]| {
+        log.index(names)
+            .and_then(|i| parse_number_text(&f[i]))
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    (
+        value(&["utilization.gpu"]).map(|u| u / 100.0),
+        value(&["memory.used"]).map(|m| (m * MIB) as u64),
+    )
+}
+
+/// Held when a compute process was on the GPU (same uuid) at the sample's
+/// time; with none listed, when it is busy or uses memory above --held-mem.
 fn join_apps(
     name: &str,
     log: &CsvLog,
     times: &[EpochUs],
     apps: &[App],
-    align: Option<i64>,
-) -> Result<(Vec<bool>, Vec<Option<String>>)> {
+    opts: &ReadOptions,
+) -> Result<AppsJoined> {
     let uuid = log.index(&["uuid", "gpu_uuid"]).with_context(|| {
         format!("{name}: compute-apps logs name GPUs by uuid: add uuid to --query-gpu")
     })?;
@@ -357,9 +403,15 @@ fn join_apps(
         by_gpu.entry(f[uuid].as_str()).or_default().push(times[r]);
     }
     let step = by_gpu.values_mut().filter_map(|t| median_step(t)).min();
-    let tolerance = align.unwrap_or_else(|| step.map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)));
-    let mut held = Vec::with_capacity(times.len());
-    let mut jobs = Vec::with_capacity(times.len());
+    let tolerance = opts
+        .align_us
+        .unwrap_or_else(|| step.map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)));
+    let mut out = AppsJoined {
+        held: Vec::with_capacity(times.len()),
+        jobs: Vec::with_capacity(times.len()),
+        hidden_gpus: BTreeSet::new(),
+        hidden_samples: 0,
+    };
     for (r, (_, f)) in log.rows.iter().enumerate() {
         let procs: BTreeSet<&str> = apps
             .iter()
@@ -368,10 +420,18 @@ fn join_apps(
             })
             .map(|a| a.process.as_str())
             .collect();
-        held.push(held_by_processes(&procs));
-        jobs.push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
+        let (busy, mem) = row_device(log, f);
+        let listed = Some(!procs.is_empty());
+        if held_without_visible_process(listed, busy, mem, opts.held_mem()) {
+            out.hidden_gpus.insert(f[uuid].clone());
+            out.hidden_samples += 1;
+        }
+        out.held
+            .push(held_by_device(listed, busy, mem, opts.held_mem()) == Some(true));
+        out.jobs
+            .push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
     }
-    Ok((held, jobs))
+    Ok(out)
 }
 
 /// A dmon data row: its line number and fields.
@@ -485,6 +545,10 @@ fn dmon_times(
 pub fn read_dmon(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+    // pmon shares dmon's look ('# gpu ... sm mem'), but its rows are processes.
+    if text.lines().any(pmon::is_pmon_header) {
+        return pmon::read_pmon(name, path, &text, opts);
+    }
     let (h, rows) = dmon_rows(name, &text)?;
     let at = |n: &str| h.iter().position(|x| x == n);
     let gpu = at("gpu").context("dmon header without gpu")?;
@@ -565,12 +629,6 @@ pub fn looks_like_query_csv(first_line: &str) -> bool {
         || fields.first().is_some_and(|f| {
             f.len() >= 19 && f.as_bytes().get(4) == Some(&b'/') && parse_timestamp_str(f).is_some()
         })
-}
-
-/// Held when a compute process runs on the GPU (the audit's held rule; these
-/// logs read no memory against the limit here).
-fn held_by_processes<T>(procs: &BTreeSet<T>) -> bool {
-    crate::audit::held::held_by_device(Some(!procs.is_empty()), None, u64::MAX).unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! `nvidia-smi -q -x` snapshots (one document, or several appended by `-l`):
 //! utilization, memory, power, MIG mode and the processes that hold each GPU.
+use crate::audit::held::{held_by_device, held_without_visible_process};
 use crate::audit::model::{Note, UntimedRows, Warning};
 use crate::samples::{Quality, SampleTable, col, is_missing_marker, parse_number_text};
 use crate::source::filetime::fallback_time;
@@ -135,6 +136,11 @@ fn compute_processes(g: Node) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
+/// Memory used in bytes (N/A: None; not a number: infinite, counted invalid).
+fn mem_used(g: Node) -> Option<f64> {
+    number(text(g, &["fb_memory_usage", "used"]), MIB)
+}
+
 /// Power draw in watts, from whichever element this driver writes it to.
 fn power_of(g: Node) -> Option<f64> {
     [
@@ -156,17 +162,17 @@ impl Rows {
         id: String,
         procs: BTreeSet<String>,
         util: Option<f64>,
+        held: bool,
     ) {
         self.time.push(time);
         self.gpu.push(id);
         self.model
             .push(text(g, &["product_name"]).map(str::to_string));
-        self.held.push(held_by_processes(&procs));
+        self.held.push(held);
         self.job
             .push((!procs.is_empty()).then(|| procs.into_iter().collect::<Vec<_>>().join("+")));
         self.util.push(util);
-        self.mem_used
-            .push(number(text(g, &["fb_memory_usage", "used"]), MIB));
+        self.mem_used.push(mem_used(g));
         self.mem_total
             .push(number(text(g, &["fb_memory_usage", "total"]), MIB));
         self.power.push(power_of(g));
@@ -187,13 +193,21 @@ impl Rows {
     }
 }
 
-/// What the log's reading leaves to say: repeated UUIDs, activity without a
-/// process, MIG, and the held rule.
+/// GPUs and samples held with no compute process listed.
+#[derive(Default)]
+struct HiddenHeld {
+    gpus: BTreeSet<String>,
+    samples: u64,
+}
+
+/// What the log's reading leaves to say: repeated UUIDs, GPUs held with no
+/// process listed, MIG, and the held rule.
 fn describe_reading(
     name: &str,
     by_pci: bool,
-    busy_unheld: usize,
+    hidden: &HiddenHeld,
     mig_gpus: usize,
+    opts: &ReadOptions,
     quality: &mut Quality,
 ) {
     if by_pci {
@@ -201,10 +215,12 @@ fn describe_reading(
             file: name.to_string(),
         });
     }
-    if busy_unheld > 0 {
-        quality.warnings.push(Warning::BusyWithoutProcess {
-            file: name.to_string(),
-            gpus: busy_unheld,
+    if hidden.samples > 0 {
+        quality.warnings.push(Warning::HeldWithoutVisibleProcess {
+            source: name.to_string(),
+            gpus: hidden.gpus.len(),
+            samples: hidden.samples,
+            mib: opts.held_mem() / (1024 * 1024),
         });
     }
     if mig_gpus > 0 {
@@ -225,7 +241,7 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
     let mut quality = Quality::default();
     let mut fallback: Option<EpochUs> = None;
     let mut mig_gpus = BTreeSet::new();
-    let mut busy_unheld = BTreeSet::new();
+    let mut hidden = HiddenHeld::default();
     let (docs, by_pci) = parse_documents(name, &body)?;
     for (line_offset, doc) in &docs {
         let line_offset = *line_offset;
@@ -264,22 +280,24 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
             }
             let procs = compute_processes(*g);
             let util = number(text(*g, &["utilization", "gpu_util"]), 0.01);
-            if procs.is_empty() && util.is_some_and(|u| u > 0.0 && u.is_finite()) {
-                busy_unheld.insert(id.clone());
+            // No process listed (a container hides them): held by activity or memory.
+            let device = (
+                Some(!procs.is_empty()),
+                util,
+                mem_used(*g).filter(|m| m.is_finite()).map(|m| m as u64),
+            );
+            let held = held_by_device(device.0, device.1, device.2, opts.held_mem());
+            if held_without_visible_process(device.0, device.1, device.2, opts.held_mem()) {
+                hidden.gpus.insert(id.clone());
+                hidden.samples += 1;
             }
-            rows.push_gpu(*g, time, id, procs, util);
+            rows.push_gpu(*g, time, id, procs, util, held == Some(true));
         }
     }
     if rows.time.is_empty() {
         bail!("{name}: no <gpu> elements (expected nvidia-smi -q -x output)");
     }
-    describe_reading(
-        name,
-        by_pci,
-        busy_unheld.len(),
-        mig_gpus.len(),
-        &mut quality,
-    );
+    describe_reading(name, by_pci, &hidden, mig_gpus.len(), opts, &mut quality);
     from_frame(
         name,
         DataFrame::new_infer_height(rows.into_columns())?,
@@ -291,12 +309,6 @@ pub fn read_xml(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTab
 /// Whether the head of a file is an nvidia-smi XML log.
 pub fn looks_like_xml(head: &str) -> bool {
     head.contains("<nvidia_smi_log")
-}
-
-/// Held when a compute process runs on the GPU (the audit's held rule; these
-/// logs read no memory against the limit here).
-fn held_by_processes<T>(procs: &BTreeSet<T>) -> bool {
-    crate::audit::held::held_by_device(Some(!procs.is_empty()), None, u64::MAX).unwrap_or(false)
 }
 
 #[cfg(test)]
