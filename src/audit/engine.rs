@@ -1019,7 +1019,8 @@ impl<'a> Engine<'a> {
                 merged.counts.rows_outside_window
             );
         }
-        let parts = self.parts(&merged, sources, rows_read, quality);
+        let mut parts = self.parts(&merged, sources, rows_read, quality);
+        super::assemble::review_prices(&mut parts, self.cfg)?;
         Ok(assemble(parts, self.cfg))
     }
 

@@ -75,6 +75,21 @@ pub fn note_text(note: &Note) -> String {
         Note::HeldFromApps { file, apps } => {
             format!("{file}: held from the processes in {}", apps.join(", "))
         }
+        Note::PriceRowFamily {
+            file,
+            line,
+            name,
+            models,
+        } => format!(
+            "--prices {file} line {line}: '{name}' could mean several cards; it prices {}, the only one of them in the data",
+            models.join(", ")
+        ),
+        Note::PricesPerMonth {
+            file,
+            hours_per_month,
+        } => format!(
+            "--prices {file}: prices per GPU-month, divided by {hours_per_month} hours"
+        ),
         Note::PrometheusPulled {
             points,
             requests,
@@ -115,6 +130,29 @@ pub fn note_text(note: &Note) -> String {
 }
 
 /// The sentence a warning stands for.
+/// A price row that priced nothing, with what it could have meant.
+fn price_row_unused_text(
+    file: &str,
+    line: usize,
+    name: &str,
+    means: &[String],
+    data_models: &[String],
+) -> String {
+    let means = match means {
+        [] => "no card of the catalog".to_string(),
+        [one] => one.clone(),
+        many => format!("one of {}", many.join(", ")),
+    };
+    let data = if data_models.is_empty() {
+        "none".to_string()
+    } else {
+        data_models.join(", ")
+    };
+    format!(
+        "--prices {file} line {line}: '{name}' prices no GPU of the data (it means {means}; the data's closest models: {data}): the row is not used"
+    )
+}
+
 pub fn warning_text(warning: &Warning) -> String {
     match warning {
         Warning::FarOutsideTimes {
@@ -189,6 +227,13 @@ pub fn warning_text(warning: &Warning) -> String {
         Warning::HeldUnreadable { gpu_hours } => format!(
             "held: {gpu_hours:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated"
         ),
+        Warning::PriceRowUnused {
+            file,
+            line,
+            name,
+            means,
+            data_models,
+        } => price_row_unused_text(file, *line, name, means, data_models),
         Warning::AmbiguousModels { models } => format!(
             "{} GPU model name(s) could mean several cards and are neither priced nor peaked as any of them: {}; name the card in a --prices file (or give --price)",
             models.len(),
