@@ -324,6 +324,10 @@ pub enum Warning {
     HeldUnreadable { gpu_hours: f64 },
     /// GPU model names that could mean several cards
     AmbiguousModels { models: Vec<AmbiguousModel> },
+    /// samples whose values contradict each other, by kind (used as read)
+    Contradictions {
+        counts: super::contradictions::Contradictions,
+    },
     /// a --prices row that prices no model of the data (`means`: the catalog
     /// cards its name could mean; `data_models`: the data's closest names)
     PriceRowUnused {

@@ -130,6 +130,32 @@ pub fn note_text(note: &Note) -> String {
 }
 
 /// The sentence a warning stands for.
+/// Samples whose values contradict each other, the kinds that occur.
+fn contradictions_text(c: &crate::audit::contradictions::Contradictions) -> String {
+    let kinds = [
+        (
+            c.sm_above_device,
+            "SM activity above device activity (by more than 1 point)",
+        ),
+        (
+            c.tensor_above_sm,
+            "tensor activity above SM activity (by more than 1 point)",
+        ),
+        (c.mem_above_total, "memory used above memory total"),
+        (c.job_not_held, "a job on a sample whose held is false"),
+    ];
+    let listed: Vec<String> = kinds
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} with {what}"))
+        .collect();
+    format!(
+        "{} sample(s) whose values contradict each other: {}; the values are used as read: check the exporter",
+        c.total(),
+        listed.join(", ")
+    )
+}
+
 /// A price row that priced nothing, with what it could have meant.
 fn price_row_unused_text(
     file: &str,
@@ -227,6 +253,7 @@ pub fn warning_text(warning: &Warning) -> String {
         Warning::HeldUnreadable { gpu_hours } => format!(
             "held: {gpu_hours:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated"
         ),
+        Warning::Contradictions { counts } => contradictions_text(counts),
         Warning::PriceRowUnused {
             file,
             line,
