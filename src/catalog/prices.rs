@@ -153,7 +153,7 @@ impl PriceBook {
             return Some(p);
         }
         let model = model?;
-        if let Some((p, _)) = self.from_file(model) {
+        if let Some((p, _)) = self.file_price(model) {
             return Some(p);
         }
         let (card, share) = card_share(model)?;
@@ -161,7 +161,7 @@ impl PriceBook {
     }
 
     /// The file's price of a model and the rows it came from.
-    fn from_file(&self, model: &str) -> Option<(f64, FileMatch)> {
+    fn file_price(&self, model: &str) -> Option<(f64, FileMatch)> {
         let key = names::key(model);
         let named: Vec<usize> = (0..self.rows.len())
             .filter(|&i| self.rows[i].key == key)
@@ -205,7 +205,7 @@ impl PriceBook {
         let mut used = vec![false; self.rows.len()];
         let mut families: BTreeMap<usize, BTreeMap<&'static str, Vec<&str>>> = BTreeMap::new();
         for &m in &models {
-            match self.from_file(m) {
+            match self.file_price(m) {
                 Some((_, FileMatch::Named(rows) | FileMatch::Card(rows))) => {
                     rows.iter().for_each(|&i| used[i] = true)
                 }
