@@ -66,7 +66,7 @@ pub fn worth_a_word(err: &anyhow::Error) -> bool {
 /// first the spans marked with [`echo`] (a file list, a value), longest
 /// first, then any word longer than [`LONG_WORD`] (a huge value, timestamp,
 /// header or path), each in its middle; only then is the line cut, at word
-/// boundaries and outside parentheses, so a list of accepted names is kept
+/// boundaries and outside a parenthesized list, so a list of accepted names is kept
 /// whole and the file (at the start) and what was expected (at the end) stay.
 pub const MAX_ERROR_LINE: usize = 300;
 
@@ -180,7 +180,8 @@ fn bounded_line(line: &str) -> String {
 }
 
 /// A line still too long, cut in its middle at word boundaries; the tail
-/// starts outside parentheses, so a list in them is kept whole.
+/// starts outside parentheses that hold a list (not an example structure
+/// with braces), so the list is kept whole.
 fn cut_between_words(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let n = chars.len();
@@ -208,7 +209,14 @@ fn cut_between_words(line: &str) -> String {
             _ => {}
         }
     }
-    if let Some(o) = open.filter(|&o| depth > 0 && n - o <= keep - keep / 4) {
+    // a list of names, not an example structure ("{"status": ...}")
+    let is_list = |o: usize| {
+        !chars[o..]
+            .iter()
+            .take_while(|c| **c != ')')
+            .any(|c| *c == '{')
+    };
+    if let Some(o) = open.filter(|&o| depth > 0 && n - o <= keep - keep / 4 && is_list(o)) {
         tail_at = o;
     }
     let mut head = keep - (n - tail_at).min(keep);
