@@ -81,12 +81,12 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l queue -d 'A
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l queue-tz -d 'The zone of `--queue` times printed without one (sacct prints the cluster\'s local time): UTC or a fixed offset (+02:00) [default: UTC]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format [default: from -o\'s extension (.html, .json, .csv, .md), else table]' -r -f -a "table\t''
 json\t''
 csv\t''
 markdown\t''
 html\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output; its extension picks the format' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l table -d 'The table `--format csv` writes' -r -f -a "layers\t'the fleet\'s layers, ratios and dollars (and one row per group with --by)'
 groups\t'one row per showback group (needs --by)'
 episodes\t'idle episodes: one row per job and span, or per GPU with --per-gpu'

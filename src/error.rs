@@ -61,10 +61,30 @@ pub fn worth_a_word(err: &anyhow::Error) -> bool {
     !(exit_code_for(err) == 0 || (is_broken_pipe(err) && err.downcast_ref::<KeepCode>().is_some()))
 }
 
-/// The longest line an error message prints: a huge value, timestamp,
-/// header or `--map` name quoted inside it is shortened in the middle, so
-/// the file and column (at the start) and what was expected (at the end) stay.
+/// The longest line an error message prints. A longer line is shortened in
+/// what it echoes of the input, never in what it says would have worked:
+/// first the spans marked with [`echo`] (a file list, a value), longest
+/// first, then any word longer than [`LONG_WORD`] (a huge value, timestamp,
+/// header or path), each in its middle; only then is the line cut, at word
+/// boundaries and outside a parenthesized list, so a list of accepted names is kept
+/// whole and the file (at the start) and what was expected (at the end) stay.
 pub const MAX_ERROR_LINE: usize = 300;
+
+/// A word longer than this is taken for echoed input and may be shortened.
+pub const LONG_WORD: usize = 40;
+
+/// What a shortened span keeps at least (head and tail together).
+const KEEP_AT_LEAST: usize = 24;
+
+const ECHO_OPEN: char = '\u{E000}';
+const ECHO_CLOSE: char = '\u{E001}';
+
+/// Mark `input` (the user's value, a file list) as echoed in an error
+/// message: when the line is too long, it is shortened first. The marks
+/// never print ([`error_text`] removes them).
+pub fn echo(input: &str) -> String {
+    format!("{ECHO_OPEN}{input}{ECHO_CLOSE}")
+}
 
 /// The one line (or lines) main prints for an error, each at most
 /// [`MAX_ERROR_LINE`] characters.
@@ -76,22 +96,137 @@ pub fn error_text(err: &anyhow::Error) -> String {
         .join("\n")
 }
 
+/// A piece of a line: echoed input, a word, or the spaces between words.
+struct Piece {
+    text: Vec<char>,
+    /// 2: marked echo, 1: a long word, 0: kept
+    rank: u8,
+}
+
+/// A line as pieces: the marked spans, then words and spaces.
+fn pieces(line: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    for (i, part) in line.split([ECHO_OPEN, ECHO_CLOSE]).enumerate() {
+        let text: Vec<char> = part.chars().collect();
+        if i % 2 == 1 {
+            out.push(Piece { text, rank: 2 });
+            continue;
+        }
+        let mut word: Vec<char> = Vec::new();
+        let mut push = |w: &mut Vec<char>| {
+            if !w.is_empty() {
+                let rank = u8::from(w.len() > LONG_WORD && !w[0].is_whitespace());
+                out.push(Piece {
+                    text: std::mem::take(w),
+                    rank,
+                });
+            }
+        };
+        for c in text {
+            if word
+                .last()
+                .is_some_and(|l| l.is_whitespace() != c.is_whitespace())
+            {
+                push(&mut word);
+            }
+            word.push(c);
+        }
+        push(&mut word);
+    }
+    out
+}
+
+/// The middle of `text` replaced by a marker counting what went, `excess`
+/// characters shorter when it can be (never under [`KEEP_AT_LEAST`] kept).
+fn elide_middle(text: &[char], excess: usize) -> Option<Vec<char>> {
+    let widest = format!(" …({} characters elided)… ", text.len())
+        .chars()
+        .count();
+    let keep = text
+        .len()
+        .saturating_sub(excess + widest)
+        .max(KEEP_AT_LEAST);
+    if keep + widest >= text.len() {
+        return None;
+    }
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let marker = format!(" …({} characters elided)… ", text.len() - keep);
+    let mut out: Vec<char> = text[..head].to_vec();
+    out.extend(marker.chars());
+    out.extend_from_slice(&text[text.len() - tail..]);
+    Some(out)
+}
+
 fn bounded_line(line: &str) -> String {
-    let chars = line.chars().count();
-    if chars <= MAX_ERROR_LINE {
+    let mut parts = pieces(line);
+    let total = |p: &[Piece]| p.iter().map(|x| x.text.len()).sum::<usize>();
+    // echoed spans, then long words, the longest first
+    while total(&parts) > MAX_ERROR_LINE {
+        let excess = total(&parts) - MAX_ERROR_LINE;
+        let Some(i) = (0..parts.len())
+            .filter(|&i| parts[i].rank > 0)
+            .max_by_key(|&i| (parts[i].rank, parts[i].text.len()))
+        else {
+            break;
+        };
+        if let Some(short) = elide_middle(&parts[i].text, excess) {
+            parts[i].text = short;
+        }
+        parts[i].rank = 0;
+    }
+    let text: String = parts.into_iter().flat_map(|p| p.text).collect();
+    cut_between_words(&text)
+}
+
+/// A line still too long, cut in its middle at word boundaries; the tail
+/// starts outside parentheses that hold a list (not an example structure
+/// with braces), so the list is kept whole.
+fn cut_between_words(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let n = chars.len();
+    if n <= MAX_ERROR_LINE {
         return line.to_string();
     }
-    // head and tail kept; the marker, sized for the most digits it can
-    // need, fits inside the bound
-    let widest = format!(" …({chars} characters elided)… ").chars().count();
+    let widest = format!(" …({n} characters elided)… ").chars().count();
     let keep = MAX_ERROR_LINE - widest;
-    let head = keep * 2 / 3;
-    let tail = keep - head;
-    let elided = chars - head - tail;
-    let marker = format!(" …({elided} characters elided)… ");
-    let start: String = line.chars().take(head).collect();
-    let end: String = line.chars().skip(chars - tail).collect();
-    format!("{start}{marker}{end}")
+    let mut tail_at = n - (keep - keep * 2 / 3);
+    // the tail starts at a word, and before an open parenthesis it is in
+    if let Some(space) = (tail_at..n).find(|&i| chars[i].is_whitespace()) {
+        tail_at = space + 1;
+    }
+    let mut depth = 0i32;
+    let mut open = None;
+    for (i, c) in chars[..tail_at].iter().enumerate() {
+        match c {
+            '(' | '[' => {
+                if depth == 0 {
+                    open = Some(i);
+                }
+                depth += 1;
+            }
+            ')' | ']' => depth = (depth - 1).max(0),
+            _ => {}
+        }
+    }
+    // a list of names, not an example structure ("{"status": ...}")
+    let is_list = |o: usize| {
+        !chars[o..]
+            .iter()
+            .take_while(|c| **c != ')')
+            .any(|c| *c == '{')
+    };
+    if let Some(o) = open.filter(|&o| depth > 0 && n - o <= keep - keep / 4 && is_list(o)) {
+        tail_at = o;
+    }
+    let mut head = keep - (n - tail_at).min(keep);
+    if let Some(space) = (head / 2..head).rev().find(|&i| chars[i].is_whitespace()) {
+        head = space;
+    }
+    let start: String = chars[..head].iter().collect();
+    let end: String = chars[tail_at..].iter().collect();
+    let marker = format!(" …({} characters elided)… ", tail_at - head);
+    format!("{}{marker}{}", start.trim_end(), end.trim_start())
 }
 
 /// Write a command's whole output, then return the exit it decided before
@@ -142,6 +277,53 @@ mod tests {
             .unwrap_or(0);
         let kept = one.chars().filter(|&c| c == 'é').count();
         assert_eq!(kept + elided, 1000);
+    }
+
+    const HELD: &str = "cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held";
+
+    #[test]
+    fn the_echoed_input_is_shortened_not_what_would_have_worked() {
+        // one long path: the path loses its middle, the message stays whole
+        let path = format!(
+            "/data/{}/fleet.csv",
+            "exports-of-the-training-cluster-".repeat(4)
+        );
+        let text = error_text(&anyhow::anyhow!("{path}: {HELD}"));
+        assert_eq!(
+            text,
+            format!("gpuaudit: /data/exports- …(118 characters elided)… r-/fleet.csv: {HELD}")
+        );
+        // thirty files, marked as echoed: the list of files is what goes
+        let files: Vec<String> = (1..=30).map(|d| format!("fleet/d{d:02}.parquet")).collect();
+        let text = error_text(&anyhow::anyhow!("{}: {HELD}", echo(&files.join(", "))));
+        assert!(text.chars().count() <= MAX_ERROR_LINE, "{text}");
+        assert!(text.starts_with("gpuaudit: fleet/d01.par …("), "{text}");
+        assert!(text.ends_with(&format!("t/d30.parquet: {HELD}")), "{text}");
+        assert!(!text.contains(ECHO_OPEN) && !text.contains(ECHO_CLOSE));
+        // a short marked message prints without its marks
+        assert_eq!(
+            error_text(&anyhow::anyhow!("{}: no such file", echo("a.csv"))),
+            "gpuaudit: a.csv: no such file"
+        );
+    }
+
+    #[test]
+    fn a_line_of_short_words_is_cut_between_words_outside_parentheses() {
+        let names: Vec<String> = (0..12).map(|i| format!("column_{i}")).collect();
+        let line = format!(
+            "{} no time column (expected one of: {}); or --map YOURS=time",
+            "word ".repeat(60),
+            names.join(", ")
+        );
+        let text = error_text(&anyhow::anyhow!("{line}"));
+        assert!(text.chars().count() <= MAX_ERROR_LINE, "{text}");
+        let tail = format!(
+            "(expected one of: {}); or --map YOURS=time",
+            names.join(", ")
+        );
+        assert!(text.ends_with(&tail), "{text}");
+        let head = text.split(" …(").next().unwrap_or_default();
+        assert!(head.ends_with(" word"), "a whole word: {head}");
     }
 
     #[test]

@@ -183,7 +183,7 @@ pub fn rules_toml(data: &[u8]) {
     }
 }
 
-/// Prices are finite, not negative, and keyed by normalised model names. The
+/// Prices are finite, not negative, and each row knows its line. The
 /// first byte picks the format (odd: TOML, even: CSV).
 pub fn prices(data: &[u8]) {
     let Some((&first, body)) = data.split_first() else {
@@ -198,13 +198,14 @@ pub fn prices(data: &[u8]) {
     let Ok(book) = crate::catalog::prices::load_price_file(&path) else {
         return;
     };
-    for (model, price) in &book {
-        assert!(price.is_finite() && *price >= 0.0, "{model}: price {price}");
-        assert_eq!(
-            &crate::catalog::prices::normalize_model(model),
-            model,
-            "key not normalised"
+    for row in &book.rows {
+        let price = row.usd_per_gpu_hour;
+        assert!(
+            price.is_finite() && price >= 0.0,
+            "{}: price {price}",
+            row.name
         );
+        assert!(row.line >= 1, "{}: no line", row.name);
     }
 }
 

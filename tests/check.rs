@@ -224,10 +224,50 @@ fn a_missing_metric_is_an_error_unless_allowed() -> anyhow::Result<()> {
     assert_eq!(rules(&doc)[0]["missing_in"], serde_json::json!(["current"]));
     assert_eq!(doc["summary"]["skipped"], 1);
 
-    // Only unmeasured rules: nothing was checked, so it does not pass.
+    // Only unmeasured rules, skipping allowed: it passes, saying nothing was checked
     let out = check(&[CUR_JSON, "--min", "tensor_active=0.1", "--allow-missing"])?;
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("nothing was checked: all 1 rules skipped (their metrics are null)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        text(&out.stderr).trim_end(),
+        "gpuaudit: nothing was checked: every rule's metric is null and --allow-missing skipped it"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_read_back_ratio_outside_zero_to_one_is_refused() -> anyhow::Result<()> {
+    // baseline.json with ratios.active written as 55 (percent): never compared
+    // as 55 ("dropped 5445 pp"), refused naming the file and the field
+    let out = check(&[
+        CUR_JSON,
+        "--baseline",
+        "testdata/check/baseline-percent.json",
+        "--max-drop",
+        "active=2pp",
+    ])?;
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stdout).contains("skipped"));
+    assert_eq!(
+        text(&out.stderr).trim_end(),
+        "gpuaudit: --baseline: testdata/check/baseline-percent.json: ratios.active is 55, expected a fraction 0..1 (a report's ratios are never percent)"
+    );
+    // the same document as CURRENT
+    let out = check(&[
+        "testdata/check/baseline-percent.json",
+        "--min",
+        "active=0.1",
+    ])?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr)
+            .contains("baseline-percent.json: ratios.active is 55, expected a fraction 0..1"),
+        "{}",
+        text(&out.stderr)
+    );
     Ok(())
 }
 

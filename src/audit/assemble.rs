@@ -35,6 +35,16 @@ pub struct Parts {
     pub diagnosis: super::diagnosis::Sections,
 }
 
+/// The price file's rows against the models of the data: notes, warnings,
+/// or the error of a family row that would price two cards (`PriceBook::review`).
+pub fn review_prices(parts: &mut Parts, cfg: &AuditConfig) -> anyhow::Result<()> {
+    let models = parts.model_hours.iter().filter_map(|(m, _)| m.as_deref());
+    let review = cfg.prices.review(models)?;
+    parts.quality.notes.extend(review.notes);
+    parts.quality.warnings.extend(review.warnings);
+    Ok(())
+}
+
 pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     let Parts { present, total, .. } = &parts;
     let basis = present.basis();

@@ -661,6 +661,26 @@ fn window_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Opti
     None
 }
 
+/// A ratio above 1 by more than this is not float noise.
+const RATIO_NOISE: f64 = 1e-9;
+
+/// The first figure a rule could name that no report can hold: a ratio
+/// outside 0..1, or an amount that is negative or not finite (a document
+/// edited by hand, or written in percent). A read-back report is validated
+/// like samples are, so a baseline's 50 is never compared as 50 (not 0.5).
+pub fn impossible_figure(report: &Report) -> Option<(&'static Metric, f64)> {
+    METRICS.iter().find_map(|m| {
+        let v = (m.read)(report)?;
+        let top = if m.kind == MetricKind::Ratio {
+            1.0 + RATIO_NOISE
+        } else {
+            f64::INFINITY
+        };
+        let possible = v.is_finite() && v >= 0.0 && v <= top;
+        (!possible).then_some((m, v))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -690,6 +710,29 @@ mod tests {
 
     fn rule(kind: RuleKind, spec: &str) -> Rule {
         parse_rule(kind, spec).expect("valid rule")
+    }
+
+    #[test]
+    fn impossible_figures_are_found() {
+        let name = |r: &Report| impossible_figure(r).map(|(m, v)| (m.path, v));
+        assert_eq!(name(&report(Some(0.5), Some(1.0))), None);
+        assert_eq!(name(&report(Some(1.0 + 1e-12), None)), None, "float noise");
+        assert_eq!(
+            name(&report(Some(50.0), None)),
+            Some(("ratios.active", 50.0))
+        );
+        assert_eq!(
+            name(&report(Some(-0.1), None)),
+            Some(("ratios.active", -0.1))
+        );
+        assert_eq!(
+            name(&report(Some(0.5), Some(-3.0))),
+            Some(("cost.idle_held_usd", -3.0))
+        );
+        assert_eq!(
+            name(&report(Some(f64::NAN), None)).map(|(p, _)| p),
+            Some("ratios.active")
+        );
     }
 
     #[test]

@@ -641,6 +641,8 @@ pub struct Engine<'a> {
     /// price per model label (slot 0: no model), filled on first use
     prices: Vec<Option<Option<f64>>>,
     unpriced_models: BTreeSet<String>,
+    /// samples whose values contradict each other (data quality)
+    contradictions: super::contradictions::Contradictions,
     mfu_by_label: HashMap<u32, f64>,
     /// the declared jobs' MFU by name (None: no jobs file)
     job_mfu: Option<std::collections::BTreeMap<String, f64>>,
@@ -673,6 +675,7 @@ impl<'a> Engine<'a> {
             labels: Interner::default(),
             prices: Vec::new(),
             unpriced_models: BTreeSet::new(),
+            contradictions: Default::default(),
             mfu_by_label: HashMap::default(),
             job_mfu: None,
             job_kinds: Default::default(),
@@ -922,6 +925,8 @@ impl<'a> Engine<'a> {
     /// Pass 2: weigh and tally. Chunks must come in the same order as in pass 1.
     pub fn add(&mut self, chunk: &DataFrame) -> Result<()> {
         let c = Cols::new(chunk)?;
+        self.contradictions
+            .add(&super::contradictions::count(chunk)?);
         let rows = chunk.height();
         let slots = self.gpu_slots(&c.host, &c.gpu)?;
         let [models, jobs, users, teams] =
@@ -1019,7 +1024,8 @@ impl<'a> Engine<'a> {
                 merged.counts.rows_outside_window
             );
         }
-        let parts = self.parts(&merged, sources, rows_read, quality);
+        let mut parts = self.parts(&merged, sources, rows_read, quality);
+        super::assemble::review_prices(&mut parts, self.cfg)?;
         Ok(assemble(parts, self.cfg))
     }
 
@@ -1065,6 +1071,12 @@ impl<'a> Engine<'a> {
         if let Some(q) = &cfg.queue {
             notes.extend(q.notes.iter().cloned());
         }
+        let mut warnings = quality.warnings.clone();
+        if self.contradictions.total() > 0 {
+            warnings.push(Warning::Contradictions {
+                counts: self.contradictions,
+            });
+        }
         if snapshot {
             notes.push(crate::audit::model::Note::Snapshot {
                 weight_us: self.snapshot_us,
@@ -1098,7 +1110,7 @@ impl<'a> Engine<'a> {
                 rows_outside_window: merged.counts.rows_outside_window,
                 rows_dropped: quality.rows_dropped,
                 notes,
-                warnings: quality.warnings.clone(),
+                warnings,
                 ..DataQuality::default()
             },
             note_unmeasured_basis: true,

@@ -60,7 +60,7 @@ pub fn held_rule_from(
     } else {
         bail!(
             "{}: cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held",
-            sources.join(", ")
+            crate::error::echo(&sources.join(", "))
         )
     }
 }

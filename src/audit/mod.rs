@@ -11,6 +11,7 @@ use tally::Present;
 
 pub(crate) mod assemble;
 pub mod check;
+pub(crate) mod contradictions;
 pub(crate) mod diagnosis;
 pub(crate) mod engine;
 pub(crate) mod folds;

@@ -247,6 +247,18 @@ pub enum Note {
         held_gpu_hours: f64,
         basis: String,
     },
+    /// a --prices family row ("H100") that priced the one card of it in the data
+    PriceRowFamily {
+        file: String,
+        line: usize,
+        name: String,
+        models: Vec<String>,
+    },
+    /// a --prices file in USD per GPU-month, divided by the hours of a month
+    PricesPerMonth {
+        file: String,
+        hours_per_month: f64,
+    },
     /// a live scan metric NVML could not give for one GPU
     MetricUnsupported {
         gpu: String,
@@ -349,6 +361,19 @@ pub enum Warning {
     HeldUnreadable { gpu_hours: f64 },
     /// GPU model names that could mean several cards
     AmbiguousModels { models: Vec<AmbiguousModel> },
+    /// samples whose values contradict each other, by kind (used as read)
+    Contradictions {
+        counts: super::contradictions::Contradictions,
+    },
+    /// a --prices row that prices no model of the data (`means`: the catalog
+    /// cards its name could mean; `data_models`: the data's closest names)
+    PriceRowUnused {
+        file: String,
+        line: usize,
+        name: String,
+        means: Vec<String>,
+        data_models: Vec<String>,
+    },
     /// a warning read back from a document (its text)
     #[serde(untagged)]
     Text(String),

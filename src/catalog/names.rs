@@ -49,6 +49,11 @@ fn words(name: &str) -> Vec<String> {
     out
 }
 
+/// The key a name compares by: its words joined ("NVIDIA H100" and "h100" are one).
+pub fn key(name: &str) -> String {
+    words(name).concat()
+}
+
 /// Every spelling of every entry as words: (entry, words).
 fn spellings() -> &'static [(&'static Gpu, Vec<String>)] {
     static SPELLINGS: OnceLock<Vec<(&'static Gpu, Vec<String>)>> = OnceLock::new();
@@ -165,6 +170,17 @@ pub fn closest(name: &str, n: usize, keep: &dyn Fn(&Gpu) -> bool) -> Vec<&'stati
     }
     best.sort();
     best.into_iter().take(n).map(|(.., name)| name).collect()
+}
+
+/// Of `names`, the `n` closest to `name` by key (edit distance), closest first.
+pub fn closest_of(name: &str, names: &[&str], n: usize) -> Vec<String> {
+    let wanted = key(name);
+    let mut by: Vec<(usize, &str)> = names
+        .iter()
+        .map(|m| (distance(&wanted, &key(m)), *m))
+        .collect();
+    by.sort();
+    by.into_iter().take(n).map(|(_, m)| m.to_string()).collect()
 }
 
 #[cfg(test)]

@@ -50,11 +50,11 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub audit: AuditArgs,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: ReportFormat,
+    /// Output format [default: from -o's extension (.html, .json, .csv, .md), else table].
+    #[arg(long, value_enum)]
+    pub format: Option<ReportFormat>,
 
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output; its extension picks the format.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
 

@@ -7,12 +7,13 @@ use anyhow::{Context, Result, bail};
 
 pub fn run(cmd: ReportCommand) -> Result<u8> {
     let (args, layout) = (&cmd.report, &cmd.layout);
-    if layout.table != CsvTable::Layers && args.format != ReportFormat::Csv {
+    let format = crate::output::report_format(args.format, args.output.as_deref())?;
+    if layout.table != CsvTable::Layers && format != ReportFormat::Csv {
         bail!("--table picks the table of --format csv; add --format csv");
     }
     let report = crate::pipeline::report(&report_request(&args.input, &args.audit, args.quiet)?)?;
     let top_default = args.audit.top.unwrap_or(10);
-    let text = match args.format {
+    let text = match format {
         ReportFormat::Table => {
             let width =
                 render::table::detect_width(layout.width).unwrap_or(render::table::UNLIMITED);

@@ -201,6 +201,8 @@ fn headline(view: &CheckView) -> String {
     };
     if failed > 0 {
         format!("{failed} of {n} rules failed{skipped}{caveats}")
+    } else if n > 0 && view.count(Verdict::Skipped) == n {
+        format!("nothing was checked: all {n} rules skipped (their metrics are null){caveats}")
     } else {
         format!(
             "{} of {n} rules passed{skipped}{caveats}",

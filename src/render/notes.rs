@@ -107,6 +107,21 @@ pub fn note_text(note: &Note) -> String {
         Note::HeldFromApps { file, apps } => {
             format!("{file}: held from the processes in {}", apps.join(", "))
         }
+        Note::PriceRowFamily {
+            file,
+            line,
+            name,
+            models,
+        } => format!(
+            "--prices {file} line {line}: '{name}' could mean several cards; it prices {}, the only one of them in the data",
+            models.join(", ")
+        ),
+        Note::PricesPerMonth {
+            file,
+            hours_per_month,
+        } => format!(
+            "--prices {file}: prices per GPU-month, divided by {hours_per_month} hours"
+        ),
         Note::PrometheusPulled {
             points,
             requests,
@@ -160,6 +175,55 @@ fn zone_offset_text(zone: &str) -> String {
 }
 
 /// The sentence a warning stands for.
+/// Samples whose values contradict each other, the kinds that occur.
+fn contradictions_text(c: &crate::audit::contradictions::Contradictions) -> String {
+    let kinds = [
+        (
+            c.sm_above_device,
+            "SM activity above device activity (by more than 1 point)",
+        ),
+        (
+            c.tensor_above_sm,
+            "tensor activity above SM activity (by more than 1 point)",
+        ),
+        (c.mem_above_total, "memory used above memory total"),
+        (c.job_not_held, "a job on a sample whose held is false"),
+    ];
+    let listed: Vec<String> = kinds
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} with {what}"))
+        .collect();
+    format!(
+        "{} sample(s) whose values contradict each other: {}; the values are used as read: check the exporter",
+        c.total(),
+        listed.join(", ")
+    )
+}
+
+/// A price row that priced nothing, with what it could have meant.
+fn price_row_unused_text(
+    file: &str,
+    line: usize,
+    name: &str,
+    means: &[String],
+    data_models: &[String],
+) -> String {
+    let means = match means {
+        [] => "no card of the catalog".to_string(),
+        [one] => one.clone(),
+        many => format!("one of {}", many.join(", ")),
+    };
+    let data = if data_models.is_empty() {
+        "none".to_string()
+    } else {
+        data_models.join(", ")
+    };
+    format!(
+        "--prices {file} line {line}: '{name}' prices no GPU of the data (it means {means}; the data's closest models: {data}): the row is not used"
+    )
+}
+
 pub fn warning_text(warning: &Warning) -> String {
     match warning {
         Warning::FarOutsideTimes {
@@ -239,6 +303,14 @@ pub fn warning_text(warning: &Warning) -> String {
         Warning::HeldUnreadable { gpu_hours } => format!(
             "held: {gpu_hours:.2} GPU-h have a held value that cannot be read: counted as held_unknown_gpu_hours, neither held nor unallocated"
         ),
+        Warning::Contradictions { counts } => contradictions_text(counts),
+        Warning::PriceRowUnused {
+            file,
+            line,
+            name,
+            means,
+            data_models,
+        } => price_row_unused_text(file, *line, name, means, data_models),
         Warning::AmbiguousModels { models } => format!(
             "{} GPU model name(s) could mean several cards and are neither priced nor peaked as any of them: {}; name the card in a --prices file (or give --price)",
             models.len(),

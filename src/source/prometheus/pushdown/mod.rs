@@ -267,6 +267,7 @@ pub fn report(
     let timeline = timeline_of(client, q, cfg, &plan, gpu_count)?;
     let mut parts = parts_of(client, q, cfg, &plan, &aggs, gpu_count);
     parts.diagnosis = sections_of(cfg, q, &parts, &aggs, timeline);
+    crate::audit::assemble::review_prices(&mut parts, cfg)?;
     Ok(assemble(parts, cfg))
 }
 
