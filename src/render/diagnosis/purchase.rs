@@ -234,15 +234,19 @@ pub fn paragraph(p: &Purchase, bucket_seconds: f64) -> String {
     s
 }
 
+/// Owner names in the plan's sentence are cut to this many characters (head…tail).
+const OWNER_CHARS: usize = 40;
+
 /// "8 from jupyter-bob-0 (parked, $17,532/month)".
 fn reclaim_words(r: &Reclaim) -> String {
     let g = gpus(Some(r.gpus));
+    let owner = crate::render::grid::ellipsize(&r.owner, OWNER_CHARS);
     let what = match r.source {
-        ReclaimSource::Parked => format!("{g} from {} (parked", r.owner),
-        ReclaimSource::GangMemberIdle => format!("{g} from {} (idle gang members", r.owner),
-        ReclaimSource::IdleHeld => format!("{g} from {} (idle held", r.owner),
-        ReclaimSource::Stranded => format!("{g} stranded on {} (node held", r.owner),
-        ReclaimSource::Unallocated => format!("{g} unallocated on {} (node free", r.owner),
+        ReclaimSource::Parked => format!("{g} from {owner} (parked"),
+        ReclaimSource::GangMemberIdle => format!("{g} from {owner} (idle gang members"),
+        ReclaimSource::IdleHeld => format!("{g} from {owner} (idle held"),
+        ReclaimSource::Stranded => format!("{g} stranded on {owner} (node held"),
+        ReclaimSource::Unallocated => format!("{g} unallocated on {owner} (node free"),
         ReclaimSource::Scattered => format!("{g} scattered (no single owner"),
     };
     match r.usd {
@@ -256,7 +260,12 @@ fn reclaim_words(r: &Reclaim) -> String {
 /// provisional window and the coverage warning.
 pub fn plan_lines(p: &Purchase) -> Vec<String> {
     let mut out = Vec::new();
-    if !p.reclaim.is_empty() {
+    // a plan only where the data decided
+    let decided = !matches!(
+        p.verdict,
+        Verdict::InsufficientData | Verdict::InsufficientCoverage
+    );
+    if decided && !p.reclaim.is_empty() {
         let parts: Vec<String> = p.reclaim.iter().map(reclaim_words).collect();
         out.push(format!(
             "reclaim {}: {}",
@@ -284,7 +293,7 @@ pub fn plan_lines(p: &Purchase) -> Vec<String> {
     }
     if p.busy_equivalent_gpus_p95.is_some() {
         out.push(format!(
-            "work at p95: {} GPUs busy (device activity); SM-active {}, tensor-active {} (efficiency, not need)",
+            "efficiency at p95: of {} busy GPUs, the SM-active work equals {}, the tensor-active {} (not the need)",
             gpus(p.busy_equivalent_gpus_p95),
             gpus(p.sm_equivalent_gpus_p95),
             gpus(p.tensor_equivalent_gpus_p95)
@@ -455,7 +464,7 @@ mod tests {
             vec![
                 "reclaim 11: 8 from jupyter-bob-0 (parked, $14,604/month), 2 stranded on node-003 (node held), 1 scattered (no single owner)",
                 "buy 5: $9,127/month at cloud prices; owned $4,000/month amortized ($150,000 up front)",
-                "work at p95: 22 GPUs busy (device activity); SM-active 10, tensor-active 4.1 (efficiency, not need)",
+                "efficiency at p95: of 22 busy GPUs, the SM-active work equals 10, the tensor-active 4.1 (not the need)",
             ]
         );
         let text = table(&meeting(), 3600.0);
