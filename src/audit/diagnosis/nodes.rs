@@ -166,10 +166,12 @@ fn host_totals(state: &HostState) -> NodeTotals {
     t
 }
 
+/// A host's (bucket index k, stranded ticks, free-node ticks) per bucket with unallocated weight.
+pub(crate) type UnallocatedTicks = Vec<(i64, i64, i64)>;
+
 impl NodesFold {
-    /// Per host (label id): (bucket index k, stranded ticks, free-node ticks)
-    /// of its buckets with unallocated weight, for the purchase plan's owners.
-    pub(crate) fn unallocated_by_bucket(&self) -> Vec<(u32, Vec<(i64, i64, i64)>)> {
+    /// Per host (label id): its [`UnallocatedTicks`], for the purchase plan's owners.
+    pub(crate) fn unallocated_by_bucket(&self) -> Vec<(u32, UnallocatedTicks)> {
         self.hosts
             .iter()
             .map(|(id, state)| {

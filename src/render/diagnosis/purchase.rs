@@ -58,6 +58,14 @@ pub fn rule_text(rule: &PurchaseRule) -> String {
         PurchaseRule::ActivityUnmeasured => {
             "device activity not measured: idle held GPUs cannot be counted as spare".to_string()
         }
+        PurchaseRule::Text(text) => text.clone(),
+        decided => decision_text(decided),
+    }
+}
+
+/// The rules that decided on the spare GPUs, in words.
+fn decision_text(rule: &PurchaseRule) -> String {
+    match rule {
         PurchaseRule::ReclaimCovers { spare, need } => {
             format!("{} ≥ {}", spare_words(spare), need_words(need))
         }
@@ -127,7 +135,7 @@ pub fn rule_text(rule: &PurchaseRule) -> String {
             want.map(|w| format!(" for the {w} asked for"))
                 .unwrap_or_default()
         ),
-        PurchaseRule::Text(text) => text.clone(),
+        _ => String::new(),
     }
 }
 
