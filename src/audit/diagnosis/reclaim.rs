@@ -208,6 +208,87 @@ mod tests {
         assert_eq!(cut.p5(&ticks), 1.0);
     }
 
+    /// 20 hourly buckets. Host l0: GPUs 0-2 held idle by job l1 throughout,
+    /// GPU 3 free (stranded). Host l2: GPU 4 free (free-node). Host l4: GPU 5
+    /// held idle by job l3 for 19 of 20 hours (its p5, the minimum, is 0).
+    fn folds() -> (JobsFold, NodesFold, BucketGrid) {
+        use super::super::testkit::{H, free, held};
+        let mut jobs = JobsFold::new(H, 0, 20 * H, Default::default());
+        let mut nodes = NodesFold::new(H, 0, 20 * H);
+        let with_job = |mut iv: crate::audit::interval::Interval, job| {
+            iv.job = Some(job);
+            iv
+        };
+        let mut ivs = vec![free(3, 0, 0, 20 * H), free(4, 2, 0, 20 * H)];
+        ivs.extend((0..3).map(|g| with_job(held(g, 0, 0, 20 * H, Some(0.0)), 1)));
+        ivs.push(with_job(held(5, 4, 0, 19 * H, Some(0.0)), 3));
+        for iv in &ivs {
+            crate::audit::interval::Fold::add(&mut jobs, iv);
+            crate::audit::interval::Fold::add(&mut nodes, iv);
+        }
+        let grid = BucketGrid {
+            bucket: H,
+            window_start: 0,
+            window_end: 20 * H,
+            first: 0,
+            observed: vec![true; 20],
+        };
+        (jobs, nodes, grid)
+    }
+
+    fn rows(
+        reclaimable: f64,
+        findings: &[Finding],
+    ) -> Vec<(ReclaimSource, String, f64, Option<f64>)> {
+        let (jobs, nodes, grid) = folds();
+        let names = super::super::testkit::TestNames;
+        by_owner(
+            &jobs,
+            &nodes,
+            findings,
+            &names,
+            &grid,
+            reclaimable,
+            Some(2.0),
+        )
+        .into_iter()
+        .map(|r| (r.source, r.owner, r.gpus, r.usd))
+        .collect()
+    }
+
+    #[test]
+    fn owners_take_whole_p5_gpus_largest_first_capped_at_the_fleet() {
+        use ReclaimSource::*;
+        let month = |g: f64| Some(g * 2.0 * HOURS_PER_MONTH);
+        // the fleet's spare: 6 in 19 buckets, 5 in one → p5 (rank 1) = 5
+        assert_eq!(
+            rows(5.0, &[]),
+            vec![
+                (IdleHeld, "l1".to_string(), 3.0, month(3.0)),
+                (Stranded, "l0".to_string(), 1.0, month(1.0)),
+                (Unallocated, "l2".to_string(), 1.0, month(1.0)),
+            ]
+        );
+        // capped: the last owner does not fit
+        let parked = Finding {
+            kind: FindingKind::Parked,
+            job: "l1".to_string(),
+            ..Finding::default()
+        };
+        assert_eq!(
+            rows(4.0, &[parked]),
+            vec![
+                (Parked, "l1".to_string(), 3.0, month(3.0)),
+                (Stranded, "l0".to_string(), 1.0, month(1.0)),
+            ]
+        );
+        // more spare than the owners account for: the rest is scattered
+        let all = rows(7.0, &[]);
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[3], (Scattered, String::new(), 2.0, month(2.0)));
+        assert!(rows(0.0, &[]).is_empty());
+    }
+
     #[test]
     fn whole_gpus_floor_with_slack() {
         assert_eq!(whole(7.999_999_999_9), 8.0);
