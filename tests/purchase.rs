@@ -84,7 +84,7 @@ fn reclaim(p: &Value) -> Vec<(String, String, f64, f64)> {
         .collect()
 }
 
-/// A month of the plan: 730.5 h.
+/// A month of the plan: 730.5 h (reclaim rows are priced at their owner's cards).
 const MONTH: f64 = 730.5;
 
 #[test]
@@ -331,8 +331,9 @@ fn the_demo_wanting_16_reclaims_11_by_owner_and_leaves_5() -> anyhow::Result<()>
             ("parked", "chat-serve-0-spare", 1.0),
         ]
     );
-    for (_, owner, gpus, usd) in &rows {
-        assert_close(*usd, gpus * price * MONTH, owner);
+    // each owner at its own cards' price: H100 $3, A100 $1.50, L40S $2 (built-in profile)
+    for ((_, owner, _, usd), per_hour) in rows.iter().zip([8.0 * 3.0, 2.0 * 1.5, 2.0]) {
+        assert_close(*usd, per_hour * MONTH, owner);
     }
     assert_close(
         num(p, "/buy/cloud_usd_per_month"),

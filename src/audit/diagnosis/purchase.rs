@@ -69,8 +69,9 @@ pub struct Reclaim {
     pub owner: String,
     /// whole GPUs; the rows sum to `reclaimable_gpus`
     pub gpus: f64,
-    /// these GPUs' cost per month (730.5 h) at the fleet's mean $/GPU-h (the
-    /// `--own-cost` rate where nothing is priced); null when neither is known
+    /// these GPUs' cost per month (730.5 h) at the owner's spare dollars ÷
+    /// hours, else the fleet's mean $/GPU-h (the `--own-cost` rate where
+    /// nothing is priced); null when none is known
     pub usd: Option<f64>,
 }
 

@@ -8,7 +8,7 @@ use super::jobs::JobsFold;
 use super::nodes::NodesFold;
 use super::percentile_of;
 use super::purchase::{Reclaim, ReclaimSource};
-use crate::audit::interval::Names;
+use crate::audit::interval::{Names, TICKS_PER_HOUR};
 use std::collections::BTreeMap;
 
 /// Hours in the month the plan prices by (365.25 × 24 ÷ 12).
@@ -65,11 +65,20 @@ impl BucketGrid {
     }
 }
 
-/// A candidate owner with its spare ticks per bucket index.
+/// A candidate owner with its spare ticks per bucket index and their dollars.
 struct Candidate {
     source: ReclaimSource,
     owner: String,
     ticks: BTreeMap<i64, i64>,
+    usd: f64,
+}
+
+impl Candidate {
+    /// Its spare time's own price: dollars ÷ hours, when any was priced.
+    fn price(&self) -> Option<f64> {
+        let ticks: i64 = self.ticks.values().sum();
+        (self.usd > 0.0 && ticks > 0).then(|| self.usd / (ticks as f64 / TICKS_PER_HOUR))
+    }
 }
 
 /// Every job with idle held time (named by its finding, if any) and every
@@ -92,27 +101,27 @@ fn candidates(
     let mut out: Vec<Candidate> = jobs
         .idle_by_bucket()
         .into_iter()
-        .map(|(id, ticks)| {
-            let owner = names.label(id).to_string();
+        .map(|idle| {
+            let owner = names.label(idle.job).to_string();
             Candidate {
                 source: source_of(&owner),
                 owner,
-                ticks,
+                ticks: idle.ticks,
+                usd: idle.usd,
             }
         })
         .collect();
-    for (host, per) in nodes.unallocated_by_bucket() {
-        let owner = names.label(host).to_string();
-        let stranded = per.iter().filter(|p| p.1 > 0).map(|p| (p.0, p.1)).collect();
-        let free = per.iter().filter(|p| p.2 > 0).map(|p| (p.0, p.2)).collect();
-        for (source, ticks) in [
-            (ReclaimSource::Stranded, stranded),
-            (ReclaimSource::Unallocated, free),
+    for spare in nodes.unallocated_by_bucket() {
+        let owner = names.label(spare.host).to_string();
+        for (source, ticks, usd) in [
+            (ReclaimSource::Stranded, spare.stranded, spare.stranded_usd),
+            (ReclaimSource::Unallocated, spare.free, spare.free_usd),
         ] {
             out.push(Candidate {
                 source,
                 owner: owner.clone(),
                 ticks,
+                usd,
             });
         }
     }
@@ -121,7 +130,8 @@ fn candidates(
 
 /// The reclaimable GPUs by owner: each candidate's whole p5 GPUs, largest
 /// first (then source, then owner), capped so the rows sum to `reclaimable`;
-/// the rest is one `scattered` row. `usd_per_gpu_hour` prices a row per month.
+/// the rest is one `scattered` row. A row is priced per month at its owner's
+/// price (its spare dollars ÷ hours), else at `usd_per_gpu_hour`.
 pub fn by_owner(
     jobs: &JobsFold,
     nodes: &NodesFold,
@@ -142,7 +152,7 @@ pub fn by_owner(
             .then(a.source.cmp(&b.source))
             .then_with(|| a.owner.cmp(&b.owner))
     });
-    let price = |gpus: f64| usd_per_gpu_hour.map(|p| gpus * p * HOURS_PER_MONTH);
+    let month = |gpus: f64, price: Option<f64>| price.map(|p| gpus * p * HOURS_PER_MONTH);
     let mut left = reclaimable;
     let mut rows = Vec::new();
     for (gpus, c) in owned {
@@ -151,11 +161,12 @@ pub fn by_owner(
             break;
         }
         left -= take;
+        let usd = month(take, c.price().or(usd_per_gpu_hour));
         rows.push(Reclaim {
             source: c.source,
             owner: c.owner,
             gpus: take,
-            usd: price(take),
+            usd,
         });
     }
     if left >= 1.0 {
@@ -163,7 +174,7 @@ pub fn by_owner(
             source: ReclaimSource::Scattered,
             owner: String::new(),
             gpus: left,
-            usd: price(left),
+            usd: month(left, usd_per_gpu_hour),
         });
     }
     rows
@@ -220,7 +231,12 @@ mod tests {
             iv
         };
         let mut ivs = vec![free(3, 0, 0, 20 * H), free(4, 2, 0, 20 * H)];
-        ivs.extend((0..3).map(|g| with_job(held(g, 0, 0, 20 * H, Some(0.0)), 1)));
+        // job l1's cards cost $4/GPU-h: its row is priced at them, not at the mean
+        ivs.extend((0..3).map(|g| {
+            let mut iv = with_job(held(g, 0, 0, 20 * H, Some(0.0)), 1);
+            iv.price = Some(4.0);
+            iv
+        }));
         ivs.push(with_job(held(5, 4, 0, 19 * H, Some(0.0)), 3));
         for iv in &ivs {
             crate::audit::interval::Fold::add(&mut jobs, iv);
@@ -264,7 +280,12 @@ mod tests {
         assert_eq!(
             rows(5.0, &[]),
             vec![
-                (IdleHeld, "l1".to_string(), 3.0, month(3.0)),
+                (
+                    IdleHeld,
+                    "l1".to_string(),
+                    3.0,
+                    Some(3.0 * 4.0 * HOURS_PER_MONTH)
+                ),
                 (Stranded, "l0".to_string(), 1.0, month(1.0)),
                 (Unallocated, "l2".to_string(), 1.0, month(1.0)),
             ]
@@ -278,7 +299,12 @@ mod tests {
         assert_eq!(
             rows(4.0, &[parked]),
             vec![
-                (Parked, "l1".to_string(), 3.0, month(3.0)),
+                (
+                    Parked,
+                    "l1".to_string(),
+                    3.0,
+                    Some(3.0 * 4.0 * HOURS_PER_MONTH)
+                ),
                 (Stranded, "l0".to_string(), 1.0, month(1.0)),
             ]
         );
