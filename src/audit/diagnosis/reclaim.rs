@@ -56,10 +56,10 @@ impl BucketGrid {
         percentile_of(&values, 5.0).unwrap_or(0.0)
     }
 
-    /// Whether an owner with ticks in `nonzero` buckets can have a p5 above 0:
-    /// p5 takes rank ceil(0.05 n), so it is 0 when at least that many are 0.
-    fn may_be_spare(&self, nonzero: usize) -> bool {
-        let n = self.observed.iter().filter(|o| **o).count();
+    /// Whether an owner with ticks in `nonzero` of the `n` observed buckets can
+    /// have a p5 above 0: p5 takes rank ceil(0.05 n), so it is 0 when at least
+    /// that many are 0. (Ticks in an unobserved bucket cannot be: no weight.)
+    fn may_be_spare(n: usize, nonzero: usize) -> bool {
         let rank = ((5 * n).div_ceil(100)).max(1);
         n > 0 && n - nonzero.min(n) < rank
     }
@@ -141,9 +141,10 @@ pub fn by_owner(
     reclaimable: f64,
     usd_per_gpu_hour: Option<f64>,
 ) -> Vec<Reclaim> {
+    let n = grid.observed.iter().filter(|o| **o).count();
     let mut owned: Vec<(f64, Candidate)> = candidates(jobs, nodes, findings, names)
         .into_iter()
-        .filter(|c| grid.may_be_spare(c.ticks.len()))
+        .filter(|c| BucketGrid::may_be_spare(n, c.ticks.len()))
         .map(|c| (whole(grid.p5(&c.ticks)), c))
         .filter(|(g, _)| *g >= 1.0)
         .collect();
@@ -203,12 +204,12 @@ mod tests {
         let mut one_short = full.clone();
         one_short.remove(&3);
         assert_eq!(g.p5(&one_short), 0.0);
-        assert!(g.may_be_spare(20));
-        assert!(!g.may_be_spare(19));
+        assert!(BucketGrid::may_be_spare(20, 20));
+        assert!(!BucketGrid::may_be_spare(20, 19));
         // 40 buckets: rank 2, so one empty bucket still leaves a p5
-        let g = grid(40);
-        assert!(g.may_be_spare(39));
-        assert!(!g.may_be_spare(38));
+        assert!(BucketGrid::may_be_spare(40, 39));
+        assert!(!BucketGrid::may_be_spare(40, 38));
+        assert!(!BucketGrid::may_be_spare(0, 0));
         // a cut last bucket: 5 ticks inside the window, 5 ticks of weight is 1 GPU
         let cut = BucketGrid {
             window_end: 195,
