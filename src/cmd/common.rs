@@ -85,6 +85,8 @@ pub fn audit_options(args: &AuditArgs) -> AuditOptions {
         want: args.want,
         queue: args.queue.clone(),
         queue_tz: args.queue_tz.clone(),
+        min_window: args.min_window.clone(),
+        own_cost: args.own_cost.clone(),
         jobs: args.jobs.clone(),
         // validated (exit 2) when the command started: see cmd::run
         threads: args

@@ -88,6 +88,10 @@ pub struct AuditOptions {
     pub queue: Vec<PathBuf>,
     /// the zone of sacct times printed without one (`--queue-tz`; None: UTC)
     pub queue_tz: Option<String>,
+    /// `--min-window` (a duration; empty: 24 h)
+    pub min_window: String,
+    /// `--own-cost` as given
+    pub own_cost: Option<String>,
     /// a jobs file declaring each job's work (MFU, kinds)
     pub jobs: Option<PathBuf>,
     /// audit workers (None: every core)
@@ -331,6 +335,15 @@ pub fn audit_config(
     cfg.want = opts.want;
     let zone = crate::source::queue::parse_zone(opts.queue_tz.as_deref().unwrap_or("UTC"))?;
     cfg.queue = crate::source::queue::read_queues(&opts.queue, zone)?;
+    if !opts.min_window.is_empty() {
+        let us = positive_duration(Some(&opts.min_window), "--min-window")?.unwrap_or(0);
+        cfg.min_window_hours = us as f64 / crate::audit::interval::TICKS_PER_HOUR;
+    }
+    cfg.own_cost = opts
+        .own_cost
+        .as_deref()
+        .map(crate::catalog::own_cost::OwnCost::parse)
+        .transpose()?;
     cfg.threads = opts.threads.unwrap_or_else(default_threads);
     Ok(cfg)
 }

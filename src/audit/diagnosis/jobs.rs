@@ -420,6 +420,36 @@ impl JobsFold {
     }
 }
 
+/// One job's idle held ticks per bucket index k and their dollars (unpriced: $0).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct JobIdle {
+    pub job: u32,
+    pub ticks: BTreeMap<i64, i64>,
+    pub usd: f64,
+}
+
+impl JobsFold {
+    /// Per job (label id): its idle held ticks per bucket index k, for the
+    /// purchase plan's owners (docs/semantics.md §10, Purchase).
+    pub(crate) fn idle_by_bucket(&self) -> Vec<JobIdle> {
+        self.jobs
+            .iter()
+            .filter(|(_, s)| s.idle > 0)
+            .map(|(id, s)| {
+                let mut idle = JobIdle {
+                    job: id,
+                    ..JobIdle::default()
+                };
+                for ((k, _), c) in s.cells.iter().filter(|(_, c)| c.idle > 0) {
+                    *idle.ticks.entry(*k).or_default() += c.idle;
+                    idle.usd += c.idle_usd;
+                }
+                idle
+            })
+            .collect()
+    }
+}
+
 impl Fold for JobsFold {
     fn add(&mut self, iv: &Interval) {
         // a zero-weight sample stands for no time: it neither extends a span nor counts in p95

@@ -349,13 +349,23 @@ fn sections_of(
             }
             let layers = parts.total.layers(&parts.present);
             let deepest = crate::audit::diagnosis::purchase::deepest_layer(&layers);
-            let p = crate::audit::diagnosis::purchase(
-                &t,
-                parts.gpu_count,
-                deepest,
+            // power is not pushed down: --own-cost prices capex only
+            let own_cost = cfg
+                .own_cost
+                .as_ref()
+                .map(|spec| crate::audit::diagnosis::purchase::OwnCostFigures::of(spec, None));
+            let inputs = crate::audit::diagnosis::purchase::PurchaseInputs {
+                gpus_seen: parts.gpu_count,
+                deepest_layer: deepest,
                 window_hours,
-                cfg.want,
-            );
+                want: cfg.want,
+                min_window_hours: cfg.min_window_hours,
+                observed_gpu_hours: layers.observed_gpu_hours,
+                held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
+                usd_per_gpu_hour: crate::audit::engine::mean_price(&parts.total),
+                own_cost: own_cost.as_ref(),
+            };
+            let p = crate::audit::diagnosis::purchase(&t, &inputs, demand.as_ref());
             (Some(t), Some(p))
         }
         Err(note) => {
