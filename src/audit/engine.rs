@@ -1050,6 +1050,9 @@ impl<'a> Engine<'a> {
                     window_hours: (window_end - window_start).max(0) as f64 / US_PER_HOUR,
                     want: cfg.want,
                     top_hosts: cfg.top,
+                    min_window_hours: cfg.min_window_hours,
+                    observed_gpu_hours: layers.observed_gpu_hours,
+                    held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
                 },
             )
         });

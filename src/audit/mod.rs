@@ -64,6 +64,8 @@ pub(crate) struct AuditConfig {
     pub leak_thresholds: diagnosis::LeakThresholds,
     /// GPUs asked for (`--want`), for the purchase verdict
     pub want: Option<u32>,
+    /// shortest window (hours) a purchase verdict decides on (`--min-window`)
+    pub min_window_hours: f64,
     /// audit workers: GPUs are sharded across this many threads (1: no threads)
     pub threads: usize,
 }
@@ -85,6 +87,7 @@ impl AuditConfig {
             bucket_us: None,
             leak_thresholds: diagnosis::LeakThresholds::default(),
             want: None,
+            min_window_hours: diagnosis::purchase::MIN_WINDOW_HOURS,
             threads: 1,
         }
     }

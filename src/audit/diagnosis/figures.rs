@@ -60,7 +60,7 @@ impl Sections {
             "purchase" => {
                 let p = self.purchase.as_ref();
                 let v = match field {
-                    "owned" => p.map(|p| p.owned as f64),
+                    "owned" => p.and_then(|p| p.owned),
                     "held_p50" => p.and_then(|p| p.held_p50),
                     "held_p95" => p.and_then(|p| p.held_p95),
                     "held_max" => p.and_then(|p| p.held_max),
@@ -127,7 +127,7 @@ mod tests {
             ..Nodes::default()
         });
         s.purchase = Some(Purchase {
-            owned: 8,
+            owned: Some(8.0),
             spare_p5: Some(1.5),
             ..Purchase::default()
         });

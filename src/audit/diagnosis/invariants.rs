@@ -78,6 +78,9 @@ fn inputs() -> DiagnosisInputs<'static> {
         window_hours: 30.0,
         want: Some(1),
         top_hosts: None,
+        min_window_hours: 24.0,
+        observed_gpu_hours: 0.0,
+        held_known_gpu_hours: 0.0,
     }
 }
 
@@ -153,7 +156,7 @@ fn sections_agree_with_plain_sums_and_with_each_other() {
     assert_eq!(nodes.hosts.iter().map(|h| h.gpus).sum::<usize>(), 6);
 
     let p = s.purchase.expect("purchase");
-    assert_eq!(p.owned, 6);
+    assert_eq!(p.gpus_seen, 6);
     assert_eq!(p.observed_buckets, 30);
     assert!(close(p.output_equivalent_gpus.unwrap_or(0.0), 40.0 / 30.0));
 }

@@ -145,6 +145,11 @@ pub struct DiagnosisInputs<'a> {
     pub want: Option<u32>,
     /// hosts listed in the node view (`--top`); None lists all
     pub top_hosts: Option<usize>,
+    /// `--min-window`, hours
+    pub min_window_hours: f64,
+    /// the fleet's observed GPU-hours and those with held known (held + unallocated)
+    pub observed_gpu_hours: f64,
+    pub held_known_gpu_hours: f64,
 }
 
 impl DiagnosisFolds {
@@ -170,10 +175,16 @@ impl DiagnosisFolds {
         let timeline = self.timeline.finish(names);
         let purchase = purchase(
             &timeline,
-            self.timeline.gpus_observed(),
-            inputs.deepest_layer,
-            inputs.window_hours,
-            inputs.want,
+            &purchase::PurchaseInputs {
+                gpus_seen: self.timeline.gpus_observed(),
+                deepest_layer: inputs.deepest_layer,
+                window_hours: inputs.window_hours,
+                want: inputs.want,
+                min_window_hours: inputs.min_window_hours,
+                observed_gpu_hours: inputs.observed_gpu_hours,
+                held_known_gpu_hours: inputs.held_known_gpu_hours,
+            },
+            None,
         );
         let job_section = self.jobs.finish(names);
         let any_job = !job_section.jobs.is_empty();

@@ -197,7 +197,7 @@ mod tests {
                 ..Timeline::default()
             }),
             purchase: Some(Purchase {
-                owned: 4,
+                owned: Some(4.0),
                 verdict: Verdict::InsufficientData,
                 rule: crate::audit::diagnosis::purchase::PurchaseRule::Text(
                     "too short to decide".to_string(),

@@ -66,11 +66,18 @@ fn verdict_sentence(p: &Purchase, unit: &str) -> String {
         (Verdict::ReclaimFirst, None) => format!(
             "Verdict: reclaim first — {spare} GPUs, at least 10% of those observed, sat unallocated or idle in 95% of {unit}."
         ),
-        (Verdict::Saturated, Some(n)) => format!(
+        (Verdict::Saturated | Verdict::ReclaimThenBuy | Verdict::Buy, Some(n)) => format!(
             "Verdict: saturated — at most {spare} GPUs were spare in 95% of {unit}; {} of the {n} asked for are not covered by idle capacity.",
             gpus(p.uncovered_gpus)
         ),
-        (Verdict::Saturated, None) => format!(
+        (Verdict::InsufficientCoverage, _) => {
+            format!("Verdict: insufficient coverage — {}.", rule_text(&p.rule))
+        }
+        (Verdict::OptimizeFirst, _) => format!(
+            "Verdict: optimize first — the work fits on {} GPUs on the SM basis.",
+            gpus(p.optimize_to_gpus)
+        ),
+        (Verdict::Saturated | Verdict::ReclaimThenBuy | Verdict::Buy, None) => format!(
             "Verdict: saturated — at most {spare} GPUs were spare in 95% of {unit}, under 10% of those observed."
         ),
     }
@@ -80,7 +87,7 @@ fn verdict_sentence(p: &Purchase, unit: &str) -> String {
 /// `bucket_seconds` naming the unit ("hours" for 1 h buckets).
 pub fn paragraph(p: &Purchase, bucket_seconds: f64) -> String {
     let unit = bucket_noun(bucket_seconds);
-    let mut s = format!("You observed {} GPUs. ", gpus(Some(p.owned as f64)));
+    let mut s = format!("You observed {} GPUs. ", gpus(Some(p.gpus_seen as f64)));
     if p.observed_buckets == 0 {
         s.push_str("No bucket had data. ");
     } else {
@@ -134,7 +141,8 @@ mod tests {
 
     fn meeting() -> Purchase {
         Purchase {
-            owned: 1000,
+            owned: Some(1000.0),
+            gpus_seen: 1000,
             held_p50: Some(700.0),
             held_p95: Some(900.0),
             held_max: Some(940.0),
@@ -147,6 +155,7 @@ mod tests {
             uncovered_gpus: None,
             observed_buckets: 336,
             caveat: NO_QUEUE_CAVEAT.to_string(),
+            ..Purchase::default()
         }
     }
 

@@ -340,13 +340,16 @@ fn sections_of(
         Ok(t) => {
             let layers = parts.total.layers(&parts.present);
             let deepest = crate::audit::diagnosis::purchase::deepest_layer(&layers);
-            let p = crate::audit::diagnosis::purchase(
-                &t,
-                parts.gpu_count,
-                deepest,
+            let inputs = crate::audit::diagnosis::purchase::PurchaseInputs {
+                gpus_seen: parts.gpu_count,
+                deepest_layer: deepest,
                 window_hours,
-                cfg.want,
-            );
+                want: cfg.want,
+                min_window_hours: cfg.min_window_hours,
+                observed_gpu_hours: layers.observed_gpu_hours,
+                held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
+            };
+            let p = crate::audit::diagnosis::purchase(&t, &inputs, None);
             (Some(t), Some(p))
         }
         Err(note) => {
