@@ -198,6 +198,7 @@ mod tests {
             }),
             purchase: Some(Purchase {
                 owned: Some(4.0),
+                gpus_seen: 4,
                 verdict: Verdict::InsufficientData,
                 rule: crate::audit::diagnosis::purchase::PurchaseRule::Text(
                     "too short to decide".to_string(),
