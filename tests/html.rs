@@ -700,3 +700,38 @@ fn the_meeting_document_reads_on_a_phone() -> anyhow::Result<()> {
     assert!(std::fs::read(&png)?.starts_with(b"\x89PNG"));
     Ok(())
 }
+
+/// `--title` names the page; a snapshot's page has no timeline, no verdict
+/// from one instant and no run-rate column.
+#[test]
+fn title_and_the_snapshot_page() -> anyhow::Result<()> {
+    let html = report(
+        &[&data("small-fleet.csv"), "--title", "Fleet review <July>"],
+        "html",
+    )?;
+    assert!(
+        html.contains("<h1>Fleet review &lt;July&gt;</h1>"),
+        "{html}"
+    );
+    assert!(html.contains("<title>Fleet review &lt;July&gt; 2026-07-06 10:00"));
+    let snap = report(
+        &[
+            &data("captures/aicr_eks_h100x8_vllm_excerpt.prom"),
+            "--at",
+            "2026-02-19T19:31:04Z",
+        ],
+        "html",
+    )?;
+    assert!(snap.contains("data-verdict=\"none\">No purchase verdict: a snapshot is one instant"));
+    assert!(!snap.contains("<section id=\"timeline\">"), "no timeline");
+    assert!(
+        !snap.contains("<th class=\"n\">monthly run-rate"),
+        "no run-rate"
+    );
+    assert!(snap.contains("<th class=\"n\">now</th>"));
+    assert!(
+        snap.contains("<th class=\"n\">GPUs</th>"),
+        "the leak map in GPUs"
+    );
+    Ok(())
+}

@@ -231,4 +231,45 @@ mod tests {
         );
         assert_eq!(table(&Sections::default(), None, 5), "");
     }
+
+    #[test]
+    fn the_verdict_is_bold_on_a_terminal_and_a_snapshot_has_no_timeline() {
+        use crate::audit::diagnosis::{Purchase, Timeline, Verdict};
+        let s = Sections {
+            timeline: Some(Timeline {
+                bucket_seconds: 3600.0,
+                ..Timeline::default()
+            }),
+            purchase: Some(Purchase {
+                gpus_seen: 4,
+                verdict: Verdict::InsufficientData,
+                rule: crate::audit::diagnosis::purchase::PurchaseRule::Text(
+                    "too short to decide".to_string(),
+                ),
+                ..Purchase::default()
+            }),
+            ..Sections::default()
+        };
+        let bold = Layout {
+            top: 5,
+            bold: true,
+            ..Layout::default()
+        };
+        let text = purchase_paragraph(&s, bold).unwrap_or_default();
+        assert!(
+            text.starts_with("You observed 4 GPUs. No bucket had data.\n\x1b[1mVerdict: insufficient data — too short to decide.\x1b[0m\nrule: "),
+            "{text:?}"
+        );
+        let snapshot = Layout {
+            snapshot: true,
+            ..bold
+        };
+        let text = purchase_paragraph(&s, snapshot).unwrap_or_default();
+        assert!(
+            text.starts_with("Purchase: a snapshot is one instant"),
+            "{text}"
+        );
+        assert!(!sections_after_purchase(&s, snapshot).contains("Timeline"));
+        assert!(sections_after_purchase(&s, bold).contains("Timeline"));
+    }
 }

@@ -253,23 +253,30 @@ pub fn cost(out: &mut String, r: &Report) {
             text(&usd(Some(total)))
         );
     }
+    // a snapshot's dollars are per hour now: no window, no run-rate column
+    let snapshot = r.window.snapshot;
     let _ = write!(
         out,
-        "<table><thead><tr><th>USD{per}</th><th class=\"n\">in window</th><th class=\"n\">monthly run-rate</th></tr></thead><tbody>"
+        "<table><thead><tr><th>USD{per}</th><th class=\"n\">{}</th>{}</tr></thead><tbody>",
+        if snapshot { "now" } else { "in window" },
+        if snapshot {
+            ""
+        } else {
+            "<th class=\"n\">monthly run-rate</th>"
+        }
     );
     // the terminal's rows and labels (table::cost_rows)
     for (name, v, run) in crate::render::table::cost_rows(r) {
-        let run = if r.window.snapshot {
-            "—".to_string()
+        let run = if snapshot {
+            String::new()
         } else {
-            usd(run)
+            format!("<td class=\"n\">{}</td>", text(&usd(run)))
         };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td>{run}</tr>",
             text(&name),
-            text(&usd(v)),
-            text(&run)
+            text(&usd(v))
         );
     }
     out.push_str("</tbody></table>\n");
