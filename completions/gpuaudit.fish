@@ -78,6 +78,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l top -d 'How
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l bucket -d 'Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m, 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l min-window -d 'Shortest window the purchase verdict decides on (e.g. 12h); a window shorter than 24 h that this lets through gives a provisional verdict' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l own-cost -d 'What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3] gives an amortized $/GPU-h; the purchase plan prices "buy N" with it too' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
@@ -135,6 +137,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l top -d 'How m
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l bucket -d 'Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m, 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l min-window -d 'Shortest window the purchase verdict decides on (e.g. 12h); a window shorter than 24 h that this lets through gives a provisional verdict' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l own-cost -d 'What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3] gives an amortized $/GPU-h; the purchase plan prices "buy N" with it too' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l tokens-per-sec -d 'Tokens per second the job on this node processes (e.g. 12.5K); needs --flops-per-token or --params' -r
@@ -266,6 +270,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l top -d 'How 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l bucket -d 'Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m, 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min-window -d 'Shortest window the purchase verdict decides on (e.g. 12h); a window shorter than 24 h that this lets through gives a provisional verdict' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l own-cost -d 'What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3] gives an amortized $/GPU-h; the purchase plan prices "buy N" with it too' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l format -d 'Output format' -r -f -a "table\t''
@@ -345,6 +351,23 @@ purchase.held_p95=\t''
 purchase.held_max=\t''
 purchase.spare_p5=\t''
 purchase.output_equivalent_gpus=\t''
+purchase.gpus_seen=\t''
+purchase.reclaimable_gpus=\t''
+purchase.covered_by_reclaim=\t''
+purchase.uncovered_gpus=\t''
+purchase.optimize_to_gpus=\t''
+purchase.busy_equivalent_gpus_p95=\t''
+purchase.busy_equivalent_gpus_peak=\t''
+purchase.sm_equivalent_gpus_p95=\t''
+purchase.sm_equivalent_gpus_peak=\t''
+purchase.tensor_equivalent_gpus_p95=\t''
+purchase.tensor_equivalent_gpus_peak=\t''
+purchase.coverage=\t''
+purchase.held_known_share=\t''
+purchase.unobserved_gpu_hours=\t''
+purchase.pending_gpu_hours=\t''
+purchase.pending_gpus_p95=\t''
+purchase.demand_p95=\t''
 timeline.unobserved_buckets=\t''
 jobs.ett.min=\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max -d 'A ceiling on CURRENT: METRIC=VALUE. Repeatable' -r -f -a "active=\t''
@@ -420,6 +443,23 @@ purchase.held_p95=\t''
 purchase.held_max=\t''
 purchase.spare_p5=\t''
 purchase.output_equivalent_gpus=\t''
+purchase.gpus_seen=\t''
+purchase.reclaimable_gpus=\t''
+purchase.covered_by_reclaim=\t''
+purchase.uncovered_gpus=\t''
+purchase.optimize_to_gpus=\t''
+purchase.busy_equivalent_gpus_p95=\t''
+purchase.busy_equivalent_gpus_peak=\t''
+purchase.sm_equivalent_gpus_p95=\t''
+purchase.sm_equivalent_gpus_peak=\t''
+purchase.tensor_equivalent_gpus_p95=\t''
+purchase.tensor_equivalent_gpus_peak=\t''
+purchase.coverage=\t''
+purchase.held_known_share=\t''
+purchase.unobserved_gpu_hours=\t''
+purchase.pending_gpu_hours=\t''
+purchase.pending_gpus_p95=\t''
+purchase.demand_p95=\t''
 timeline.unobserved_buckets=\t''
 jobs.ett.min=\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-drop -d 'How far CURRENT may fall below BASELINE: METRIC=AMOUNT, AMOUNT being 2pp (percentage points, ratios), 5% (relative) or a number in the metric\'s unit (for a ratio a fraction: 0.02 is 2pp)' -r -f -a "active=\t''
@@ -495,6 +535,23 @@ purchase.held_p95=\t''
 purchase.held_max=\t''
 purchase.spare_p5=\t''
 purchase.output_equivalent_gpus=\t''
+purchase.gpus_seen=\t''
+purchase.reclaimable_gpus=\t''
+purchase.covered_by_reclaim=\t''
+purchase.uncovered_gpus=\t''
+purchase.optimize_to_gpus=\t''
+purchase.busy_equivalent_gpus_p95=\t''
+purchase.busy_equivalent_gpus_peak=\t''
+purchase.sm_equivalent_gpus_p95=\t''
+purchase.sm_equivalent_gpus_peak=\t''
+purchase.tensor_equivalent_gpus_p95=\t''
+purchase.tensor_equivalent_gpus_peak=\t''
+purchase.coverage=\t''
+purchase.held_known_share=\t''
+purchase.unobserved_gpu_hours=\t''
+purchase.pending_gpu_hours=\t''
+purchase.pending_gpus_p95=\t''
+purchase.demand_p95=\t''
 timeline.unobserved_buckets=\t''
 jobs.ett.min=\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l max-rise -d 'How far CURRENT may rise above BASELINE: METRIC=AMOUNT (2pp, 5% or a number)' -r -f -a "active=\t''
@@ -570,6 +627,23 @@ purchase.held_p95=\t''
 purchase.held_max=\t''
 purchase.spare_p5=\t''
 purchase.output_equivalent_gpus=\t''
+purchase.gpus_seen=\t''
+purchase.reclaimable_gpus=\t''
+purchase.covered_by_reclaim=\t''
+purchase.uncovered_gpus=\t''
+purchase.optimize_to_gpus=\t''
+purchase.busy_equivalent_gpus_p95=\t''
+purchase.busy_equivalent_gpus_peak=\t''
+purchase.sm_equivalent_gpus_p95=\t''
+purchase.sm_equivalent_gpus_peak=\t''
+purchase.tensor_equivalent_gpus_p95=\t''
+purchase.tensor_equivalent_gpus_peak=\t''
+purchase.coverage=\t''
+purchase.held_known_share=\t''
+purchase.unobserved_gpu_hours=\t''
+purchase.pending_gpu_hours=\t''
+purchase.pending_gpus_p95=\t''
+purchase.demand_p95=\t''
 timeline.unobserved_buckets=\t''
 jobs.ett.min=\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'

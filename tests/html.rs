@@ -599,8 +599,8 @@ pre.textContent = JSON.stringify(out);
 parent.document.body.appendChild(pre);
 </script>"#;
 
-/// The meeting document's order (the verdict and the plan above the
-/// waterfall, a timeline chart, the glossary) and, at 390 px wide (a phone),
+/// The meeting document's order (the verdict and the plan, with --want 16,
+/// above the waterfall, a timeline chart, the glossary) and, at 390 px wide (a phone),
 /// no text under 9 px and no sideways page scroll. The measuring copy drops
 /// the page's CSP (it forbids scripts) and opens the glossary to measure it.
 #[test]
@@ -614,7 +614,13 @@ fn the_meeting_document_reads_on_a_phone() -> anyhow::Result<()> {
         return Ok(());
     }
     let work = tempfile::tempdir()?;
-    let args = [data("demo-fleet.parquet"), "--by".into(), "team".into()];
+    let args = [
+        data("demo-fleet.parquet"),
+        "--by".into(),
+        "team".into(),
+        "--want".into(),
+        "16".into(),
+    ];
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let html = report(&args, "html")?;
     let json: Value = serde_json::from_str(&report(&args, "json")?)?;
@@ -633,6 +639,11 @@ fn the_meeting_document_reads_on_a_phone() -> anyhow::Result<()> {
     );
     assert!(at(&verdict)? < at("<p class=\"plan\">You observed 40 GPUs.")?);
     assert!(at("<p class=\"plan\">")? < at("<section id=\"waterfall\">")?);
+    // the plan by owner (issue 31's demo: 11 reclaimed, 5 uncovered)
+    assert_eq!(json["purchase"]["verdict"], "reclaim_then_buy");
+    let plan = at("<ul class=\"plan-items\"><li>Reclaim 11: 8 from jupyter-bob-0 (parked, ")?;
+    assert!(plan < at("<section id=\"waterfall\">")?);
+    assert!(at("<li>Buy 5: ")? < at("<section id=\"waterfall\">")?);
     assert!(at("<h3>The findings that matter (3 of 3)</h3>")? < at("<svg class=\"timeline\"")?);
     assert!(at("<svg class=\"timeline\"")? < at("<section id=\"leaks\">")?);
     assert!(at("<section id=\"leaks\">")? < at("<h2 class=\"appendix\">")?);

@@ -1053,6 +1053,8 @@ impl<'a> Engine<'a> {
                     min_window_hours: cfg.min_window_hours,
                     observed_gpu_hours: layers.observed_gpu_hours,
                     held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
+                    usd_per_gpu_hour: mean_price(&folds.tally.total),
+                    own_cost: cfg.own_cost.as_ref(),
                 },
             )
         });
@@ -1148,6 +1150,15 @@ pub fn median_of_histogram(diffs: &HashMap<i64, u64>) -> Option<i64> {
         sorted.last().map(|x| x.0).unwrap_or(0)
     };
     weights::median_by_rank(n, nth)
+}
+
+/// Priced dollars ÷ priced GPU-hours: the fleet's mean $/GPU-h for the
+/// purchase plan; None when nothing is priced.
+pub(crate) fn mean_price(t: &super::tally::Tally) -> Option<f64> {
+    let priced_h = t.observed_h() - t.unpriced_h();
+    t.priced(t.observed_usd)
+        .filter(|_| priced_h > 0.0)
+        .map(|usd| usd / priced_h)
 }
 
 #[cfg(test)]

@@ -66,6 +66,8 @@ pub(crate) struct AuditConfig {
     pub want: Option<u32>,
     /// shortest window (hours) a purchase verdict decides on (`--min-window`)
     pub min_window_hours: f64,
+    /// `--own-cost`: the amortized price of an owned GPU
+    pub own_cost: Option<crate::catalog::own_cost::OwnCost>,
     /// audit workers: GPUs are sharded across this many threads (1: no threads)
     pub threads: usize,
 }
@@ -88,6 +90,7 @@ impl AuditConfig {
             leak_thresholds: diagnosis::LeakThresholds::default(),
             want: None,
             min_window_hours: diagnosis::purchase::MIN_WINDOW_HOURS,
+            own_cost: None,
             threads: 1,
         }
     }

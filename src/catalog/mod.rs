@@ -8,6 +8,7 @@
 //! check that every entry is priced, has memory and a bf16 peak or a reason.
 pub(crate) mod dtype;
 pub(crate) mod names;
+pub mod own_cost;
 pub mod peaks;
 pub(crate) mod prices;
 pub(crate) mod report;

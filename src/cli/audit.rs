@@ -89,6 +89,16 @@ pub struct AuditArgs {
     #[arg(long, value_name = "N")]
     pub want: Option<u32>,
 
+    /// Shortest window the purchase verdict decides on (e.g. 12h); a window
+    /// shorter than 24 h that this lets through gives a provisional verdict.
+    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    pub min_window: String,
+
+    /// What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3]
+    /// gives an amortized $/GPU-h; the purchase plan prices "buy N" with it too.
+    #[arg(long, value_name = "SPEC")]
+    pub own_cost: Option<String>,
+
     /// Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a
     /// job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job's
     /// total), or model_flops (over its run); optional dtype (default bf16), peak_tflops;

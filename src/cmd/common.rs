@@ -82,6 +82,8 @@ pub fn audit_options(args: &AuditArgs) -> AuditOptions {
         bucket: args.bucket.clone(),
         leak_thresholds: args.leak_thresholds.clone(),
         want: args.want,
+        min_window: args.min_window.clone(),
+        own_cost: args.own_cost.clone(),
         jobs: args.jobs.clone(),
         // validated (exit 2) when the command started: see cmd::run
         threads: args

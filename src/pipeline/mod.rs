@@ -82,6 +82,10 @@ pub struct AuditOptions {
     pub bucket: Option<String>,
     pub leak_thresholds: Option<PathBuf>,
     pub want: Option<u32>,
+    /// `--min-window` (a duration; empty: 24 h)
+    pub min_window: String,
+    /// `--own-cost` as given
+    pub own_cost: Option<String>,
     /// a jobs file declaring each job's work (MFU, kinds)
     pub jobs: Option<PathBuf>,
     /// audit workers (None: every core)
@@ -304,6 +308,15 @@ pub fn audit_config(
             .context("--leak-thresholds")?;
     }
     cfg.want = opts.want;
+    if !opts.min_window.is_empty() {
+        let us = positive_duration(Some(&opts.min_window), "--min-window")?.unwrap_or(0);
+        cfg.min_window_hours = us as f64 / crate::audit::interval::TICKS_PER_HOUR;
+    }
+    cfg.own_cost = opts
+        .own_cost
+        .as_deref()
+        .map(crate::catalog::own_cost::OwnCost::parse)
+        .transpose()?;
     cfg.threads = opts.threads.unwrap_or_else(default_threads);
     Ok(cfg)
 }

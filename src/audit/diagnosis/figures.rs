@@ -1,7 +1,7 @@
 //! The diagnosis figures `check` rules can name: `leaks.<class>` (GPU-hours;
 //! `.share_of_held`, `.usd`), `nodes.<field>`, `purchase.<field>`,
 //! `timeline.unobserved_buckets`.
-use super::{LeakClass, Sections};
+use super::{LeakClass, Purchase, Sections};
 
 /// Every figure name [`Sections::figure`] answers, for help and errors.
 #[cfg(test)]
@@ -28,13 +28,32 @@ const NODES: [&str; 5] = [
 ];
 
 #[cfg(test)]
-const PURCHASE: [&str; 6] = [
+const PURCHASE: [&str; 25] = [
     "owned",
+    "gpus_seen",
     "held_p50",
     "held_p95",
     "held_max",
     "spare_p5",
     "output_equivalent_gpus",
+    "reclaimable_gpus",
+    "covered_by_reclaim",
+    "uncovered_gpus",
+    "optimize_to_gpus",
+    "busy_equivalent_gpus_p95",
+    "busy_equivalent_gpus_peak",
+    "sm_equivalent_gpus_p95",
+    "sm_equivalent_gpus_peak",
+    "tensor_equivalent_gpus_p95",
+    "tensor_equivalent_gpus_peak",
+    "coverage",
+    "held_known_share",
+    "unobserved_gpu_hours",
+    "pending_gpu_hours",
+    "pending_gpus_p95",
+    "wait_hours_p50",
+    "wait_hours_p95",
+    "demand_p95",
 ];
 
 impl Sections {
@@ -57,24 +76,20 @@ impl Sections {
                 };
                 Some(v)
             }
-            "purchase" => {
-                let p = self.purchase.as_ref();
-                let v = match field {
-                    "owned" => p.and_then(|p| p.owned),
-                    "held_p50" => p.and_then(|p| p.held_p50),
-                    "held_p95" => p.and_then(|p| p.held_p95),
-                    "held_max" => p.and_then(|p| p.held_max),
-                    "spare_p5" => p.and_then(|p| p.spare_p5),
-                    "output_equivalent_gpus" => p.and_then(|p| p.output_equivalent_gpus),
-                    _ => return None,
-                };
-                Some(v)
-            }
+            "purchase" => self.purchase_figure(field),
             "timeline" if field == "unobserved_buckets" => {
                 Some(self.timeline.as_ref().map(|t| t.unobserved_buckets as f64))
             }
             _ => None,
         }
+    }
+
+    fn purchase_figure(&self, field: &str) -> Option<Option<f64>> {
+        let Some(p) = self.purchase.as_ref() else {
+            // the name must still be one: check it against a default section
+            return Purchase::default().figure(field).map(|_| None);
+        };
+        p.figure(field)
     }
 
     fn leak_figure(&self, field: &str) -> Option<Option<f64>> {
@@ -98,6 +113,42 @@ impl Sections {
     }
 }
 
+impl Purchase {
+    /// `purchase.<field>`: None for a name that is not a figure.
+    fn figure(&self, field: &str) -> Option<Option<f64>> {
+        let count = |n: usize| Some(n as f64);
+        let v = match field {
+            "owned" => self.owned,
+            "gpus_seen" => count(self.gpus_seen),
+            "held_p50" => self.held_p50,
+            "held_p95" => self.held_p95,
+            "held_max" => self.held_max,
+            "spare_p5" => self.spare_p5,
+            "output_equivalent_gpus" => self.output_equivalent_gpus,
+            "reclaimable_gpus" => self.reclaimable_gpus,
+            "covered_by_reclaim" => self.covered_by_reclaim,
+            "uncovered_gpus" => self.uncovered_gpus,
+            "optimize_to_gpus" => self.optimize_to_gpus,
+            "busy_equivalent_gpus_p95" => self.busy_equivalent_gpus_p95,
+            "busy_equivalent_gpus_peak" => self.busy_equivalent_gpus_peak,
+            "sm_equivalent_gpus_p95" => self.sm_equivalent_gpus_p95,
+            "sm_equivalent_gpus_peak" => self.sm_equivalent_gpus_peak,
+            "tensor_equivalent_gpus_p95" => self.tensor_equivalent_gpus_p95,
+            "tensor_equivalent_gpus_peak" => self.tensor_equivalent_gpus_peak,
+            "coverage" => self.coverage,
+            "held_known_share" => self.held_known_share,
+            "unobserved_gpu_hours" => Some(self.unobserved_gpu_hours),
+            "pending_gpu_hours" => self.pending_gpu_hours,
+            "pending_gpus_p95" => self.pending_gpus_p95,
+            "wait_hours_p50" => self.wait_hours_p50,
+            "wait_hours_p95" => self.wait_hours_p95,
+            "demand_p95" => self.demand_p95,
+            _ => return None,
+        };
+        Some(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +160,8 @@ mod tests {
         let mut s = Sections::default();
         assert_eq!(s.figure("leaks.idle"), Some(None));
         assert_eq!(s.figure("purchase.spare_p5"), Some(None));
+        assert_eq!(s.figure("purchase.reclaimable_gpus"), Some(None));
+        assert_eq!(s.figure("purchase.nonsense"), None);
         assert_eq!(s.figure("leaks.sleepy"), None);
         assert_eq!(s.figure("nodes.stranded"), None);
         assert_eq!(s.figure("jobs"), None);
@@ -139,6 +192,9 @@ mod tests {
         assert_eq!(s.figure("purchase.owned"), Some(Some(8.0)));
         // every advertised name answers
         assert!(figure_names().iter().all(|n| s.figure(n).is_some()));
-        assert_eq!(figure_names().len(), 30 + 5 + 6 + 1);
+        assert_eq!(figure_names().len(), 30 + 5 + 25 + 1);
+        assert_eq!(s.figure("purchase.coverage"), Some(None));
+        assert_eq!(s.figure("purchase.gpus_seen"), Some(Some(0.0)));
+        assert_eq!(s.figure("purchase.verdict"), None);
     }
 }

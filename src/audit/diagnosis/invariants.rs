@@ -81,6 +81,8 @@ fn inputs() -> DiagnosisInputs<'static> {
         min_window_hours: 24.0,
         observed_gpu_hours: 0.0,
         held_known_gpu_hours: 0.0,
+        usd_per_gpu_hour: None,
+        own_cost: None,
     }
 }
 

@@ -420,6 +420,24 @@ impl JobsFold {
     }
 }
 
+impl JobsFold {
+    /// Per job (label id): its idle held ticks per bucket index k, for the
+    /// purchase plan's owners (docs/semantics.md §10, Purchase).
+    pub(crate) fn idle_by_bucket(&self) -> Vec<(u32, BTreeMap<i64, i64>)> {
+        self.jobs
+            .iter()
+            .filter(|(_, s)| s.idle > 0)
+            .map(|(id, s)| {
+                let mut per: BTreeMap<i64, i64> = BTreeMap::new();
+                for ((k, _), c) in s.cells.iter().filter(|(_, c)| c.idle > 0) {
+                    *per.entry(*k).or_default() += c.idle;
+                }
+                (id, per)
+            })
+            .collect()
+    }
+}
+
 impl Fold for JobsFold {
     fn add(&mut self, iv: &Interval) {
         // a zero-weight sample stands for no time: it neither extends a span nor counts in p95

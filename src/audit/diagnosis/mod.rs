@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod leaks;
 pub mod nodes;
 pub mod purchase;
+pub mod reclaim;
 pub mod timeline;
 
 pub use leaks::{LeakClass, LeakFold, LeakThresholds, Leaks};
@@ -132,6 +133,11 @@ pub struct DiagnosisFolds {
     pub leaks: LeakFold,
     pub nodes: NodesFold,
     pub jobs: jobs::JobsFold,
+    /// the timeline's buckets (for the purchase plan's owners)
+    grid: reclaim::BucketGrid,
+    /// Σ held ticks × power (W) and the held ticks that carried power, in the
+    /// window: the mean power `--own-cost` prices
+    power: (Sum, i64),
 }
 
 /// What the sections need beyond the intervals.
@@ -150,6 +156,10 @@ pub struct DiagnosisInputs<'a> {
     /// the fleet's observed GPU-hours and those with held known (held + unallocated)
     pub observed_gpu_hours: f64,
     pub held_known_gpu_hours: f64,
+    /// priced dollars ÷ priced GPU-hours; None when nothing is priced
+    pub usd_per_gpu_hour: Option<f64>,
+    /// `--own-cost`
+    pub own_cost: Option<&'a crate::catalog::own_cost::OwnCost>,
 }
 
 impl DiagnosisFolds {
@@ -168,25 +178,21 @@ impl DiagnosisFolds {
             timeline: TimelineFold::new(bucket_ticks, window_start, window_end),
             leaks: LeakFold::new(thresholds, by),
             nodes: NodesFold::new(bucket_ticks, window_start, window_end),
+            grid: reclaim::BucketGrid {
+                bucket: bucket_ticks.max(1),
+                window_start,
+                window_end,
+                first: window_start.div_euclid(bucket_ticks.max(1)),
+                observed: Vec::new(),
+            },
+            power: (Sum::default(), 0),
         }
     }
 
     pub fn finish(&self, names: &dyn Names, inputs: DiagnosisInputs) -> Sections {
         let timeline = self.timeline.finish(names);
-        let purchase = purchase(
-            &timeline,
-            &purchase::PurchaseInputs {
-                gpus_seen: self.timeline.gpus_observed(),
-                deepest_layer: inputs.deepest_layer,
-                window_hours: inputs.window_hours,
-                want: inputs.want,
-                min_window_hours: inputs.min_window_hours,
-                observed_gpu_hours: inputs.observed_gpu_hours,
-                held_known_gpu_hours: inputs.held_known_gpu_hours,
-            },
-            None,
-        );
         let job_section = self.jobs.finish(names);
+        let purchase = self.purchase(&timeline, &job_section.findings, names, &inputs);
         let any_job = !job_section.jobs.is_empty();
         Sections {
             jobs_total: None,
@@ -202,8 +208,63 @@ impl DiagnosisFolds {
     }
 }
 
+impl DiagnosisFolds {
+    /// Mean power (W) of the held time that measured it, in the window.
+    fn power_w(&self) -> Option<f64> {
+        let (sum, known) = self.power;
+        (known > 0).then(|| sum.get() / known as f64)
+    }
+
+    /// The purchase answer and its owners (§10, Purchase); no queue is read yet.
+    fn purchase(
+        &self,
+        timeline: &Timeline,
+        findings: &[findings::Finding],
+        names: &dyn Names,
+        inputs: &DiagnosisInputs,
+    ) -> Purchase {
+        let own_cost = inputs
+            .own_cost
+            .map(|spec| purchase::OwnCostFigures::of(spec, self.power_w()));
+        let mut p = purchase(
+            timeline,
+            &purchase::PurchaseInputs {
+                gpus_seen: self.timeline.gpus_observed(),
+                deepest_layer: inputs.deepest_layer,
+                window_hours: inputs.window_hours,
+                want: inputs.want,
+                min_window_hours: inputs.min_window_hours,
+                observed_gpu_hours: inputs.observed_gpu_hours,
+                held_known_gpu_hours: inputs.held_known_gpu_hours,
+                usd_per_gpu_hour: inputs.usd_per_gpu_hour,
+                own_cost: own_cost.as_ref(),
+            },
+            None,
+        );
+        let grid = reclaim::BucketGrid {
+            observed: timeline.buckets.iter().map(|b| b.observed > 0.0).collect(),
+            ..self.grid.clone()
+        };
+        let price = inputs
+            .usd_per_gpu_hour
+            .or(own_cost.as_ref().map(|o| o.usd_per_gpu_hour));
+        if let Some(r) = p.reclaimable_gpus {
+            p.reclaim =
+                reclaim::by_owner(&self.jobs, &self.nodes, findings, names, &grid, r, price);
+        }
+        p
+    }
+}
+
 impl Fold for DiagnosisFolds {
     fn add(&mut self, iv: &Interval) {
+        if let (true, Some(w)) = (iv.held, iv.power) {
+            let part = iv.end().min(self.grid.window_end) - iv.start.max(self.grid.window_start);
+            if part > 0 {
+                self.power.0.add(part as f64 * w);
+                self.power.1 += part;
+            }
+        }
         self.timeline.add(iv);
         self.leaks.add(iv);
         self.nodes.add(iv);
@@ -214,6 +275,8 @@ impl Fold for DiagnosisFolds {
         self.leaks.merge(other.leaks);
         self.nodes.merge(other.nodes);
         self.jobs.merge(other.jobs);
+        self.power.0.merge(&other.power.0);
+        self.power.1 += other.power.1;
     }
 }
 

@@ -166,6 +166,30 @@ fn host_totals(state: &HostState) -> NodeTotals {
     t
 }
 
+impl NodesFold {
+    /// Per host (label id): (bucket index k, stranded ticks, free-node ticks)
+    /// of its buckets with unallocated weight, for the purchase plan's owners.
+    pub(crate) fn unallocated_by_bucket(&self) -> Vec<(u32, Vec<(i64, i64, i64)>)> {
+        self.hosts
+            .iter()
+            .map(|(id, state)| {
+                let per = state
+                    .buckets()
+                    .filter(|(_, b)| b.unallocated > 0)
+                    .map(|(k, b)| {
+                        if b.held > 0 {
+                            (k, b.unallocated, 0)
+                        } else {
+                            (k, 0, b.unallocated)
+                        }
+                    })
+                    .collect();
+                (id, per)
+            })
+            .collect()
+    }
+}
+
 impl Fold for NodesFold {
     fn add(&mut self, iv: &Interval) {
         let start = iv.start.max(self.window_start);

@@ -65,8 +65,14 @@ pub fn purchase_paragraph(s: &Sections, layout: Layout) -> Option<String> {
             _ => (line, ""),
         };
         let lead = lead.trim_end();
+        // the plan's lines (reclaim, buy, efficiency) indent what they wrap
+        let indent = if lead.starts_with("You observed") {
+            ""
+        } else {
+            "  "
+        };
         if !lead.is_empty() {
-            out.push_str(&fill(lead, layout.width, ""));
+            out.push_str(&fill(lead, layout.width, indent));
             out.push('\n');
         }
         if !verdict.is_empty() {

@@ -43,102 +43,29 @@ pub fn verdict_and_plan(out: &mut String, r: &Report) {
         let _ = writeln!(out, "<p class=\"plan\">{}</p>", text(plan.trim()));
     }
     plan_items(out, p);
+    let caveat = if p.caveat.is_empty() {
+        String::new()
+    } else {
+        format!(" {}.", capitalize(&p.caveat))
+    };
     let _ = writeln!(
         out,
-        "<p class=\"note\">Rule: {}. {}.</p>",
+        "<p class=\"note\">Rule: {}.{}</p>",
         text(&crate::render::diagnosis::purchase::rule_text(&p.rule)),
-        text(&capitalize(&p.caveat))
+        text(&caveat)
     );
 }
 
-/// The plan's figures, one line each, where the purchase section has them:
-/// the reclaim list by owner, what it covers and what remains, buying the
-/// rest priced both ways, the work in busy-equivalent GPUs, coverage and demand.
+/// The plan's lines (reclaim by owner, buying the rest priced both ways,
+/// efficiency, demand), in the purchase renderer's words.
 fn plan_items(out: &mut String, p: &Purchase) {
-    let mut items: Vec<String> = Vec::new();
-    if let Some(n) = p.reclaimable_gpus {
-        let owners: Vec<String> = p
-            .reclaim
-            .iter()
-            .map(|r| {
-                let source = serde_json::to_value(r.source)
-                    .ok()
-                    .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
-                    .unwrap_or_default();
-                let cost = r
-                    .usd
-                    .map(|u| format!(", {}/month", usd(Some(u))))
-                    .unwrap_or_default();
-                format!("{} from {} ({source}{cost})", gpus(Some(r.gpus)), r.owner)
-            })
-            .collect();
-        let by = if owners.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", owners.join("; "))
-        };
-        items.push(format!(
-            "Reclaim {} GPUs spare in 95% of buckets{by}.",
-            gpus(Some(n))
-        ));
-    }
-    if let (Some(want), Some(covered)) = (p.want, p.covered_by_reclaim) {
-        items.push(format!(
-            "Of the {want} GPUs asked for, reclaiming covers {}; {} remain uncovered.",
-            gpus(Some(covered)),
-            gpus(Some(p.uncovered_gpus.unwrap_or(0.0)))
-        ));
-    }
-    if let Some(b) = &p.buy {
-        let mut line = format!("Buying {} GPUs", gpus(Some(b.gpus)));
-        if b.cloud_usd_per_month.is_some() {
-            line.push_str(&format!(
-                " costs {}/month in the cloud profile",
-                usd(b.cloud_usd_per_month)
-            ));
-        }
-        if let (Some(m), Some(c)) = (b.own_usd_per_month, b.own_capex_usd) {
-            line.push_str(&format!(
-                "; owned, {}/month amortized ({} up front)",
-                usd(Some(m)),
-                usd(Some(c))
-            ));
-        }
-        items.push(format!("{line}."));
-    }
-    if p.busy_equivalent_gpus_p95.is_some() {
-        items.push(format!(
-            "The work equals {} GPUs fully busy at p95 ({} at the peak), on device activity; on SM activity {}, on tensor activity {} (efficiency, not need).",
-            gpus(p.busy_equivalent_gpus_p95),
-            gpus(p.busy_equivalent_gpus_peak),
-            gpus(p.sm_equivalent_gpus_p95),
-            gpus(p.tensor_equivalent_gpus_p95)
-        ));
-    }
-    if let Some(c) = p.coverage {
-        items.push(format!(
-            "The data saw {} of the fleet's GPU-hours ({} GPUs seen); held was known for {} of what it saw.",
-            pct(Some(c)),
-            p.gpus_seen,
-            pct(p.held_known_share)
-        ));
-    }
-    if let Some(h) = p.pending_gpu_hours {
-        items.push(format!(
-            "Demand: {} GPU-h waited in the queue, {} GPUs pending at p95, waits {} h at p50 and {} h at p95; demand p95 {} GPUs.",
-            hours(h),
-            gpus(p.pending_gpus_p95),
-            p.wait_hours_p50.map_or("n/a".to_string(), hours),
-            p.wait_hours_p95.map_or("n/a".to_string(), hours),
-            gpus(p.demand_p95)
-        ));
-    }
+    let items = crate::render::diagnosis::purchase::plan_lines(p);
     if items.is_empty() {
         return;
     }
     out.push_str("<ul class=\"plan-items\">");
     for i in items {
-        let _ = write!(out, "<li>{}</li>", text(&i));
+        let _ = write!(out, "<li>{}</li>", text(&capitalize(&i)));
     }
     out.push_str("</ul>\n");
 }

@@ -348,6 +348,8 @@ fn sections_of(
                 min_window_hours: cfg.min_window_hours,
                 observed_gpu_hours: layers.observed_gpu_hours,
                 held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
+                usd_per_gpu_hour: None,
+                own_cost: None,
             };
             let p = crate::audit::diagnosis::purchase(&t, &inputs, None);
             (Some(t), Some(p))
