@@ -323,6 +323,51 @@ fn cost(report: &Report, u: Units, width: Option<u16>) -> String {
     out
 }
 
+/// One row per job and span (the cards a job left idle together), top N by GPU-time.
+fn grouped_episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
+    let shown: Vec<_> = report.idle_episode_groups.iter().take(opts.top).collect();
+    let mut out = fill(
+        &format!(
+            "Idle held episodes (≥ min-idle), by job and span: {} ({} GPU episodes), top {} by {}\n",
+            report.idle_episode_groups_total,
+            report.idle_episodes_total,
+            shown.len(),
+            u.name
+        ),
+        opts.limit(),
+        "  ",
+    );
+    if shown.is_empty() {
+        return out;
+    }
+    let mut g = Grid::new(vec![
+        Column::new("job").label(),
+        Column::new("user").label().drop_rank(2),
+        Column::new("team").label().drop_rank(3),
+        Column::new("GPUs").right(),
+        Column::new("host").label().drop_rank(1),
+        Column::new("start"),
+        Column::new("end"),
+        Column::new(u.name).right(),
+        Column::new("USD").right(),
+    ]);
+    for e in shown {
+        g.row(vec![
+            dash(e.job.as_deref()),
+            dash(e.user.as_deref()),
+            dash(e.team.as_deref()),
+            e.gpus.to_string(),
+            hosts_cell(&e.hosts),
+            short_time(&e.start),
+            short_time(&e.end),
+            u.amount(e.gpu_hours),
+            usd(e.usd),
+        ]);
+    }
+    out.push_str(&g.render_with_note(opts.limit()));
+    out
+}
+
 fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
     if report.window.snapshot {
         return format!(
@@ -337,47 +382,7 @@ fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
     // grouped unless asked per GPU, or when an older document carries no groups
     let grouped = !opts.per_gpu && report.idle_episode_groups_total > 0;
     if grouped {
-        let shown: Vec<_> = report.idle_episode_groups.iter().take(opts.top).collect();
-        let mut out = fill(
-            &format!(
-                "Idle held episodes (≥ min-idle), by job and span: {} ({} GPU episodes), top {} by {}\n",
-                report.idle_episode_groups_total,
-                report.idle_episodes_total,
-                shown.len(),
-                u.name
-            ),
-            opts.limit(),
-            "  ",
-        );
-        if shown.is_empty() {
-            return out;
-        }
-        let mut g = Grid::new(vec![
-            Column::new("job").label(),
-            Column::new("user").label().drop_rank(2),
-            Column::new("team").label().drop_rank(3),
-            Column::new("GPUs").right(),
-            Column::new("host").label().drop_rank(1),
-            Column::new("start"),
-            Column::new("end"),
-            Column::new(u.name).right(),
-            Column::new("USD").right(),
-        ]);
-        for e in shown {
-            g.row(vec![
-                dash(e.job.as_deref()),
-                dash(e.user.as_deref()),
-                dash(e.team.as_deref()),
-                e.gpus.to_string(),
-                hosts_cell(&e.hosts),
-                short_time(&e.start),
-                short_time(&e.end),
-                u.amount(e.gpu_hours),
-                usd(e.usd),
-            ]);
-        }
-        out.push_str(&g.render_with_note(opts.limit()));
-        return out;
+        return grouped_episodes(report, u, opts);
     }
     let shown: Vec<_> = report.idle_episodes.iter().take(opts.top).collect();
     let mut out = format!(

@@ -100,7 +100,7 @@ pub fn answer(out: &mut String, r: &Report) {
 
 /// Held → used: each layer as a bar of observed, with its table.
 pub fn waterfall(out: &mut String, r: &Report) {
-    let (unit, per) = units(r);
+    let (unit, _) = units(r);
     out.push_str("<section id=\"waterfall\">\n<h2>Held → used waterfall</h2>\n");
     let observed = r.layers.observed_gpu_hours;
     let rows: Vec<Bar> = r
@@ -149,6 +149,13 @@ pub fn waterfall(out: &mut String, r: &Report) {
         observed,
     ));
     out.push_str("<figcaption>Each layer as a share of the observed GPU-hours; idle held is the part of held in which device activity was below the idle threshold.</figcaption></figure>\n");
+    waterfall_table(out, r);
+    out.push_str("</section>\n");
+}
+
+/// The waterfall's figures as a table, and the not-useful dollars against MFU.
+fn waterfall_table(out: &mut String, r: &Report) {
+    let (unit, per) = units(r);
     let _ = write!(
         out,
         "<table><thead><tr><th>layer</th><th class=\"n\">{unit}</th><th class=\"n\">% of held</th><th class=\"n\">% of observed</th><th class=\"n\">USD{per}</th></tr></thead><tbody>"
@@ -191,7 +198,6 @@ pub fn waterfall(out: &mut String, r: &Report) {
             text(&usd(Some(v)))
         );
     }
-    out.push_str("</section>\n");
 }
 
 fn layer_class(layer: &str) -> &'static str {
@@ -213,46 +219,7 @@ pub fn cost(out: &mut String, r: &Report) {
     let (_, per) = units(r);
     let c = &r.cost;
     out.push_str("<section id=\"cost\">\n<h2>Where the dollars go</h2>\n");
-    if let (Some(total), Some(held), Some(unalloc)) =
-        (c.observed_usd, c.held_usd, c.unallocated_usd)
-        && total > 0.0
-    {
-        let idle = c.idle_held_usd.map(|i| {
-            (
-                i,
-                "c-idle_held",
-                format!("idle held: {}{per} (part of held)", usd(Some(i))),
-            )
-        });
-        let segs = [
-            Segment {
-                value: held,
-                class: "c-held",
-                part: idle,
-                tip: format!("held: {}{per}", usd(Some(held))),
-            },
-            Segment {
-                value: unalloc,
-                class: "c-unallocated",
-                part: None,
-                tip: format!("unallocated: {}{per}", usd(Some(unalloc))),
-            },
-        ];
-        out.push_str("<figure>");
-        out.push_str(&svg::stacked(
-            &format!("observed {}{per}: held then unallocated", usd(Some(total))),
-            &segs,
-            total,
-        ));
-        let _ = writeln!(
-            out,
-            "<figcaption><span class=\"key k-held\"></span>held {} <span class=\"key k-idle_held\"></span>of which idle {} <span class=\"key k-unallocated\"></span>unallocated {} — of {} observed{per}</figcaption></figure>",
-            text(&usd(Some(held))),
-            text(&usd(c.idle_held_usd)),
-            text(&usd(Some(unalloc))),
-            text(&usd(Some(total)))
-        );
-    }
+    dollars_bar(out, r);
     // a snapshot's dollars are per hour now: no window, no run-rate column
     let snapshot = r.window.snapshot;
     let _ = write!(
@@ -298,6 +265,52 @@ pub fn cost(out: &mut String, r: &Report) {
         );
     }
     out.push_str("</section>\n");
+}
+
+/// Observed dollars as one bar: held (its idle part drawn over it), then unallocated.
+fn dollars_bar(out: &mut String, r: &Report) {
+    let (_, per) = units(r);
+    let c = &r.cost;
+    if let (Some(total), Some(held), Some(unalloc)) =
+        (c.observed_usd, c.held_usd, c.unallocated_usd)
+        && total > 0.0
+    {
+        let idle = c.idle_held_usd.map(|i| {
+            (
+                i,
+                "c-idle_held",
+                format!("idle held: {}{per} (part of held)", usd(Some(i))),
+            )
+        });
+        let segs = [
+            Segment {
+                value: held,
+                class: "c-held",
+                part: idle,
+                tip: format!("held: {}{per}", usd(Some(held))),
+            },
+            Segment {
+                value: unalloc,
+                class: "c-unallocated",
+                part: None,
+                tip: format!("unallocated: {}{per}", usd(Some(unalloc))),
+            },
+        ];
+        out.push_str("<figure>");
+        out.push_str(&svg::stacked(
+            &format!("observed {}{per}: held then unallocated", usd(Some(total))),
+            &segs,
+            total,
+        ));
+        let _ = writeln!(
+            out,
+            "<figcaption><span class=\"key k-held\"></span>held {} <span class=\"key k-idle_held\"></span>of which idle {} <span class=\"key k-unallocated\"></span>unallocated {} — of {} observed{per}</figcaption></figure>",
+            text(&usd(Some(held))),
+            text(&usd(c.idle_held_usd)),
+            text(&usd(Some(unalloc))),
+            text(&usd(Some(total)))
+        );
+    }
 }
 
 /// Who holds what: held GPU-hours per `--by` group, active drawn over them.
