@@ -84,7 +84,7 @@ fn reclaim(p: &Value) -> Vec<(String, String, f64, f64)> {
         .collect()
 }
 
-/// A month of the plan: 730.5 h.
+/// A month of the plan: 730.5 h (reclaim rows are priced at their owner's cards).
 const MONTH: f64 = 730.5;
 
 #[test]
@@ -331,8 +331,9 @@ fn the_demo_wanting_16_reclaims_11_by_owner_and_leaves_5() -> anyhow::Result<()>
             ("parked", "chat-serve-0-spare", 1.0),
         ]
     );
-    for (_, owner, gpus, usd) in &rows {
-        assert_close(*usd, gpus * price * MONTH, owner);
+    // each owner at its own cards' price: H100 $3, A100 $1.50, L40S $2 (built-in profile)
+    for ((_, owner, _, usd), per_hour) in rows.iter().zip([8.0 * 3.0, 2.0 * 1.5, 2.0]) {
+        assert_close(*usd, per_hour * MONTH, owner);
     }
     assert_close(
         num(p, "/buy/cloud_usd_per_month"),
@@ -348,6 +349,32 @@ fn the_demo_wanting_16_reclaims_11_by_owner_and_leaves_5() -> anyhow::Result<()>
         num(p, "/coverage"),
         num(&v, "/layers/observed_gpu_hours") / (40.0 * num(&v, "/window/hours")),
         "coverage",
+    );
+    Ok(())
+}
+
+/// A `held` column left empty is held unknown (Philly's case): 3 of 4 GPUs
+/// over 30 h → held known for 30 of 120 observed GPU-h, 25% < 50%.
+#[test]
+fn held_unknown_for_most_of_the_time_is_insufficient_coverage() -> anyhow::Result<()> {
+    let mut csv = "time,host,gpu,held,device_util\n".to_string();
+    for h in 0..30u32 {
+        let (day, hour) = (6 + h / 24, h % 24);
+        for (gpu, held) in [(0, "true"), (1, ""), (2, ""), (3, "")] {
+            let _ = writeln!(
+                csv,
+                "2026-07-{day:02}T{hour:02}:00:00Z,node-a,{gpu},{held},0.5"
+            );
+        }
+    }
+    let v = report(&csv, &["--want", "1"])?;
+    let p = &v["purchase"];
+    assert_eq!(p["verdict"], "insufficient_coverage");
+    assert_close(num(p, "/coverage"), 1.0, "every GPU seen all the time");
+    assert_close(num(p, "/held_known_share"), 0.25, "held known");
+    assert_eq!(
+        p["rule"],
+        "coverage 100.0% of the GPUs' window, held known for 25.0% of the observed time; 50% of each needed"
     );
     Ok(())
 }

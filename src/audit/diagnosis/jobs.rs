@@ -420,19 +420,31 @@ impl JobsFold {
     }
 }
 
+/// One job's idle held ticks per bucket index k and their dollars (unpriced: $0).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct JobIdle {
+    pub job: u32,
+    pub ticks: BTreeMap<i64, i64>,
+    pub usd: f64,
+}
+
 impl JobsFold {
     /// Per job (label id): its idle held ticks per bucket index k, for the
     /// purchase plan's owners (docs/semantics.md §10, Purchase).
-    pub(crate) fn idle_by_bucket(&self) -> Vec<(u32, BTreeMap<i64, i64>)> {
+    pub(crate) fn idle_by_bucket(&self) -> Vec<JobIdle> {
         self.jobs
             .iter()
             .filter(|(_, s)| s.idle > 0)
             .map(|(id, s)| {
-                let mut per: BTreeMap<i64, i64> = BTreeMap::new();
+                let mut idle = JobIdle {
+                    job: id,
+                    ..JobIdle::default()
+                };
                 for ((k, _), c) in s.cells.iter().filter(|(_, c)| c.idle > 0) {
-                    *per.entry(*k).or_default() += c.idle;
+                    *idle.ticks.entry(*k).or_default() += c.idle;
+                    idle.usd += c.idle_usd;
                 }
-                (id, per)
+                idle
             })
             .collect()
     }

@@ -5,6 +5,7 @@ use super::Sum;
 use crate::audit::interval::{ByLabel, Fold, Interval, Names, TICKS_PER_HOUR, split_at_buckets};
 use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One host in one bucket. Weight whose held state could not be read is in
 /// neither sum: it never makes a node held and is neither stranded nor free.
@@ -166,25 +167,37 @@ fn host_totals(state: &HostState) -> NodeTotals {
     t
 }
 
+/// One host's unallocated cards per bucket index k, stranded (the node was
+/// held in that bucket) or free-node, and their dollars (unpriced: $0).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HostSpare {
+    pub host: u32,
+    pub stranded: BTreeMap<i64, i64>,
+    pub free: BTreeMap<i64, i64>,
+    pub stranded_usd: f64,
+    pub free_usd: f64,
+}
+
 impl NodesFold {
-    /// Per host (label id): (bucket index k, stranded ticks, free-node ticks)
-    /// of its buckets with unallocated weight, for the purchase plan's owners.
-    pub(crate) fn unallocated_by_bucket(&self) -> Vec<(u32, Vec<(i64, i64, i64)>)> {
+    /// Per host: its [`HostSpare`], for the purchase plan's owners.
+    pub(crate) fn unallocated_by_bucket(&self) -> Vec<HostSpare> {
         self.hosts
             .iter()
             .map(|(id, state)| {
-                let per = state
-                    .buckets()
-                    .filter(|(_, b)| b.unallocated > 0)
-                    .map(|(k, b)| {
-                        if b.held > 0 {
-                            (k, b.unallocated, 0)
-                        } else {
-                            (k, 0, b.unallocated)
-                        }
-                    })
-                    .collect();
-                (id, per)
+                let mut spare = HostSpare {
+                    host: id,
+                    ..HostSpare::default()
+                };
+                for (k, b) in state.buckets().filter(|(_, b)| b.unallocated > 0) {
+                    if b.held > 0 {
+                        spare.stranded.insert(k, b.unallocated);
+                        spare.stranded_usd += b.unallocated_usd.get();
+                    } else {
+                        spare.free.insert(k, b.unallocated);
+                        spare.free_usd += b.unallocated_usd.get();
+                    }
+                }
+                spare
             })
             .collect()
     }

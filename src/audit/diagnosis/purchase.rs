@@ -69,8 +69,9 @@ pub struct Reclaim {
     pub owner: String,
     /// whole GPUs; the rows sum to `reclaimable_gpus`
     pub gpus: f64,
-    /// these GPUs' cost per month (730.5 h) at the fleet's mean $/GPU-h (the
-    /// `--own-cost` rate where nothing is priced); null when neither is known
+    /// these GPUs' cost per month (730.5 h) at the owner's spare dollars ÷
+    /// hours, else the fleet's mean $/GPU-h (the `--own-cost` rate where
+    /// nothing is priced); null when none is known
     pub usd: Option<f64>,
 }
 
@@ -373,10 +374,6 @@ pub fn purchase(timeline: &Timeline, inputs: &PurchaseInputs, demand: Option<&De
     let (busy_p95, busy_peak) = p95_peak(observed.iter().map(|(_, b)| b.active));
     let (sm_p95, sm_peak) = p95_peak(observed.iter().map(|(_, b)| b.sm_active));
     let (tensor_p95, tensor_peak) = p95_peak(observed.iter().map(|(_, b)| b.tensor_active));
-    let seen_gpu_hours = inputs.gpus_seen as f64 * inputs.window_hours;
-    let coverage = (seen_gpu_hours > 0.0).then(|| inputs.observed_gpu_hours / seen_gpu_hours);
-    let held_known_share = (inputs.observed_gpu_hours > 0.0)
-        .then(|| inputs.held_known_gpu_hours / inputs.observed_gpu_hours);
     let pending =
         |i: usize| demand.map_or(0.0, |d| d.pending_per_bucket.get(i).copied().unwrap_or(0.0));
     let demand_load: Vec<f64> = observed.iter().map(|(i, b)| b.held + pending(*i)).collect();
@@ -400,30 +397,19 @@ pub fn purchase(timeline: &Timeline, inputs: &PurchaseInputs, demand: Option<&De
         output_basis: inputs.deepest_layer.map(|(basis, _)| basis.to_string()),
         want: inputs.want,
         reclaimable_gpus: spare_p5.map(whole),
-        coverage,
-        held_known_share,
-        observed_gpu_hours: inputs.observed_gpu_hours,
-        unobserved_gpu_hours: (seen_gpu_hours - inputs.observed_gpu_hours).max(0.0),
         own_cost: inputs.own_cost.cloned(),
-        pending_gpu_hours: demand.map(|d| d.pending_gpu_hours),
-        pending_gpus_p95: demand.and_then(|d| d.pending_gpus_p95),
-        wait_hours_p50: demand.and_then(|d| d.wait_hours_p50),
-        wait_hours_p95: demand.and_then(|d| d.wait_hours_p95),
         demand_p95: demand.and_then(|_| percentile_of(&demand_load, 95.0)),
         observed_buckets: observed.len(),
-        caveat: if demand.is_some() {
-            String::new()
-        } else {
-            NO_QUEUE_CAVEAT.to_string()
-        },
         ..Purchase::default()
     };
+    coverage(&mut p, inputs);
+    queue(&mut p, demand);
     let facts = Facts {
         observed_buckets: observed.len(),
         window_hours: inputs.window_hours,
         min_window_hours: inputs.min_window_hours,
-        coverage: coverage.unwrap_or(0.0),
-        held_known_share: held_known_share.unwrap_or(0.0),
+        coverage: p.coverage.unwrap_or(0.0),
+        held_known_share: p.held_known_share.unwrap_or(0.0),
         reclaimable: p.reclaimable_gpus,
         owned: p.owned.unwrap_or(0.0),
         held_p95: p.held_p95,
@@ -436,6 +422,28 @@ pub fn purchase(timeline: &Timeline, inputs: &PurchaseInputs, demand: Option<&De
     let (verdict, rule) = decide(&facts);
     plan(&mut p, verdict, rule, &facts, inputs);
     p
+}
+
+/// Coverage (§10 Purchase): observed GPU-hours against the GPUs seen × the window.
+fn coverage(p: &mut Purchase, inputs: &PurchaseInputs) {
+    let seen_gpu_hours = inputs.gpus_seen as f64 * inputs.window_hours;
+    p.coverage = (seen_gpu_hours > 0.0).then(|| inputs.observed_gpu_hours / seen_gpu_hours);
+    p.held_known_share = (inputs.observed_gpu_hours > 0.0)
+        .then(|| inputs.held_known_gpu_hours / inputs.observed_gpu_hours);
+    p.observed_gpu_hours = inputs.observed_gpu_hours;
+    p.unobserved_gpu_hours = (seen_gpu_hours - inputs.observed_gpu_hours).max(0.0);
+}
+
+/// The queue's figures, or the caveat that none was read.
+fn queue(p: &mut Purchase, demand: Option<&Demand>) {
+    p.pending_gpu_hours = demand.map(|d| d.pending_gpu_hours);
+    p.pending_gpus_p95 = demand.and_then(|d| d.pending_gpus_p95);
+    p.wait_hours_p50 = demand.and_then(|d| d.wait_hours_p50);
+    p.wait_hours_p95 = demand.and_then(|d| d.wait_hours_p95);
+    p.caveat = match demand {
+        Some(_) => String::new(),
+        None => NO_QUEUE_CAVEAT.to_string(),
+    };
 }
 
 /// The verdict's consequences: covered, uncovered, optimize-to, buy prices,

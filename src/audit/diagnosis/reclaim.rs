@@ -8,7 +8,7 @@ use super::jobs::JobsFold;
 use super::nodes::NodesFold;
 use super::percentile_of;
 use super::purchase::{Reclaim, ReclaimSource};
-use crate::audit::interval::Names;
+use crate::audit::interval::{Names, TICKS_PER_HOUR};
 use std::collections::BTreeMap;
 
 /// Hours in the month the plan prices by (365.25 × 24 ÷ 12).
@@ -56,20 +56,29 @@ impl BucketGrid {
         percentile_of(&values, 5.0).unwrap_or(0.0)
     }
 
-    /// Whether an owner with ticks in `nonzero` buckets can have a p5 above 0:
-    /// p5 takes rank ceil(0.05 n), so it is 0 when at least that many are 0.
-    fn may_be_spare(&self, nonzero: usize) -> bool {
-        let n = self.observed.iter().filter(|o| **o).count();
+    /// Whether an owner with ticks in `nonzero` of the `n` observed buckets can
+    /// have a p5 above 0: p5 takes rank ceil(0.05 n), so it is 0 when at least
+    /// that many are 0. (Ticks in an unobserved bucket cannot be: no weight.)
+    fn may_be_spare(n: usize, nonzero: usize) -> bool {
         let rank = ((5 * n).div_ceil(100)).max(1);
         n > 0 && n - nonzero.min(n) < rank
     }
 }
 
-/// A candidate owner with its spare ticks per bucket index.
+/// A candidate owner with its spare ticks per bucket index and their dollars.
 struct Candidate {
     source: ReclaimSource,
     owner: String,
     ticks: BTreeMap<i64, i64>,
+    usd: f64,
+}
+
+impl Candidate {
+    /// Its spare time's own price: dollars ÷ hours, when any was priced.
+    fn price(&self) -> Option<f64> {
+        let ticks: i64 = self.ticks.values().sum();
+        (self.usd > 0.0 && ticks > 0).then(|| self.usd / (ticks as f64 / TICKS_PER_HOUR))
+    }
 }
 
 /// Every job with idle held time (named by its finding, if any) and every
@@ -92,27 +101,27 @@ fn candidates(
     let mut out: Vec<Candidate> = jobs
         .idle_by_bucket()
         .into_iter()
-        .map(|(id, ticks)| {
-            let owner = names.label(id).to_string();
+        .map(|idle| {
+            let owner = names.label(idle.job).to_string();
             Candidate {
                 source: source_of(&owner),
                 owner,
-                ticks,
+                ticks: idle.ticks,
+                usd: idle.usd,
             }
         })
         .collect();
-    for (host, per) in nodes.unallocated_by_bucket() {
-        let owner = names.label(host).to_string();
-        let stranded = per.iter().filter(|p| p.1 > 0).map(|p| (p.0, p.1)).collect();
-        let free = per.iter().filter(|p| p.2 > 0).map(|p| (p.0, p.2)).collect();
-        for (source, ticks) in [
-            (ReclaimSource::Stranded, stranded),
-            (ReclaimSource::Unallocated, free),
+    for spare in nodes.unallocated_by_bucket() {
+        let owner = names.label(spare.host).to_string();
+        for (source, ticks, usd) in [
+            (ReclaimSource::Stranded, spare.stranded, spare.stranded_usd),
+            (ReclaimSource::Unallocated, spare.free, spare.free_usd),
         ] {
             out.push(Candidate {
                 source,
                 owner: owner.clone(),
                 ticks,
+                usd,
             });
         }
     }
@@ -121,7 +130,8 @@ fn candidates(
 
 /// The reclaimable GPUs by owner: each candidate's whole p5 GPUs, largest
 /// first (then source, then owner), capped so the rows sum to `reclaimable`;
-/// the rest is one `scattered` row. `usd_per_gpu_hour` prices a row per month.
+/// the rest is one `scattered` row. A row is priced per month at its owner's
+/// price (its spare dollars ÷ hours), else at `usd_per_gpu_hour`.
 pub fn by_owner(
     jobs: &JobsFold,
     nodes: &NodesFold,
@@ -131,9 +141,10 @@ pub fn by_owner(
     reclaimable: f64,
     usd_per_gpu_hour: Option<f64>,
 ) -> Vec<Reclaim> {
+    let n = grid.observed.iter().filter(|o| **o).count();
     let mut owned: Vec<(f64, Candidate)> = candidates(jobs, nodes, findings, names)
         .into_iter()
-        .filter(|c| grid.may_be_spare(c.ticks.len()))
+        .filter(|c| BucketGrid::may_be_spare(n, c.ticks.len()))
         .map(|c| (whole(grid.p5(&c.ticks)), c))
         .filter(|(g, _)| *g >= 1.0)
         .collect();
@@ -142,7 +153,7 @@ pub fn by_owner(
             .then(a.source.cmp(&b.source))
             .then_with(|| a.owner.cmp(&b.owner))
     });
-    let price = |gpus: f64| usd_per_gpu_hour.map(|p| gpus * p * HOURS_PER_MONTH);
+    let month = |gpus: f64, price: Option<f64>| price.map(|p| gpus * p * HOURS_PER_MONTH);
     let mut left = reclaimable;
     let mut rows = Vec::new();
     for (gpus, c) in owned {
@@ -151,11 +162,12 @@ pub fn by_owner(
             break;
         }
         left -= take;
+        let usd = month(take, c.price().or(usd_per_gpu_hour));
         rows.push(Reclaim {
             source: c.source,
             owner: c.owner,
             gpus: take,
-            usd: price(take),
+            usd,
         });
     }
     if left >= 1.0 {
@@ -163,7 +175,7 @@ pub fn by_owner(
             source: ReclaimSource::Scattered,
             owner: String::new(),
             gpus: left,
-            usd: price(left),
+            usd: month(left, usd_per_gpu_hour),
         });
     }
     rows
@@ -192,12 +204,12 @@ mod tests {
         let mut one_short = full.clone();
         one_short.remove(&3);
         assert_eq!(g.p5(&one_short), 0.0);
-        assert!(g.may_be_spare(20));
-        assert!(!g.may_be_spare(19));
+        assert!(BucketGrid::may_be_spare(20, 20));
+        assert!(!BucketGrid::may_be_spare(20, 19));
         // 40 buckets: rank 2, so one empty bucket still leaves a p5
-        let g = grid(40);
-        assert!(g.may_be_spare(39));
-        assert!(!g.may_be_spare(38));
+        assert!(BucketGrid::may_be_spare(40, 39));
+        assert!(!BucketGrid::may_be_spare(40, 38));
+        assert!(!BucketGrid::may_be_spare(0, 0));
         // a cut last bucket: 5 ticks inside the window, 5 ticks of weight is 1 GPU
         let cut = BucketGrid {
             window_end: 195,
@@ -206,6 +218,102 @@ mod tests {
         let ticks: BTreeMap<i64, i64> =
             (0..20).map(|k| (k, if k == 19 { 5 } else { 10 })).collect();
         assert_eq!(cut.p5(&ticks), 1.0);
+    }
+
+    /// 20 hourly buckets. Host l0: GPUs 0-2 held idle by job l1 throughout,
+    /// GPU 3 free (stranded). Host l2: GPU 4 free (free-node). Host l4: GPU 5
+    /// held idle by job l3 for 19 of 20 hours (its p5, the minimum, is 0).
+    fn folds() -> (JobsFold, NodesFold, BucketGrid) {
+        use super::super::testkit::{H, free, held};
+        let mut jobs = JobsFold::new(H, 0, 20 * H, Default::default());
+        let mut nodes = NodesFold::new(H, 0, 20 * H);
+        let with_job = |mut iv: crate::audit::interval::Interval, job| {
+            iv.job = Some(job);
+            iv
+        };
+        let mut ivs = vec![free(3, 0, 0, 20 * H), free(4, 2, 0, 20 * H)];
+        // job l1's cards cost $4/GPU-h: its row is priced at them, not at the mean
+        ivs.extend((0..3).map(|g| {
+            let mut iv = with_job(held(g, 0, 0, 20 * H, Some(0.0)), 1);
+            iv.price = Some(4.0);
+            iv
+        }));
+        ivs.push(with_job(held(5, 4, 0, 19 * H, Some(0.0)), 3));
+        for iv in &ivs {
+            crate::audit::interval::Fold::add(&mut jobs, iv);
+            crate::audit::interval::Fold::add(&mut nodes, iv);
+        }
+        let grid = BucketGrid {
+            bucket: H,
+            window_start: 0,
+            window_end: 20 * H,
+            first: 0,
+            observed: vec![true; 20],
+        };
+        (jobs, nodes, grid)
+    }
+
+    fn rows(
+        reclaimable: f64,
+        findings: &[Finding],
+    ) -> Vec<(ReclaimSource, String, f64, Option<f64>)> {
+        let (jobs, nodes, grid) = folds();
+        let names = super::super::testkit::TestNames;
+        by_owner(
+            &jobs,
+            &nodes,
+            findings,
+            &names,
+            &grid,
+            reclaimable,
+            Some(2.0),
+        )
+        .into_iter()
+        .map(|r| (r.source, r.owner, r.gpus, r.usd))
+        .collect()
+    }
+
+    #[test]
+    fn owners_take_whole_p5_gpus_largest_first_capped_at_the_fleet() {
+        use ReclaimSource::*;
+        let month = |g: f64| Some(g * 2.0 * HOURS_PER_MONTH);
+        // the fleet's spare: 6 in 19 buckets, 5 in one → p5 (rank 1) = 5
+        assert_eq!(
+            rows(5.0, &[]),
+            vec![
+                (
+                    IdleHeld,
+                    "l1".to_string(),
+                    3.0,
+                    Some(3.0 * 4.0 * HOURS_PER_MONTH)
+                ),
+                (Stranded, "l0".to_string(), 1.0, month(1.0)),
+                (Unallocated, "l2".to_string(), 1.0, month(1.0)),
+            ]
+        );
+        // capped: the last owner does not fit
+        let parked = Finding {
+            kind: FindingKind::Parked,
+            job: "l1".to_string(),
+            ..Finding::default()
+        };
+        assert_eq!(
+            rows(4.0, &[parked]),
+            vec![
+                (
+                    Parked,
+                    "l1".to_string(),
+                    3.0,
+                    Some(3.0 * 4.0 * HOURS_PER_MONTH)
+                ),
+                (Stranded, "l0".to_string(), 1.0, month(1.0)),
+            ]
+        );
+        // more spare than the owners account for: the rest is scattered
+        let all = rows(7.0, &[]);
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[3], (Scattered, String::new(), 2.0, month(2.0)));
+        assert!(rows(0.0, &[]).is_empty());
     }
 
     #[test]

@@ -43,10 +43,17 @@ pub fn rule_text(rule: &PurchaseRule) -> String {
             observed_buckets,
             window_hours,
             min_window_hours,
-        } => format!(
-            "too short to decide: {observed_buckets} observed buckets and a {window_hours:.1} h window; {MIN_OBSERVED_BUCKETS} buckets and {} h needed",
-            hours_words(*min_window_hours)
-        ),
+        } => {
+            let hint = if *observed_buckets >= MIN_OBSERVED_BUCKETS {
+                " (--min-window accepts a shorter window, provisionally)"
+            } else {
+                ""
+            };
+            format!(
+                "too short to decide: {observed_buckets} observed buckets and a {window_hours:.1} h window; {MIN_OBSERVED_BUCKETS} buckets and {} h needed{hint}",
+                hours_words(*min_window_hours)
+            )
+        }
         PurchaseRule::LowCoverage {
             coverage,
             held_known_share,
@@ -58,6 +65,14 @@ pub fn rule_text(rule: &PurchaseRule) -> String {
         PurchaseRule::ActivityUnmeasured => {
             "device activity not measured: idle held GPUs cannot be counted as spare".to_string()
         }
+        PurchaseRule::Text(text) => text.clone(),
+        decided => decision_text(decided),
+    }
+}
+
+/// The rules that decided on the spare GPUs, in words.
+fn decision_text(rule: &PurchaseRule) -> String {
+    match rule {
         PurchaseRule::ReclaimCovers { spare, need } => {
             format!("{} ≥ {}", spare_words(spare), need_words(need))
         }
@@ -127,7 +142,7 @@ pub fn rule_text(rule: &PurchaseRule) -> String {
             want.map(|w| format!(" for the {w} asked for"))
                 .unwrap_or_default()
         ),
-        PurchaseRule::Text(text) => text.clone(),
+        _ => String::new(),
     }
 }
 
@@ -291,7 +306,9 @@ pub fn plan_lines(p: &Purchase) -> Vec<String> {
     if let Some(o) = &p.own_cost {
         out.push(own_cost_line(o));
     }
-    if p.busy_equivalent_gpus_p95.is_some() {
+    // efficiency lines need SM or tensor activity beside the device's
+    let efficiency = p.sm_equivalent_gpus_p95.is_some() || p.tensor_equivalent_gpus_p95.is_some();
+    if p.busy_equivalent_gpus_p95.is_some() && efficiency {
         out.push(format!(
             "efficiency at p95: of {} busy GPUs, the SM-active work equals {}, the tensor-active {} (not the need)",
             gpus(p.busy_equivalent_gpus_p95),
@@ -548,6 +565,14 @@ mod tests {
                 min_window_hours: 24.0,
             }),
             "too short to decide: 23 observed buckets and a 22.8 h window; 24 buckets and 24 h needed"
+        );
+        assert_eq!(
+            rule_text(&PurchaseRule::TooShort {
+                observed_buckets: 275,
+                window_hours: 22.84,
+                min_window_hours: 24.0,
+            }),
+            "too short to decide: 275 observed buckets and a 22.8 h window; 24 buckets and 24 h needed (--min-window accepts a shorter window, provisionally)"
         );
         assert_eq!(
             rule_text(&PurchaseRule::Optimize {

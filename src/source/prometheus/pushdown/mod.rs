@@ -340,6 +340,11 @@ fn sections_of(
         Ok(t) => {
             let layers = parts.total.layers(&parts.present);
             let deepest = crate::audit::diagnosis::purchase::deepest_layer(&layers);
+            // power is not pushed down: --own-cost prices capex only
+            let own_cost = cfg
+                .own_cost
+                .as_ref()
+                .map(|spec| crate::audit::diagnosis::purchase::OwnCostFigures::of(spec, None));
             let inputs = crate::audit::diagnosis::purchase::PurchaseInputs {
                 gpus_seen: parts.gpu_count,
                 deepest_layer: deepest,
@@ -348,8 +353,8 @@ fn sections_of(
                 min_window_hours: cfg.min_window_hours,
                 observed_gpu_hours: layers.observed_gpu_hours,
                 held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
-                usd_per_gpu_hour: None,
-                own_cost: None,
+                usd_per_gpu_hour: crate::audit::engine::mean_price(&parts.total),
+                own_cost: own_cost.as_ref(),
             };
             let p = crate::audit::diagnosis::purchase(&t, &inputs, None);
             (Some(t), Some(p))
