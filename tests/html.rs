@@ -648,12 +648,31 @@ fn the_meeting_document_reads_on_a_phone() -> anyhow::Result<()> {
     assert!(at("<svg class=\"timeline\"")? < at("<section id=\"leaks\">")?);
     assert!(at("<section id=\"leaks\">")? < at("<h2 class=\"appendix\">")?);
     assert!(at("<summary>How to read this")? > at("<section id=\"data-quality\">")?);
+    // every term the page uses has its entry: the leak classes, the findings,
+    // the shapes and the plan's words
     for term in [
-        "<dt id=\"term-MTBI\">",
-        "<dt id=\"term-spare\">",
-        "<dt id=\"term-gang\">",
+        "MTBI",
+        "spare",
+        "gang",
+        "ETT",
+        "shape",
+        "reclaim",
+        "busy-equivalent",
+        "coverage",
+        "unallocated",
+        "idle-held",
+        "starved",
+        "underfilled",
+        "no-tensor",
+        "parked",
+        "oversized",
+        "stranded",
+        "free-node",
+        "not-busy",
+        "SM-active",
+        "tensor-active",
     ] {
-        at(term)?;
+        at(&format!("<dt id=\"term-{term}\">"))?;
     }
     // the cost table labels as the terminal does: never "not useful (vs tensor active)"
     assert!(

@@ -1066,5 +1066,16 @@ fn a_snapshot_reads_as_gpus_now() -> anyhow::Result<()> {
         assert!(!text.contains(absent), "{absent}: {text}");
     }
     assert!(text.contains("where the GPUs are now"), "{text}");
+    let md = table_text(&[
+        &data("captures/aicr_eks_h100x8_vllm_excerpt.prom"),
+        "--at",
+        "2026-02-19T19:31:04Z",
+        "--format",
+        "markdown",
+    ])?;
+    assert!(
+        !md.contains("### Timeline") && !md.contains("### Do we need more GPUs?"),
+        "{md}"
+    );
     Ok(())
 }

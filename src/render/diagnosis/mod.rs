@@ -114,13 +114,14 @@ pub fn sections_after_purchase(s: &Sections, layout: Layout) -> String {
     parts.join("\n")
 }
 
-/// The same sections as markdown.
-pub fn markdown(s: &Sections, top: usize) -> String {
+/// The same sections as markdown; a snapshot has no purchase percentiles
+/// and no timeline to show.
+pub fn markdown(s: &Sections, top: usize, snapshot: bool) -> String {
     let mut out = String::new();
-    if let Some(p) = &s.purchase {
+    if let Some(p) = s.purchase.as_ref().filter(|_| !snapshot) {
         out.push_str(&purchase::markdown(p, bucket_seconds(s)));
     }
-    if let Some(t) = &s.timeline {
+    if let Some(t) = s.timeline.as_ref().filter(|_| !snapshot) {
         out.push_str(&timeline::markdown(t));
     }
     if let Some(l) = &s.leaks {
@@ -229,7 +230,7 @@ mod tests {
             text.ends_with("note: nodes: not computed from a pushdown\n"),
             "{text}"
         );
-        let md = markdown(&s, 10);
+        let md = markdown(&s, 10, false);
         assert!(md.contains("### Do we need more GPUs?"), "{md}");
         assert!(
             md.contains("*Note:* nodes: not computed from a pushdown"),
