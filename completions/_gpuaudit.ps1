@@ -28,6 +28,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
@@ -76,6 +77,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'The table `--format csv` writes')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Lay tables out for this many columns [default: COLUMNS, else the terminal''s width; no limit when stdout is not a terminal]')
+            [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The HTML page''s heading (--format html) [default: "GPU audit: held vs used"]')
             [CompletionResult]::new('--pushdown', '--pushdown', [CompletionResultType]::ParameterName, 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report''s notes)')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
             [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
@@ -140,6 +142,13 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the input has no held, job or memory column')
             [CompletionResult]::new('--no-builtin-prices', '--no-builtin-prices', [CompletionResultType]::ParameterName, 'Do not fall back to the built-in dated price profile for unpriced models')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpuaudit;explain' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -241,6 +250,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
@@ -254,6 +264,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;help;scan' {
+            break
+        }
+        'gpuaudit;help;explain' {
             break
         }
         'gpuaudit;help;mfu' {

@@ -22,6 +22,9 @@ _gpuaudit() {
             gpuaudit,demo)
                 cmd="gpuaudit__subcmd__demo"
                 ;;
+            gpuaudit,explain)
+                cmd="gpuaudit__subcmd__explain"
+                ;;
             gpuaudit,help)
                 cmd="gpuaudit__subcmd__help"
                 ;;
@@ -42,6 +45,9 @@ _gpuaudit() {
                 ;;
             gpuaudit__subcmd__help,demo)
                 cmd="gpuaudit__subcmd__help__subcmd__demo"
+                ;;
+            gpuaudit__subcmd__help,explain)
+                cmd="gpuaudit__subcmd__help__subcmd__explain"
                 ;;
             gpuaudit__subcmd__help,help)
                 cmd="gpuaudit__subcmd__help__subcmd__help"
@@ -65,7 +71,7 @@ _gpuaudit() {
 
     case "${cmd}" in
         gpuaudit)
-            opts="-h -V --help --version report demo scan mfu peaks check help"
+            opts="-h -V --help --version report demo scan explain mfu peaks check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -302,8 +308,22 @@ _gpuaudit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpuaudit__subcmd__explain)
+            opts="-h -V --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpuaudit__subcmd__help)
-            opts="report demo scan mfu peaks check help"
+            opts="report demo scan explain mfu peaks check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -331,6 +351,20 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__help__subcmd__demo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpuaudit__subcmd__help__subcmd__explain)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -519,7 +553,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --help --version"
+            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --title --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -686,6 +720,10 @@ _gpuaudit() {
                     return 0
                     ;;
                 --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --title)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -25,6 +25,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+            cand explain 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
@@ -72,6 +73,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --output 'Write the report to FILE instead of standard output'
             cand --table 'The table `--format csv` writes'
             cand --width 'Lay tables out for this many columns [default: COLUMNS, else the terminal''s width; no limit when stdout is not a terminal]'
+            cand --title 'The HTML page''s heading (--format html) [default: "GPU audit: held vs used"]'
             cand --pushdown 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report''s notes)'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
@@ -134,6 +136,12 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --quiet 'No progress bar'
             cand --assume-held 'Treat every sample as held when the input has no held, job or memory column'
             cand --no-builtin-prices 'Do not fall back to the built-in dated price profile for unpriced models'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;explain'= {
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -231,6 +239,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+            cand explain 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
@@ -241,6 +250,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         &'gpuaudit;help;demo'= {
         }
         &'gpuaudit;help;scan'= {
+        }
+        &'gpuaudit;help;explain'= {
         }
         &'gpuaudit;help;mfu'= {
         }

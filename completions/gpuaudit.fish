@@ -29,6 +29,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s V -l version -d 'Prin
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
@@ -94,6 +95,7 @@ gpus\t'one row per GPU (or MIG instance)'
 jobs\t'one row per job: shape, ETT, dollars (and MFU with --jobs)'
 timeline\t'one row per timeline bucket (GPUs observed, held, active, spare...)'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l width -d 'Lay tables out for this many columns [default: COLUMNS, else the terminal\'s width; no limit when stdout is not a terminal]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l title -d 'The HTML page\'s heading (--format html) [default: "GPU audit: held vs used"]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
@@ -160,6 +162,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpus -d 'Number of GPUs (chips) the job runs on (16384 or 16,384)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l peak-tflops -d 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l dtype -d 'Number format the model runs in: picks the peak' -r -f -a "fp64\t''
@@ -651,10 +655,11 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-p
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan mfu peaks check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

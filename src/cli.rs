@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 pub(crate) mod audit;
 pub(crate) mod check;
 pub(crate) mod demo;
+pub(crate) mod explain;
 pub(crate) mod input;
 pub(crate) mod mfu;
 pub(crate) mod prometheus;
@@ -45,4 +46,6 @@ pub enum Command {
     Scan(ScanArgs),
     /// Fail a CI build when utilization regresses: rules on a run's report, against a baseline.
     Check(CheckArgs),
+    /// What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one.
+    Explain(explain::ExplainArgs),
 }

@@ -116,12 +116,13 @@ fn declared_jobs_show_their_mfu() -> anyhow::Result<()> {
         .and_then(|s| s.split("</section>").next())
         .ok_or_else(|| anyhow::anyhow!("no jobs section"))?;
     assert!(
-        jobs.contains("<tr><td>train-a</td><td class=\"n\">2</td><td class=\"n\">6.00</td><td class=\"n\">95.0%</td><td class=\"n\">70.0%</td><td class=\"n\">50.0%</td><td class=\"n\">30.0%</td><td class=\"n\">$12.60</td></tr>"),
+        jobs.contains("<td class=\"n\">2</td><td class=\"n\">6.00</td><td class=\"n\">95.0%</td><td class=\"n\">70.0%</td><td class=\"n\">50.0%</td><td class=\"n\">30.0%</td><td class=\"n\">$12.60</td>"),
         "{jobs}"
     );
+    assert!(jobs.contains("<tr><td>train-a</td>"), "{jobs}");
     assert!(jobs.contains("<td>mystery</td>") && jobs.contains("<td class=\"n\">n/a</td>"));
     assert!(
-        html.contains("<title>useful: "),
+        html.contains("title=\"useful: "),
         "the useful layer is drawn"
     );
     Ok(())
@@ -571,5 +572,196 @@ fn the_demo_report_in_headless_chromium() -> anyhow::Result<()> {
         std::fs::copy(dir.join("report.png"), docs.join("report.png"))?;
         println!("wrote docs/report.png");
     }
+    Ok(())
+}
+
+/// Measures the laid-out page in the browser: the smallest font size of any
+/// visible text (an SVG's scaled by its transform), what element carries it,
+/// and whether the page scrolls sideways. The page runs in a 390-px iframe
+/// (headless Chromium's window is at least 500 px wide); the result goes into
+/// the parent's DOM for --dump-dom (a srcdoc frame shares its origin).
+const MEASURE: &str = r#"<script>
+const out = { minFont: 1000, minAt: "", scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, texts: 0 };
+for (const el of document.querySelectorAll("body *")) {
+  if (el.tagName === "SCRIPT") continue;
+  const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim() !== "");
+  if (!own) continue;
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) continue;
+  let size = parseFloat(getComputedStyle(el).fontSize);
+  if (el instanceof SVGElement && el.getScreenCTM()) size *= el.getScreenCTM().a;
+  out.texts += 1;
+  if (size < out.minFont) { out.minFont = size; out.minAt = el.tagName + ": " + el.textContent.trim().slice(0, 40); }
+}
+const pre = document.createElement("pre");
+pre.id = "measure";
+pre.textContent = JSON.stringify(out);
+parent.document.body.appendChild(pre);
+</script>"#;
+
+/// The meeting document's order (the verdict and the plan, with --want 16,
+/// above the waterfall, a timeline chart, the glossary) and, at 390 px wide (a phone),
+/// no text under 9 px and no sideways page scroll. The measuring copy drops
+/// the page's CSP (it forbids scripts) and opens the glossary to measure it.
+#[test]
+fn the_meeting_document_reads_on_a_phone() -> anyhow::Result<()> {
+    if !Path::new(CHROMIUM).exists() {
+        anyhow::ensure!(
+            std::env::var_os("GPUAUDIT_REQUIRE_BROWSER").is_none(),
+            "GPUAUDIT_REQUIRE_BROWSER is set but {CHROMIUM} is missing"
+        );
+        println!("skip: {CHROMIUM} not found");
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let args = [
+        data("demo-fleet.parquet"),
+        "--by".into(),
+        "team".into(),
+        "--want".into(),
+        "16".into(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let html = report(&args, "html")?;
+    let json: Value = serde_json::from_str(&report(&args, "json")?)?;
+    let page = work.path().join("fleet.html");
+    std::fs::write(&page, &html)?;
+    let url = format!("file://{}", page.display());
+    let dom =
+        String::from_utf8(chromium(&work.path().join("p1"), &["--dump-dom".into()], &url)?.stdout)?;
+    let at = |needle: &str| {
+        dom.find(needle)
+            .ok_or_else(|| anyhow::anyhow!("{needle} not in the DOM"))
+    };
+    let verdict = format!(
+        "<p class=\"verdict\" data-verdict=\"{}\">Verdict: ",
+        json["purchase"]["verdict"].as_str().unwrap_or("?")
+    );
+    assert!(at(&verdict)? < at("<p class=\"plan\">You observed 40 GPUs.")?);
+    assert!(at("<p class=\"plan\">")? < at("<section id=\"waterfall\">")?);
+    // the plan by owner (issue 31's demo: 11 reclaimed, 5 uncovered)
+    assert_eq!(json["purchase"]["verdict"], "reclaim_then_buy");
+    let plan = at("<ul class=\"plan-items\"><li>Reclaim 11: 8 from jupyter-bob-0 (parked, ")?;
+    assert!(plan < at("<section id=\"waterfall\">")?);
+    assert!(at("<li>Buy 5: ")? < at("<section id=\"waterfall\">")?);
+    assert!(at("<h3>The findings that matter (3 of 3)</h3>")? < at("<svg class=\"timeline\"")?);
+    assert!(at("<svg class=\"timeline\"")? < at("<section id=\"leaks\">")?);
+    assert!(at("<section id=\"leaks\">")? < at("<h2 class=\"appendix\">")?);
+    assert!(at("<summary>How to read this")? > at("<section id=\"data-quality\">")?);
+    // every term the page uses has its entry: the leak classes, the findings,
+    // the shapes and the plan's words
+    for term in [
+        "MTBI",
+        "spare",
+        "gang",
+        "ETT",
+        "shape",
+        "reclaim",
+        "busy-equivalent",
+        "coverage",
+        "unallocated",
+        "idle-held",
+        "starved",
+        "underfilled",
+        "no-tensor",
+        "parked",
+        "oversized",
+        "stranded",
+        "free-node",
+        "not-busy",
+        "SM-active",
+        "tensor-active",
+    ] {
+        at(&format!("<dt id=\"term-{term}\">"))?;
+    }
+    // the cost table labels as the terminal does: never "not useful (vs tensor active)"
+    assert!(
+        !dom.contains("not useful (vs"),
+        "tensor idle is never 'not useful'"
+    );
+    assert!(dom.contains("<td>tensor idle</td>"));
+
+    let measured = work.path().join("measure.html");
+    let csp_end = html
+        .find("<meta name=\"viewport\"")
+        .ok_or_else(|| anyhow::anyhow!("no viewport meta"))?;
+    let csp_start = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .ok_or_else(|| anyhow::anyhow!("no CSP"))?;
+    let copy = format!("{}{}", &html[..csp_start], &html[csp_end..])
+        .replace(
+            "<details id=\"glossary\">",
+            "<details id=\"glossary\" open>",
+        )
+        .replace("</body>", &format!("{MEASURE}</body>"));
+    let frame = format!(
+        "<!DOCTYPE html><html><body style=\"margin:0\"><iframe width=\"390\" height=\"4000\" style=\"border:0;display:block\" srcdoc=\"{}\"></iframe></body></html>",
+        copy.replace('&', "&amp;").replace('"', "&quot;")
+    );
+    std::fs::write(&measured, frame)?;
+    let measured_url = format!("file://{}", measured.display());
+    let phone = [
+        "--window-size=500,4000".to_string(),
+        "--hide-scrollbars".into(),
+    ];
+    let mut a = phone.to_vec();
+    a.push("--dump-dom".into());
+    let dump = String::from_utf8(chromium(&work.path().join("p2"), &a, &measured_url)?.stdout)?;
+    let result = dump
+        .split("<pre id=\"measure\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .ok_or_else(|| anyhow::anyhow!("no measurement in the DOM"))?
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
+    let m: Value = serde_json::from_str(&result)?;
+    println!("390 px: {m}");
+    assert_eq!(m["innerWidth"], 390, "{m}");
+    assert!(m["texts"].as_u64().unwrap_or(0) > 200, "{m}");
+    assert!(m["minFont"].as_f64().unwrap_or(0.0) >= 9.0, "{m}");
+    assert!(m["scrollWidth"].as_u64().unwrap_or(u64::MAX) <= 390, "{m}");
+
+    // for a person to look at: the page in its 390-px frame
+    let png = out_dir()?.join("report-390.png");
+    let mut a = phone.to_vec();
+    a.push(format!("--screenshot={}", png.display()));
+    chromium(&work.path().join("p3"), &a, &measured_url)?;
+    assert!(std::fs::read(&png)?.starts_with(b"\x89PNG"));
+    Ok(())
+}
+
+/// `--title` names the page; a snapshot's page has no timeline, no verdict
+/// from one instant and no run-rate column.
+#[test]
+fn title_and_the_snapshot_page() -> anyhow::Result<()> {
+    let html = report(
+        &[&data("small-fleet.csv"), "--title", "Fleet review <July>"],
+        "html",
+    )?;
+    assert!(
+        html.contains("<h1>Fleet review &lt;July&gt;</h1>"),
+        "{html}"
+    );
+    assert!(html.contains("<title>Fleet review &lt;July&gt; 2026-07-06 10:00"));
+    let snap = report(
+        &[
+            &data("captures/aicr_eks_h100x8_vllm_excerpt.prom"),
+            "--at",
+            "2026-02-19T19:31:04Z",
+        ],
+        "html",
+    )?;
+    assert!(snap.contains("data-verdict=\"none\">No purchase verdict: a snapshot is one instant"));
+    assert!(!snap.contains("<section id=\"timeline\">"), "no timeline");
+    assert!(
+        !snap.contains("<th class=\"n\">monthly run-rate"),
+        "no run-rate"
+    );
+    assert!(snap.contains("<th class=\"n\">now</th>"));
+    assert!(
+        snap.contains("<th class=\"n\">GPUs</th>"),
+        "the leak map in GPUs"
+    );
     Ok(())
 }

@@ -78,4 +78,8 @@ pub struct LayoutArgs {
     /// terminal's width; no limit when stdout is not a terminal].
     #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(40..))]
     pub width: Option<u16>,
+
+    /// The HTML page's heading (--format html) [default: "GPU audit: held vs used"].
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
 }

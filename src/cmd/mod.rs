@@ -7,6 +7,7 @@ pub(crate) mod bracket;
 pub(crate) mod check;
 pub(crate) mod common;
 pub(crate) mod demo;
+pub(crate) mod explain;
 pub(crate) mod mfu;
 pub(crate) mod peaks;
 pub(crate) mod prometheus;
@@ -32,5 +33,6 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Peaks(args) => peaks::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),
+        Command::Explain(args) => explain::run(args),
     }
 }

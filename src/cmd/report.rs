@@ -21,13 +21,17 @@ pub fn run(cmd: ReportCommand) -> Result<u8> {
                 width,
                 top: top_default,
                 per_gpu: layout.per_gpu,
+                bold: render::table::bold_wanted(),
             };
             render::table::render(&report, &opts)
         }
         ReportFormat::Json => render::json::render(&report)?,
         ReportFormat::Csv => render::csv::render(&report, csv_table(layout.table), layout.per_gpu)?,
         ReportFormat::Markdown => render::markdown::render(&report, top_default, layout.per_gpu),
-        ReportFormat::Html => render::html::render(&report, &html_options(args, top_default))?,
+        ReportFormat::Html => render::html::render(
+            &report,
+            &html_options(args, layout.title.clone(), top_default),
+        )?,
     };
     match &args.output {
         Some(path) => std::fs::write(path, &text)
@@ -49,7 +53,7 @@ fn csv_table(t: CsvTable) -> render::csv::Table {
 }
 
 /// The thresholds the audit ran with, as given, so the HTML page stands alone.
-fn html_options(args: &ReportArgs, top: usize) -> render::html::HtmlOptions {
+fn html_options(args: &ReportArgs, title: Option<String>, top: usize) -> render::html::HtmlOptions {
     let a = &args.audit;
     let or = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.to_string());
     let settings = [
@@ -69,6 +73,7 @@ fn html_options(args: &ReportArgs, top: usize) -> render::html::HtmlOptions {
     ];
     render::html::HtmlOptions {
         top,
+        title,
         settings: settings
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))

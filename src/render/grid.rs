@@ -201,10 +201,11 @@ impl Grid {
         let (mut s, hidden) = self.render(width);
         s.push('\n');
         if !hidden.is_empty() {
-            s.push_str(&format!(
+            let note = format!(
                 "(too narrow for: {}; widen the terminal or use --width)\n",
                 hidden.join(", ")
-            ));
+            );
+            s.push_str(&super::wrap::fill(&note, width, " "));
         }
         s
     }

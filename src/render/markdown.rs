@@ -199,7 +199,11 @@ pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {
     }
     episodes(report, u, top, per_gpu, &mut out);
     showback(report, u, top, &mut out);
-    out.push_str(&crate::render::diagnosis::markdown(&report.diagnosis, top));
+    out.push_str(&crate::render::diagnosis::markdown(
+        &report.diagnosis,
+        top,
+        report.window.snapshot,
+    ));
     out.push_str("\n```\n");
     out.push_str(&data_quality_text(report));
     out.push_str("```\n");

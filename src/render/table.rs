@@ -2,6 +2,7 @@
 //! episodes, showback, data quality. Every cell stays on one line (grid.rs).
 use super::fmt::{Units, bar, pct, short_gpu, short_time, usd};
 use super::grid::{Column, Grid};
+use super::wrap::fill;
 use crate::audit::model::Layer;
 use crate::audit::model::Report;
 use comfy_table::{ContentArrangement, Table, presets};
@@ -16,6 +17,8 @@ pub struct TableOptions {
     pub top: usize,
     /// idle episodes one row per GPU instead of one per (job, span)
     pub per_gpu: bool,
+    /// the verdict in bold: stdout is a terminal and NO_COLOR is unset
+    pub bold: bool,
 }
 
 impl TableOptions {
@@ -24,6 +27,7 @@ impl TableOptions {
             width: detect_width(None).unwrap_or(UNLIMITED),
             top,
             per_gpu: false,
+            bold: bold_wanted(),
         }
     }
 
@@ -54,6 +58,12 @@ pub(crate) fn new_table(width: u16) -> Table {
     t
 }
 
+/// Whether to print the verdict in bold: only to a terminal, and never when
+/// NO_COLOR is set (to anything, https://no-color.org).
+pub fn bold_wanted() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+}
+
 /// The width tables are laid out for: `--width`, else `COLUMNS` when set, else
 /// the terminal's own width; None (no wrapping at all) when stdout is a pipe
 /// or a file, so `report > x.txt` keeps every table whole.
@@ -75,9 +85,13 @@ pub fn detect_width(forced: Option<u16>) -> Option<u16> {
     None
 }
 
-/// The one sentence that says it all: idle held and not-busy dollars, never a
-/// tensor-based figure (non-tensor work is work).
+/// The one sentence that says it all, with one dollar figure: idle held
+/// (never a tensor-based figure: non-tensor work is work; not busy and the
+/// rest are named in the cost table). A snapshot says what is held now.
 pub fn headline(report: &Report) -> String {
+    if report.window.snapshot {
+        return snapshot_headline(report);
+    }
     let u = Units::of(report);
     let (unit, per) = (u.name, u.per);
     let l = &report.layers;
@@ -109,12 +123,6 @@ pub fn headline(report: &Report) -> String {
                 u.amount(h),
                 pct(r.idle_held)
             ));
-            if let Some(nb) = c.not_busy_usd {
-                s.push_str(&format!(
-                    "; {}{per} of held time ran no kernel",
-                    usd(Some(nb))
-                ));
-            }
             s.push('.');
         }
         (None, Some(h)) => s.push_str(&format!(
@@ -124,6 +132,35 @@ pub fn headline(report: &Report) -> String {
         )),
         _ => s.push('.'),
     }
+    s
+}
+
+/// A snapshot's headline: GPUs now (each counted once) and dollars per hour.
+fn snapshot_headline(report: &Report) -> String {
+    use crate::render::diagnosis::gpus;
+    let l = &report.layers;
+    let c = &report.cost;
+    let mut s = format!(
+        "{} GPUs now: {} held",
+        report.gpu_count,
+        gpus(Some(l.held_gpu_hours))
+    );
+    if let Some(idle) = l.idle_held_gpu_hours {
+        s.push_str(&format!(" ({} of them idle)", gpus(Some(idle))));
+    }
+    s.push_str(&format!(
+        ", {} unallocated",
+        gpus(Some(l.unallocated_gpu_hours))
+    ));
+    if c.observed_usd.is_some() {
+        s.push_str(&format!(
+            "; {}/h for all of them, {}/h held, {}/h on held cards doing nothing",
+            usd(c.observed_usd),
+            usd(c.held_usd),
+            usd(c.idle_held_usd)
+        ));
+    }
+    s.push('.');
     s
 }
 
@@ -242,35 +279,92 @@ fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
 }
 
 fn cost(report: &Report, u: Units, width: Option<u16>) -> String {
-    let mut g = Grid::new(vec![
+    // a snapshot's dollars are per hour now: no window, no run-rate
+    let snapshot = report.window.snapshot;
+    let mut cols = vec![
         Column::new(format!("cost (USD{})", u.per)),
-        Column::new("in window").right(),
-        Column::new("monthly run-rate").right().drop_rank(1),
-    ]);
+        Column::new(if snapshot { "now" } else { "in window" }).right(),
+    ];
+    if !snapshot {
+        cols.push(Column::new("monthly run-rate").right().drop_rank(1));
+    }
+    let mut g = Grid::new(cols);
     for (label, v, run) in cost_rows(report) {
-        let run = if report.window.snapshot {
-            "-".to_string()
-        } else {
-            usd(run)
-        };
-        g.row(vec![label, usd(v), run]);
+        let mut row = vec![label, usd(v)];
+        if !snapshot {
+            row.push(usd(run));
+        }
+        g.row(row);
     }
     let c = &report.cost;
     let mut out = g.render_with_note(width);
     if report.layers.sm_active_gpu_hours.is_some()
         || report.layers.tensor_active_gpu_hours.is_some()
     {
-        out.push_str("SM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work\n");
-    }
-    out.push_str(&format!("prices: {}\n", c.price_source));
-    if c.unpriced_gpu_hours > 0.0 {
-        out.push_str(&format!(
-            "unpriced: {} {} ({}); give --price or --prices\n",
-            u.amount(c.unpriced_gpu_hours),
-            u.name,
-            c.unpriced_models.join(", ")
+        out.push_str(&fill(
+            "SM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work\n",
+            width,
+            "  ",
         ));
     }
+    out.push_str(&fill(&format!("prices: {}\n", c.price_source), width, "  "));
+    if c.unpriced_gpu_hours > 0.0 {
+        out.push_str(&fill(
+            &format!(
+                "unpriced: {} {} ({}); give --price or --prices\n",
+                u.amount(c.unpriced_gpu_hours),
+                u.name,
+                c.unpriced_models.join(", ")
+            ),
+            width,
+            "  ",
+        ));
+    }
+    out
+}
+
+/// One row per job and span (the cards a job left idle together), top N by GPU-time.
+fn grouped_episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
+    let shown: Vec<_> = report.idle_episode_groups.iter().take(opts.top).collect();
+    let mut out = fill(
+        &format!(
+            "Idle held episodes (≥ min-idle), by job and span: {} ({} GPU episodes), top {} by {}\n",
+            report.idle_episode_groups_total,
+            report.idle_episodes_total,
+            shown.len(),
+            u.name
+        ),
+        opts.limit(),
+        "  ",
+    );
+    if shown.is_empty() {
+        return out;
+    }
+    let mut g = Grid::new(vec![
+        Column::new("job").label(),
+        Column::new("user").label().drop_rank(2),
+        Column::new("team").label().drop_rank(3),
+        Column::new("GPUs").right(),
+        Column::new("host").label().drop_rank(1),
+        Column::new("start"),
+        Column::new("end"),
+        Column::new(u.name).right(),
+        Column::new("USD").right(),
+    ]);
+    for e in shown {
+        g.row(vec![
+            dash(e.job.as_deref()),
+            dash(e.user.as_deref()),
+            dash(e.team.as_deref()),
+            e.gpus.to_string(),
+            hosts_cell(&e.hosts),
+            short_time(&e.start),
+            short_time(&e.end),
+            u.amount(e.gpu_hours),
+            usd(e.usd),
+        ]);
+    }
+    out.push_str(&g.render_with_note(opts.limit()));
     out
 }
 
@@ -288,43 +382,7 @@ fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
     // grouped unless asked per GPU, or when an older document carries no groups
     let grouped = !opts.per_gpu && report.idle_episode_groups_total > 0;
     if grouped {
-        let shown: Vec<_> = report.idle_episode_groups.iter().take(opts.top).collect();
-        let mut out = format!(
-            "Idle held episodes (≥ min-idle), by job and span: {} ({} GPU episodes), top {} by {}\n",
-            report.idle_episode_groups_total,
-            report.idle_episodes_total,
-            shown.len(),
-            u.name
-        );
-        if shown.is_empty() {
-            return out;
-        }
-        let mut g = Grid::new(vec![
-            Column::new("job").label(),
-            Column::new("user").label().drop_rank(2),
-            Column::new("team").label().drop_rank(3),
-            Column::new("GPUs").right(),
-            Column::new("host").label().drop_rank(1),
-            Column::new("start"),
-            Column::new("end"),
-            Column::new(u.name).right(),
-            Column::new("USD").right(),
-        ]);
-        for e in shown {
-            g.row(vec![
-                dash(e.job.as_deref()),
-                dash(e.user.as_deref()),
-                dash(e.team.as_deref()),
-                e.gpus.to_string(),
-                hosts_cell(&e.hosts),
-                short_time(&e.start),
-                short_time(&e.end),
-                u.amount(e.gpu_hours),
-                usd(e.usd),
-            ]);
-        }
-        out.push_str(&g.render_with_note(opts.limit()));
-        return out;
+        return grouped_episodes(report, u, opts);
     }
     let shown: Vec<_> = report.idle_episodes.iter().take(opts.top).collect();
     let mut out = format!(
@@ -439,18 +497,26 @@ fn showback(report: &Report, u: Units, opts: &TableOptions) -> Option<String> {
             c.observed_usd,
         ],
     ));
-    let mut out = format!(
-        "Showback by {by} ({}, USD{}): top {} of {} by held USD\n",
-        u.name,
-        u.per,
-        shown.len(),
-        groups.len()
+    let mut out = fill(
+        &format!(
+            "Showback by {by} ({}, USD{}): top {} of {} by held USD\n",
+            u.name,
+            u.per,
+            shown.len(),
+            groups.len()
+        ),
+        opts.limit(),
+        "  ",
     );
     out.push_str(&g.render_with_note(opts.limit()));
     if groups.len() > shown.len() {
-        out.push_str(&format!(
-            "{} more {by}s not shown: --top N, or --format csv --table groups for all\n",
-            groups.len() - shown.len()
+        out.push_str(&fill(
+            &format!(
+                "{} more {by}s not shown: --top N, or --format csv --table groups for all\n",
+                groups.len() - shown.len()
+            ),
+            opts.limit(),
+            "  ",
         ));
     }
     Some(out)
@@ -458,42 +524,41 @@ fn showback(report: &Report, u: Units, opts: &TableOptions) -> Option<String> {
 
 pub fn render(report: &Report, opts: &TableOptions) -> String {
     let u = Units::of(report);
+    let width = opts.limit();
+    let layout = crate::render::diagnosis::Layout {
+        width,
+        top: opts.top,
+        snapshot: report.window.snapshot,
+        bold: opts.bold,
+    };
     let mut out = String::new();
-    out.push_str(&headline(report));
+    out.push_str(&fill(&headline(report), width, ""));
     out.push_str("\n\n");
-    if let Some(p) = crate::render::diagnosis::purchase_paragraph(&report.diagnosis) {
+    if let Some(p) = crate::render::diagnosis::purchase_paragraph(&report.diagnosis, layout) {
         out.push_str(&p);
         out.push('\n');
     }
-    out.push_str(&window_line(report));
+    out.push_str(&fill(&window_line(report), width, ""));
     out.push_str("\n\n");
     out.push_str("Held → used waterfall\n");
-    out.push_str(&waterfall(report, u, opts.limit()));
+    out.push_str(&waterfall(report, u, width));
     out.push('\n');
     out.push_str("Cost\n");
-    out.push_str(&cost(report, u, opts.limit()));
+    out.push_str(&cost(report, u, width));
     out.push('\n');
     out.push_str(&episodes(report, u, opts));
     out.push('\n');
     // sections below are optional; the diagnosis issue adds more the same way
-    let diagnosis = crate::render::diagnosis::sections_after_purchase(
-        &report.diagnosis,
-        opts.limit(),
-        opts.top,
-    );
+    let diagnosis = crate::render::diagnosis::sections_after_purchase(&report.diagnosis, layout);
     let diagnosis = (!diagnosis.trim().is_empty()).then_some(diagnosis);
-    for section in [
-        jobs(report, u, opts.limit()),
-        showback(report, u, opts),
-        diagnosis,
-    ]
-    .into_iter()
-    .flatten()
+    for section in [jobs(report, u, width), showback(report, u, opts), diagnosis]
+        .into_iter()
+        .flatten()
     {
         out.push_str(&section);
         out.push('\n');
     }
-    out.push_str(&data_quality_text(report));
+    out.push_str(&fill(&data_quality_text(report), width, "      "));
     out
 }
 

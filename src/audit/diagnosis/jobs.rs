@@ -647,8 +647,10 @@ impl JobsFold {
         }
         let by_usd =
             |a: Option<f64>, b: Option<f64>| b.unwrap_or(-1.0).total_cmp(&a.unwrap_or(-1.0));
+        // ties (every job unpriced) by idle GPU-hours: the waste first, not pod hashes
         jobs.sort_by(|a, b| {
             by_usd(a.usd, b.usd)
+                .then(b.idle_held_gpu_hours.total_cmp(&a.idle_held_gpu_hours))
                 .then(b.held_gpu_hours.total_cmp(&a.held_gpu_hours))
                 .then_with(|| a.job.cmp(&b.job))
         });

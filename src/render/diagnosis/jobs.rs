@@ -1,11 +1,12 @@
 //! The jobs section (docs/semantics.md §11) as a table or markdown: the
 //! top jobs by dollars, then the findings, the declared kinds that disagree
 //! with the telemetry, and what ETT is.
-use super::md_row;
+use super::{Layout, md_row};
 use crate::audit::diagnosis::findings::Finding;
 use crate::audit::diagnosis::jobs::{JobRow, JobsSection};
 use crate::render::fmt::{Units, hours, pct, usd};
 use crate::render::grid::{Column, Grid};
+use crate::render::wrap::fill;
 
 /// "3 (2 hosts)" style cells and ETT text shared by table and markdown.
 fn gpus_cell(r: &JobRow) -> String {
@@ -111,64 +112,88 @@ fn disagreements_line(s: &JobsSection) -> Option<String> {
     ))
 }
 
-/// The report's jobs, findings and disagreements as one section to render;
-/// None when the samples carry no job.
-pub fn section_of(s: &crate::audit::diagnosis::Sections) -> Option<JobsSection> {
-    Some(JobsSection {
-        jobs: s.jobs.clone()?,
-        findings: s.findings.clone().unwrap_or_default(),
-        disagreements: s.job_disagreements.clone(),
-        ett_note: crate::audit::diagnosis::jobs::ETT_NOTE,
-    })
+/// The report's jobs, findings and disagreements as one section to render,
+/// and how many jobs there were before `--top` cut the list; None when the
+/// samples carry no job.
+pub fn section_of(s: &crate::audit::diagnosis::Sections) -> Option<(JobsSection, usize)> {
+    let jobs = s.jobs.clone()?;
+    let total = s.jobs_total.unwrap_or(jobs.len()).max(jobs.len());
+    Some((
+        JobsSection {
+            jobs,
+            findings: s.findings.clone().unwrap_or_default(),
+            disagreements: s.job_disagreements.clone(),
+            ett_note: crate::audit::diagnosis::jobs::ETT_NOTE,
+        },
+        total,
+    ))
 }
 
-/// The jobs table (the `top` jobs by dollars), then the findings.
-pub fn table(s: &JobsSection, top: usize, width: Option<u16>) -> String {
-    let mut out = format!(
-        "Jobs ({} of {}, by USD)\n",
-        s.jobs.len().min(top),
-        s.jobs.len()
-    );
+/// The jobs table (the `top` jobs by dollars, of `total`), then the
+/// findings, each with its detail filled to the width (never cut). A snapshot
+/// has no span, ETT or interruptions, and its held figures are GPUs.
+pub fn table(s: &JobsSection, total: usize, layout: Layout) -> String {
+    let (top, width) = (layout.top, layout.width);
+    let mut out = format!("Jobs ({} of {total}, by USD)\n", s.jobs.len().min(top));
+    // a snapshot leaves out span (4), ETT (8) and interruptions (9)
+    let keep = |i: usize| !layout.snapshot || !matches!(i, 4 | 8 | 9);
     let columns = JOB_HEADERS
         .iter()
         .enumerate()
-        .map(|(i, h)| match i {
-            0 => Column::new(*h).label(),
-            1 => Column::new(*h),
-            // the least read columns go first when narrow
-            3 | 4 | 10 => Column::new(*h).right().drop_rank(2),
-            9 => Column::new(*h).right().drop_rank(1),
-            2 | 7 => Column::new(*h).right().drop_rank(3),
-            _ => Column::new(*h).right(),
+        .filter(|(i, _)| keep(*i))
+        .map(|(i, h)| {
+            let h = if layout.snapshot && i == 5 {
+                "held GPUs"
+            } else {
+                h
+            };
+            match i {
+                0 => Column::new(h).label(),
+                1 => Column::new(h),
+                // the least read columns go first when narrow
+                3 | 4 | 10 => Column::new(h).right().drop_rank(2),
+                9 => Column::new(h).right().drop_rank(1),
+                2 | 7 => Column::new(h).right().drop_rank(3),
+                _ => Column::new(h).right(),
+            }
         })
         .collect();
     let mut grid = Grid::new(columns);
     for r in s.jobs.iter().take(top) {
-        grid.row(job_cells(r));
+        let cells = job_cells(r).into_iter().enumerate();
+        grid.row(cells.filter(|(i, _)| keep(*i)).map(|(_, c)| c).collect());
     }
     out.push_str(&grid.render_with_note(width));
-    out.push_str(&format!("{}\n", s.ett_note));
+    if !layout.snapshot {
+        out.push_str(&format!("{}\n", fill(s.ett_note, width, "")));
+    }
     if !s.findings.is_empty() {
         out.push_str("\nFindings\n");
-        let columns = FINDING_HEADERS
-            .iter()
-            .enumerate()
-            .map(|(i, h)| match i {
-                1 | 4 => Column::new(*h).label(),
-                2 | 3 => Column::new(*h).right(),
-                _ => Column::new(*h),
-            })
-            .collect();
-        let mut grid = Grid::new(columns);
         for f in &s.findings {
-            grid.row(finding_cells(f));
+            out.push_str(&finding_text(f, width));
         }
-        out.push_str(&grid.render_with_note(width));
     }
     if let Some(line) = disagreements_line(s) {
-        out.push_str(&format!("{line}\n"));
+        out.push_str(&format!("{}\n", fill(&line, width, "  ")));
     }
     out
+}
+
+/// "- parked: jupyter-bob-0, 1,344 GPU-h, $4,032" and the detail under it,
+/// indented and filled to the width.
+fn finding_text(f: &Finding, width: Option<u16>) -> String {
+    let head = format!(
+        "- {}: {}, {} GPU-h, {}",
+        f.kind.name().replace('_', " "),
+        f.job,
+        hours(f.gpu_hours),
+        usd(f.usd)
+    );
+    format!(
+        "{}\n{}\n",
+        fill(&head, width, "    "),
+        fill(&format!("    {}", f.detail), width, "    ")
+    )
 }
 
 fn md_table(headers: &[&str], rows: impl Iterator<Item = Vec<String>>, out: &mut String) {
@@ -181,11 +206,10 @@ fn md_table(headers: &[&str], rows: impl Iterator<Item = Vec<String>>, out: &mut
 }
 
 /// The same figures as markdown, labels whole.
-pub fn markdown(s: &JobsSection, top: usize) -> String {
+pub fn markdown(s: &JobsSection, total: usize, top: usize) -> String {
     let mut out = format!(
-        "\n### Jobs\n\n{} of {} jobs, by USD.\n\n",
-        s.jobs.len().min(top),
-        s.jobs.len()
+        "\n### Jobs\n\n{} of {total} jobs, by USD.\n\n",
+        s.jobs.len().min(top)
     );
     md_table(
         &JOB_HEADERS,
@@ -267,8 +291,12 @@ mod tests {
 
     #[test]
     fn the_table_lists_jobs_then_findings_and_says_what_ett_is() {
-        let t = table(&section(), 1, None);
-        assert!(t.starts_with("Jobs (1 of 2, by USD)"), "{t}");
+        let layout = Layout {
+            top: 1,
+            ..Layout::default()
+        };
+        let t = table(&section(), 131, layout);
+        assert!(t.starts_with("Jobs (1 of 131, by USD)"), "{t}");
         assert!(t.contains("train-a") && !t.contains("nb (looks"), "{t}");
         assert!(
             t.contains("70.0%") && t.contains("1 (MTBI 7.00 h, recovery 3.00 h)"),
@@ -280,13 +308,24 @@ mod tests {
         );
         let findings_at = t.find("Findings").unwrap_or(0);
         assert!(findings_at > t.find("train-a").unwrap_or(usize::MAX), "{t}");
-        assert!(t.contains("parked"), "{t}");
+        assert!(
+            t.contains(
+                "- parked: nb, 80.0 GPU-h, n/a\n    held 80.0 GPU-h and was idle 90.0% of it\n"
+            ),
+            "{t}"
+        );
+        // at 30 columns the detail wraps, whole words, every word kept
+        let narrow = finding_text(&section().findings[0], Some(30));
+        assert_eq!(
+            narrow,
+            "- parked: nb, 80.0 GPU-h, n/a\n    held 80.0 GPU-h and was\n    idle 90.0% of it\n"
+        );
         assert!(t.contains("nb declared interactive, looks idle"), "{t}");
     }
 
     #[test]
     fn markdown_has_the_same_figures() {
-        let m = markdown(&section(), 10);
+        let m = markdown(&section(), 2, 10);
         assert!(m.contains("| train-a | training | 8 on 2 hosts | 8 | 10.0 h | 80.0 | 10.0% | 90.0% | 70.0% | 1 (MTBI 7.00 h, recovery 3.00 h) | n/a | $240 |"), "{m}");
         assert!(m.contains("| nb | interactive (looks idle) |"), "{m}");
         assert!(

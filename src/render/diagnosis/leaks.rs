@@ -1,10 +1,11 @@
 //! The leak map: one row per class with GPU-hours, shares and dollars, and
 //! the thresholds the cascade used.
-use super::md_row;
+use super::{Layout, md_row};
 use crate::audit::diagnosis::leaks::{LeakGroup, LeakRow};
 use crate::audit::diagnosis::{LeakClass, LeakThresholds, Leaks};
 use crate::render::fmt::{hours, pct, usd};
 use crate::render::grid::{Column, Grid};
+use crate::render::wrap::fill;
 
 /// "idle < 1%, starved < 50%, ...": the thresholds in the words of §9.
 pub fn thresholds_line(t: &LeakThresholds) -> String {
@@ -35,10 +36,18 @@ fn shown(l: &Leaks) -> impl Iterator<Item = &LeakRow> {
     l.classes.iter().filter(|r| r.gpu_hours > 0.0)
 }
 
-pub fn table(l: &Leaks, width: Option<u16>) -> String {
+/// The classes with hours, then the thresholds filled to the width; a
+/// snapshot's figures are GPUs now.
+pub fn table(l: &Leaks, layout: Layout) -> String {
+    let width = layout.width;
+    let (title, unit) = if layout.snapshot {
+        ("where the GPUs are now", "GPUs")
+    } else {
+        ("where the GPU-hours went", "GPU-h")
+    };
     let mut g = Grid::new(vec![
-        Column::new("where the GPU-hours went"),
-        Column::new("GPU-h").right(),
+        Column::new(title),
+        Column::new(unit).right(),
         Column::new("% of held").right(),
         Column::new("% of observed").right().drop_rank(1),
         Column::new("USD").right(),
@@ -47,7 +56,7 @@ pub fn table(l: &Leaks, width: Option<u16>) -> String {
         g.row(cells(r));
     }
     let mut out = g.render_with_note(width);
-    out.push_str(&thresholds_line(&l.thresholds));
+    out.push_str(&fill(&thresholds_line(&l.thresholds), width, "  "));
     out.push('\n');
     out
 }
@@ -127,7 +136,7 @@ mod tests {
 
     #[test]
     fn table_shows_classes_with_hours_and_the_thresholds() {
-        let text = table(&leaks(), None);
+        let text = table(&leaks(), Layout::default());
         assert!(text.contains("idle"), "{text}");
         assert!(text.contains("66.7%") && text.contains("$4.00"), "{text}");
         assert!(text.contains("memory bound"), "{text}");

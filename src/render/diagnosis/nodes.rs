@@ -1,15 +1,17 @@
 //! The node view: node-held, stranded and free-node hours, then the hosts
 //! with the most stranded cards.
-use super::md_row;
+use super::{Layout, md_row};
 use crate::audit::diagnosis::Nodes;
 use crate::audit::diagnosis::nodes::NodeHost;
 use crate::render::fmt::{hours, usd};
 use crate::render::grid::{Column, Grid};
+use crate::render::wrap::fill;
 
-/// "Nodes: 4.00 GPU-h on node-held hosts; stranded 3.50 GPU-h ($7.00) ...".
-pub fn summary(n: &Nodes) -> String {
+/// "Nodes: 4.00 GPU-h on node-held hosts; stranded 3.50 GPU-h ($7.00) ...";
+/// `unit` is "GPU-h", or "GPUs" for a snapshot.
+pub fn summary(n: &Nodes, unit: &str) -> String {
     format!(
-        "Nodes: {} GPU-h on hosts someone held; stranded {} GPU-h ({}): cards not held on those hosts, paid for if nodes are rented whole; free-node {} GPU-h ({}): cards on hosts nobody held\n",
+        "Nodes: {} {unit} on hosts someone held; stranded {} {unit} ({}): cards not held on those hosts, paid for if nodes are rented whole; free-node {} {unit} ({}): cards on hosts nobody held\n",
         hours(n.node_held_gpu_hours),
         hours(n.stranded_gpu_hours),
         usd(n.stranded_usd),
@@ -29,37 +31,46 @@ fn cells(h: &NodeHost) -> Vec<String> {
     ]
 }
 
-fn shown_line(n: &Nodes) -> String {
+fn shown_line(shown: usize, n: &Nodes, snapshot: bool) -> String {
     format!(
-        "top {} of {} hosts by stranded GPU-hours\n",
-        n.hosts.len(),
-        n.hosts_total
+        "top {shown} of {} hosts by stranded {}\n",
+        n.hosts_total.max(n.hosts.len()),
+        if snapshot { "GPUs" } else { "GPU-hours" }
     )
 }
 
-pub fn table(n: &Nodes, width: Option<u16>) -> String {
-    let mut out = summary(n);
+/// The summary filled to the width, then the first `top` hosts.
+pub fn table(n: &Nodes, layout: Layout) -> String {
+    let unit = if layout.snapshot { "GPUs" } else { "GPU-h" };
+    let mut out = fill(&summary(n, unit), layout.width, "  ");
     if n.hosts.is_empty() {
         return out;
     }
     let mut g = Grid::new(vec![
         Column::new("host").label(),
         Column::new("GPUs").right(),
-        Column::new("node-held GPU-h").right().drop_rank(1),
-        Column::new("held GPU-h").right().drop_rank(2),
-        Column::new("stranded GPU-h").right(),
-        Column::new("stranded USD").right(),
+        Column::new(format!("node-held {unit}"))
+            .right()
+            .drop_rank(1),
+        Column::new(format!("held {unit}")).right().drop_rank(2),
+        Column::new(format!("stranded {unit}")).right(),
+        Column::new(format!(
+            "stranded USD{}",
+            if layout.snapshot { "/h" } else { "" }
+        ))
+        .right(),
     ]);
-    for h in &n.hosts {
+    let shown = n.hosts.len().min(layout.top);
+    for h in n.hosts.iter().take(shown) {
         g.row(cells(h));
     }
-    out.push_str(&g.render_with_note(width));
-    out.push_str(&shown_line(n));
+    out.push_str(&g.render_with_note(layout.width));
+    out.push_str(&shown_line(shown, n, layout.snapshot));
     out
 }
 
 pub fn markdown(n: &Nodes) -> String {
-    let mut out = format!("\n### Nodes: rent 8, use 2\n\n{}", summary(n));
+    let mut out = format!("\n### Nodes: rent 8, use 2\n\n{}", summary(n, "GPU-h"));
     if n.hosts.is_empty() {
         return out;
     }
@@ -79,7 +90,7 @@ pub fn markdown(n: &Nodes) -> String {
     for h in &n.hosts {
         out.push_str(&md_row(&cells(h)));
     }
-    out.push_str(&format!("\n{}", shown_line(n)));
+    out.push_str(&format!("\n{}", shown_line(n.hosts.len(), n, false)));
     out
 }
 
@@ -108,13 +119,29 @@ mod tests {
 
     #[test]
     fn summary_and_hosts_carry_the_figures() {
-        let text = table(&nodes(), None);
+        let layout = Layout {
+            top: 10,
+            ..Layout::default()
+        };
+        let text = table(&nodes(), layout);
         assert!(text.contains("stranded 3.50 GPU-h ($7.00)"), "{text}");
         assert!(text.contains("free-node 8.00 GPU-h ($16.00)"), "{text}");
         assert!(text.contains("node-a"), "{text}");
         assert!(
             text.contains("top 1 of 2 hosts by stranded GPU-hours"),
             "{text}"
+        );
+        // --top cuts the list and says of how many
+        let mut many = nodes();
+        many.hosts_total = 144;
+        many.hosts.push(NodeHost {
+            host: "node-b".to_string(),
+            ..many.hosts[0].clone()
+        });
+        let one = table(&many, Layout { top: 1, ..layout });
+        assert!(
+            one.contains("top 1 of 144 hosts") && !one.contains("node-b"),
+            "{one}"
         );
         let md = markdown(&nodes());
         assert!(

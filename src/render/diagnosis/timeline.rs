@@ -83,7 +83,7 @@ pub fn table(t: &Timeline, width: Option<u16>) -> String {
     let cells = width.map_or(t.buckets.len(), |w| {
         usize::from(w).saturating_sub(LABEL).max(8)
     });
-    let mut out = heading(t);
+    let mut out = crate::render::wrap::fill(&heading(t), width, "  ");
     for line in lines(t, cells) {
         out.push_str(&line);
         out.push('\n');

@@ -6,13 +6,16 @@
 //! Plain `write!` into escaping helpers (escape.rs) rather than a template
 //! crate: the page is a dozen fixed sections, and one escaping function per
 //! context is easier to audit than a template language's rules.
+mod bars;
 pub(crate) mod escape;
+mod meeting;
 mod page;
 mod sections;
 mod svg;
 
 use crate::audit::model::{Report, SCHEMA};
 use anyhow::{Context, Result, bail};
+use std::fmt::Write;
 use std::path::Path;
 
 pub use page::REPORT_SCRIPT_ID;
@@ -29,6 +32,8 @@ pub struct HtmlOptions {
     pub top: usize,
     /// the thresholds and options the audit ran with, as (name, value) lines
     pub settings: Vec<(String, String)>,
+    /// the page's heading and title (`--title`); a default when None
+    pub title: Option<String>,
 }
 
 /// The whole HTML document.
@@ -39,7 +44,11 @@ pub fn render(report: &Report, opts: &HtmlOptions) -> Result<String> {
         crate::render::fmt::short_time(&report.window.start),
         crate::render::fmt::short_time(&report.window.end)
     );
-    body.push_str("<header>\n<h1>GPU audit: held vs used</h1>\n");
+    let title = opts
+        .title
+        .clone()
+        .unwrap_or_else(|| "GPU audit: held vs used".to_string());
+    let _ = writeln!(body, "<header>\n<h1>{}</h1>", escape::text(&title));
     body.push_str(&format!(
         "<p class=\"window\">{} · {} GPUs · {} h{}</p>\n</header>\n",
         escape::text(&window),
@@ -51,19 +60,23 @@ pub fn render(report: &Report, opts: &HtmlOptions) -> Result<String> {
             ""
         }
     ));
-    // In the order the meeting needs them. The diagnosis sections (verdict,
-    // timeline with the spare band, leak map, findings) go where marked once
-    // the report model carries them.
+    // In the order the meeting needs them: the answer (verdict, plan,
+    // findings), held vs busy over time, the leak map; then the appendix.
     sections::answer(&mut body, report);
+    meeting::timeline(&mut body, report);
+    meeting::leak_map(&mut body, report);
+    body.push_str("<h2 class=\"appendix\">Appendix</h2>\n");
     sections::waterfall(&mut body, report);
-    // hook: leak map (one stacked bar of the leak classes, with dollars)
     sections::cost(&mut body, report);
-    // hook: timeline of observed / held / active / SM / tensor GPUs with the spare band
     sections::showback(&mut body, report);
     sections::idle_episodes(&mut body, report, opts);
     sections::jobs(&mut body, report, opts);
-    // hook: findings
     sections::data_quality(&mut body, report, opts);
+    meeting::glossary(&mut body);
+    // a wide table scrolls inside its box, never the page (a 390-px phone)
+    let mut body = body
+        .replace("<table>", "<div class=\"scroll\"><table>")
+        .replace("</table>", "</table></div>");
     let (embedded, cuts) = embedded_report(report, opts.top);
     let cut_note = if cuts.is_empty() {
         "every list in full".to_string()
@@ -80,7 +93,7 @@ pub fn render(report: &Report, opts: &HtmlOptions) -> Result<String> {
     ));
     let json = serde_json::to_string(&embedded)?;
     Ok(page::document(
-        &format!("GPU audit {window}"),
+        &format!("{title} {window}"),
         &body,
         &json,
         &cuts.join(", "),

@@ -2,8 +2,9 @@
 //! to HTML. Every figure is written through `escape::text` and formatted by
 //! `render::fmt`, the same words and numbers as the table and Markdown.
 use super::HtmlOptions;
+use super::bars::{Bar, bars};
 use super::escape::text;
-use super::svg::{self, Bar, Segment};
+use super::svg::{self, Segment};
 use crate::audit::model::Layer;
 use crate::audit::model::Report;
 use crate::render::fmt::{hours, opt_hours, pct, short_gpu, short_time, usd};
@@ -29,12 +30,13 @@ fn figure(out: &mut String, name: &str, pointer: &str, value: Option<f64>, shown
     let _ = write!(out, ">{}</dd></div>", text(&shown));
 }
 
-/// The answer to "do we need more GPUs?": today the headline sentence and
-/// the figures behind it. (The diagnosis sections' verdict takes this place
-/// when the report model carries it.)
+/// The answer to "do we need more GPUs?": the verdict in words and the
+/// plan, the headline sentence (its one dollar figure: idle held), the
+/// figures behind it and the findings that matter.
 pub fn answer(out: &mut String, r: &Report) {
     let (unit, per) = units(r);
     out.push_str("<section id=\"answer\">\n<h2>The answer</h2>\n");
+    super::meeting::verdict_and_plan(out, r);
     let _ = writeln!(out, "<p class=\"headline\">{}</p>", text(&headline(r)));
     out.push_str("<dl class=\"figures\">");
     figure(
@@ -91,12 +93,14 @@ pub fn answer(out: &mut String, r: &Report) {
             usd(m),
         );
     }
-    out.push_str("</dl>\n</section>\n");
+    out.push_str("</dl>\n");
+    super::meeting::top_findings(out, &r.diagnosis);
+    out.push_str("</section>\n");
 }
 
 /// Held → used: each layer as a bar of observed, with its table.
 pub fn waterfall(out: &mut String, r: &Report) {
-    let (unit, per) = units(r);
+    let (unit, _) = units(r);
     out.push_str("<section id=\"waterfall\">\n<h2>Held → used waterfall</h2>\n");
     let observed = r.layers.observed_gpu_hours;
     let rows: Vec<Bar> = r
@@ -136,7 +140,7 @@ pub fn waterfall(out: &mut String, r: &Report) {
         })
         .collect();
     out.push_str("<figure>");
-    out.push_str(&svg::bars(
+    out.push_str(&bars(
         &format!(
             "GPU-hours per layer, as bars of the {} {unit} observed",
             hours(observed)
@@ -145,6 +149,13 @@ pub fn waterfall(out: &mut String, r: &Report) {
         observed,
     ));
     out.push_str("<figcaption>Each layer as a share of the observed GPU-hours; idle held is the part of held in which device activity was below the idle threshold.</figcaption></figure>\n");
+    waterfall_table(out, r);
+    out.push_str("</section>\n");
+}
+
+/// The waterfall's figures as a table, and the not-useful dollars against MFU.
+fn waterfall_table(out: &mut String, r: &Report) {
+    let (unit, per) = units(r);
     let _ = write!(
         out,
         "<table><thead><tr><th>layer</th><th class=\"n\">{unit}</th><th class=\"n\">% of held</th><th class=\"n\">% of observed</th><th class=\"n\">USD{per}</th></tr></thead><tbody>"
@@ -173,7 +184,13 @@ pub fn waterfall(out: &mut String, r: &Report) {
         );
     }
     out.push_str("</tbody></table>\n");
-    if let (Some(v), Some(basis)) = (c.not_useful_usd, &c.not_useful_basis) {
+    // "not useful" only against MFU: tensor or SM idle is never called that
+    if let (Some(v), Some(basis)) = (
+        c.not_useful_usd,
+        c.not_useful_basis
+            .as_ref()
+            .filter(|b| b.as_str() == "useful"),
+    ) {
         let _ = writeln!(
             out,
             "<p class=\"note\">Held dollars not backed by {} work: {}{per}. Layers below held have no dollars of their own in the report (prices differ per model).</p>",
@@ -181,7 +198,6 @@ pub fn waterfall(out: &mut String, r: &Report) {
             text(&usd(Some(v)))
         );
     }
-    out.push_str("</section>\n");
 }
 
 fn layer_class(layer: &str) -> &'static str {
@@ -203,6 +219,58 @@ pub fn cost(out: &mut String, r: &Report) {
     let (_, per) = units(r);
     let c = &r.cost;
     out.push_str("<section id=\"cost\">\n<h2>Where the dollars go</h2>\n");
+    dollars_bar(out, r);
+    // a snapshot's dollars are per hour now: no window, no run-rate column
+    let snapshot = r.window.snapshot;
+    let _ = write!(
+        out,
+        "<table><thead><tr><th>USD{per}</th><th class=\"n\">{}</th>{}</tr></thead><tbody>",
+        if snapshot { "now" } else { "in window" },
+        if snapshot {
+            ""
+        } else {
+            "<th class=\"n\">monthly run-rate</th>"
+        }
+    );
+    // the terminal's rows and labels (table::cost_rows)
+    for (name, v, run) in crate::render::table::cost_rows(r) {
+        let run = if snapshot {
+            String::new()
+        } else {
+            format!("<td class=\"n\">{}</td>", text(&usd(run)))
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{}</td>{run}</tr>",
+            text(&name),
+            text(&usd(v))
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    if r.layers.sm_active_gpu_hours.is_some() || r.layers.tensor_active_gpu_hours.is_some() {
+        out.push_str("<p class=\"note\">SM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work.</p>\n");
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">Prices: {}.</p>",
+        text(&c.price_source)
+    );
+    if c.unpriced_gpu_hours > 0.0 {
+        let (unit, _) = units(r);
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Unpriced: {} {unit} ({}) carry no dollars (never priced at 0); give --price or --prices.</p>",
+            hours(c.unpriced_gpu_hours),
+            text(&c.unpriced_models.join(", "))
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+/// Observed dollars as one bar: held (its idle part drawn over it), then unallocated.
+fn dollars_bar(out: &mut String, r: &Report) {
+    let (_, per) = units(r);
+    let c = &r.cost;
     if let (Some(total), Some(held), Some(unalloc)) =
         (c.observed_usd, c.held_usd, c.unallocated_usd)
         && total > 0.0
@@ -243,59 +311,6 @@ pub fn cost(out: &mut String, r: &Report) {
             text(&usd(Some(total)))
         );
     }
-    let _ = write!(
-        out,
-        "<table><thead><tr><th>USD{per}</th><th class=\"n\">in window</th><th class=\"n\">monthly run-rate</th></tr></thead><tbody>"
-    );
-    let m = &c.monthly_run_rate;
-    let basis = c
-        .not_useful_basis
-        .as_deref()
-        .map(|b| format!("not useful (vs {})", b.replace('_', " ")));
-    for (name, v, run) in [
-        ("observed".to_string(), c.observed_usd, m.observed_usd),
-        ("held".to_string(), c.held_usd, m.held_usd),
-        ("idle held".to_string(), c.idle_held_usd, m.idle_held_usd),
-        (
-            "unallocated".to_string(),
-            c.unallocated_usd,
-            m.unallocated_usd,
-        ),
-        (
-            basis.unwrap_or_else(|| "not useful".to_string()),
-            c.not_useful_usd,
-            m.not_useful_usd,
-        ),
-    ] {
-        let run = if r.window.snapshot {
-            "—".to_string()
-        } else {
-            usd(run)
-        };
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            text(&name),
-            text(&usd(v)),
-            text(&run)
-        );
-    }
-    out.push_str("</tbody></table>\n");
-    let _ = writeln!(
-        out,
-        "<p class=\"note\">Prices: {}.</p>",
-        text(&c.price_source)
-    );
-    if c.unpriced_gpu_hours > 0.0 {
-        let (unit, _) = units(r);
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">Unpriced: {} {unit} ({}) carry no dollars (never priced at 0); give --price or --prices.</p>",
-            hours(c.unpriced_gpu_hours),
-            text(&c.unpriced_models.join(", "))
-        );
-    }
-    out.push_str("</section>\n");
 }
 
 /// Who holds what: held GPU-hours per `--by` group, active drawn over them.
@@ -335,7 +350,7 @@ pub fn showback(out: &mut String, r: &Report) {
         .collect();
     if max > 0.0 {
         out.push_str("<figure>");
-        out.push_str(&svg::bars(
+        out.push_str(&bars(
             &format!("held {unit} per {by}, device-active part drawn over it"),
             &rows,
             max,
@@ -377,35 +392,51 @@ pub fn showback(out: &mut String, r: &Report) {
     out.push_str("</section>\n");
 }
 
-/// The longest idle held episodes (top N of those found).
+/// The idle held episodes as the terminal groups them: one row per job and
+/// span (the 8 cards a notebook parked together are one row), top N by
+/// GPU-hours; per GPU only for a report that carries no groups.
 pub fn idle_episodes(out: &mut String, r: &Report, opts: &HtmlOptions) {
-    let shown = &r.idle_episodes[..r.idle_episodes.len().min(opts.top)];
-    out.push_str("<section id=\"idle-episodes\">\n<h2>Top idle held episodes</h2>\n");
+    let (unit, per) = units(r);
+    out.push_str("<section id=\"idle-episodes\">\n<h2>Idle held episodes</h2>\n");
+    if r.window.snapshot {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Idle held now: {} GPUs, {}/h (a snapshot is one instant: no episodes).</p>\n</section>",
+            opt_hours(r.layers.idle_held_gpu_hours),
+            text(&usd(r.cost.idle_held_usd))
+        );
+        return;
+    }
+    if r.idle_episode_groups_total == 0 {
+        per_gpu_episodes(out, r, opts);
+        out.push_str("</section>\n");
+        return;
+    }
+    let shown = &r.idle_episode_groups[..r.idle_episode_groups.len().min(opts.top)];
     let _ = writeln!(
         out,
-        "<p class=\"note\">Idle held episodes at least the minimum idle length long: {} found, the longest {} listed.</p>",
+        "<p class=\"note\">Idle held episodes at least the minimum idle length long, by job and span: {} ({} GPU episodes), the largest {} by {unit}.</p>",
+        r.idle_episode_groups_total,
         r.idle_episodes_total,
         shown.len()
     );
     if !shown.is_empty() {
-        let (_, per) = units(r);
         let _ = write!(
             out,
-            "<table><thead><tr><th>host</th><th>gpu</th><th>job</th><th>user</th><th>team</th><th>start (UTC)</th><th>end (UTC)</th><th class=\"n\">hours</th><th class=\"n\">USD{per}</th></tr></thead><tbody>"
+            "<table><thead><tr><th>job</th><th>user</th><th>team</th><th class=\"n\">GPUs</th><th>host</th><th>start (UTC)</th><th>end (UTC)</th><th class=\"n\">{unit}</th><th class=\"n\">USD{per}</th></tr></thead><tbody>"
         );
         for e in shown {
             let _ = write!(
                 out,
-                "<tr><td>{}</td><td><code title=\"{}\">{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                text(&e.host),
-                text(&e.gpu),
-                text(&short_gpu(&e.gpu)),
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
                 text(e.job.as_deref().unwrap_or("—")),
                 text(e.user.as_deref().unwrap_or("—")),
                 text(e.team.as_deref().unwrap_or("—")),
+                e.gpus,
+                text(&crate::render::table::hosts_cell(&e.hosts)),
                 text(&short_time(&e.start)),
                 text(&short_time(&e.end)),
-                hours(e.hours),
+                hours(e.gpu_hours),
                 text(&usd(e.usd))
             );
         }
@@ -414,40 +445,110 @@ pub fn idle_episodes(out: &mut String, r: &Report, opts: &HtmlOptions) {
     out.push_str("</section>\n");
 }
 
-/// Declared jobs with their MFU (when `--jobs` was given), top N as listed.
+/// One row per GPU: a report written before episodes were grouped.
+fn per_gpu_episodes(out: &mut String, r: &Report, opts: &HtmlOptions) {
+    let shown = &r.idle_episodes[..r.idle_episodes.len().min(opts.top)];
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">Idle held episodes at least the minimum idle length long, per GPU: {} found, the longest {} listed.</p>",
+        r.idle_episodes_total,
+        shown.len()
+    );
+    if shown.is_empty() {
+        return;
+    }
+    let (_, per) = units(r);
+    let _ = write!(
+        out,
+        "<table><thead><tr><th>host</th><th>gpu</th><th>job</th><th>user</th><th>team</th><th>start (UTC)</th><th>end (UTC)</th><th class=\"n\">hours</th><th class=\"n\">USD{per}</th></tr></thead><tbody>"
+    );
+    for e in shown {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td><code title=\"{}\">{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            text(&e.host),
+            text(&e.gpu),
+            text(&short_gpu(&e.gpu)),
+            text(e.job.as_deref().unwrap_or("—")),
+            text(e.user.as_deref().unwrap_or("—")),
+            text(e.team.as_deref().unwrap_or("—")),
+            text(&short_time(&e.start)),
+            text(&short_time(&e.end)),
+            hours(e.hours),
+            text(&usd(e.usd))
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// The jobs (§11), top N by dollars of all found, and every finding.
 pub fn jobs(out: &mut String, r: &Report, opts: &HtmlOptions) {
-    let Some(jobs) = &r.diagnosis.jobs else {
+    let Some((section, total)) = crate::render::diagnosis::jobs::section_of(&r.diagnosis) else {
         return;
     };
     let (unit, per) = units(r);
-    let shown = &jobs[..jobs.len().min(opts.top)];
-    out.push_str("<section id=\"jobs\">\n<h2>Top jobs</h2>\n");
+    let shown = &section.jobs[..section.jobs.len().min(opts.top)];
+    let _ = writeln!(
+        out,
+        "<section id=\"jobs\">\n<h2>Jobs</h2>\n<p class=\"note\">{} of {total} jobs, by USD (ties by idle GPU-hours).</p>",
+        shown.len()
+    );
+    // "not useful" only where a job declared its work (MFU, --jobs)
+    let mfu = shown.iter().any(|j| j.mfu.is_some());
     let _ = write!(
         out,
-        "<table><thead><tr><th>job</th><th class=\"n\">GPUs</th><th class=\"n\">held {unit}</th><th class=\"n\">device</th><th class=\"n\">SM</th><th class=\"n\">tensor</th><th class=\"n\">MFU</th><th class=\"n\">not useful USD{per}</th></tr></thead><tbody>"
+        "<table><thead><tr><th>job</th><th>shape</th><th class=\"n\">GPUs</th><th class=\"n\">held {unit}</th><th class=\"n\">device</th><th class=\"n\">SM</th><th class=\"n\">tensor</th><th class=\"n\">MFU</th>{}<th class=\"n\">idle</th><th class=\"n\">gang</th><th class=\"n\">ETT</th><th class=\"n\">USD{per}</th></tr></thead><tbody>",
+        if mfu {
+            format!("<th class=\"n\">not useful USD{per}</th>")
+        } else {
+            String::new()
+        }
     );
     for j in shown {
+        let shape = match j.declared_kind {
+            Some(d) if d != j.inferred_shape => {
+                format!("{} (looks {})", d.name(), j.inferred_shape.name())
+            }
+            _ => j.shape.name().to_string(),
+        };
+        let not_useful = if mfu {
+            format!("<td class=\"n\">{}</td>", text(&usd(j.not_useful_usd)))
+        } else {
+            String::new()
+        };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>{not_useful}<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             text(&j.job),
+            text(&shape),
             j.gpus,
             hours(j.held_gpu_hours),
             pct(j.active_share),
             pct(j.sm_active_share),
             pct(j.tensor_active_share),
             pct(j.mfu),
-            text(&usd(j.not_useful_usd))
+            pct(j.idle_share),
+            j.gang,
+            pct(j.ett),
+            text(&usd(j.usd))
         );
     }
     out.push_str("</tbody></table>\n");
-    if jobs.len() > shown.len() {
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">{} of {} jobs shown; the embedded JSON has all of them.</p>",
-            shown.len(),
-            jobs.len()
-        );
+    let _ = writeln!(out, "<p class=\"note\">{}.</p>", text(section.ett_note));
+    if !section.findings.is_empty() {
+        out.push_str("<h3>Findings</h3>\n<ul class=\"findings\">");
+        for f in &section.findings {
+            let _ = write!(
+                out,
+                "<li><strong>{}</strong>: {} — {} GPU-h, {}. {}</li>",
+                text(&f.kind.name().replace('_', " ")),
+                text(&f.job),
+                hours(f.gpu_hours),
+                text(&usd(f.usd)),
+                text(&f.detail)
+            );
+        }
+        out.push_str("</ul>\n");
     }
     out.push_str("</section>\n");
 }
