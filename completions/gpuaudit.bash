@@ -85,7 +85,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --min-window --own-cost --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
+            opts="-q -h -V --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -224,6 +224,14 @@ _gpuaudit() {
                     return 0
                     ;;
                 --want)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --queue-tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -553,7 +561,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --title --help --version"
+            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --title --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -687,6 +695,14 @@ _gpuaudit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --queue-tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --min-window)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -735,7 +751,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__scan)
-            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --min-window --own-cost --jobs --threads --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
+            opts="-q -h -V --duration --interval --once --pre --post --nvml-timeout --nvml-lib --require-nvml --out --format --quiet --since --until --max-gap --idle-below --min-idle --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --tokens-per-sec --flops-per-token --params --mode --achieved-tflops --dtype --snapshot-interval --held-mem --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -818,6 +834,14 @@ _gpuaudit() {
                     return 0
                     ;;
                 --want)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --queue-tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -78,16 +78,18 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l top -d 'How
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l bucket -d 'Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m, 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l queue -d 'A scheduler queue whose waiting requests are demand (repeatable): a Slurm `sacct -a -X -P --format=JobID,User,Account,Partition,Submit,Start,End,State,ReqTRES,AllocTRES` dump (times without a zone read as UTC), or kube-state-metrics series (kube_pod_status_phase, kube_pod_container_resource_requests) as a scrape or a Prometheus API response' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l queue-tz -d 'The zone of `--queue` times printed without one (sacct prints the cluster\'s local time): UTC or a fixed offset (+02:00) [default: UTC]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l min-window -d 'Shortest window the purchase verdict decides on (e.g. 12h); a window shorter than 24 h that this lets through gives a provisional verdict' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l own-cost -d 'What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3] gives an amortized $/GPU-h; the purchase plan prices "buy N" with it too' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l threads -d 'Worker threads for reading and auditing [default: every core]; the figures are the same for any number (sums to 1e-12, counts exactly)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format' -r -f -a "table\t''
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l format -d 'Output format [default: from -o\'s extension (.html, .json, .csv, .md), else table]' -r -f -a "table\t''
 json\t''
 csv\t''
 markdown\t''
 html\t''"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output; its extension picks the format' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l table -d 'The table `--format csv` writes' -r -f -a "layers\t'the fleet\'s layers, ratios and dollars (and one row per group with --by)'
 groups\t'one row per showback group (needs --by)'
 episodes\t'idle episodes: one row per job and span, or per GPU with --per-gpu'
@@ -97,6 +99,7 @@ timeline\t'one row per timeline bucket (GPUs observed, held, active, spare...)'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l width -d 'Lay tables out for this many columns [default: COLUMNS, else the terminal\'s width; no limit when stdout is not a terminal]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l title -d 'The HTML page\'s heading (--format html) [default: "GPU audit: held vs used"]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-queue -d 'Also read demand from the server\'s kube-state-metrics: pods Pending with nvidia_com_gpu requests over the window (as `--queue` does from a file)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s q -l quiet -d 'No progress bar'
@@ -137,6 +140,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l top -d 'How m
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l bucket -d 'Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m, 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l queue -d 'A scheduler queue whose waiting requests are demand (repeatable): a Slurm `sacct -a -X -P --format=JobID,User,Account,Partition,Submit,Start,End,State,ReqTRES,AllocTRES` dump (times without a zone read as UTC), or kube-state-metrics series (kube_pod_status_phase, kube_pod_container_resource_requests) as a scrape or a Prometheus API response' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l queue-tz -d 'The zone of `--queue` times printed without one (sacct prints the cluster\'s local time): UTC or a fixed offset (+02:00) [default: UTC]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l min-window -d 'Shortest window the purchase verdict decides on (e.g. 12h); a window shorter than 24 h that this lets through gives a provisional verdict' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l own-cost -d 'What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3] gives an amortized $/GPU-h; the purchase plan prices "buy N" with it too' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
@@ -157,6 +162,7 @@ int8\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l snapshot-interval -d 'What one sample of a single-sample GPU (a snapshot) stands for [default: 1h]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l held-mem -d 'A GPU using more memory than this is held, even with no process visible (e.g. 1GiB, 512MiB)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l once -d 'Take one sample per GPU (after one interval) and report it as a snapshot'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l require-nvml -d 'With a CMD: exit 2 without running it when sampling cannot start (NVML missing, no driver, no GPU). Without this flag CMD runs unmonitored, gpuaudit exits with its code and says why on one stderr line'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l assume-held -d 'Treat every sample as held when the input has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -l no-builtin-prices -d 'Do not fall back to the built-in dated price profile for unpriced models'
@@ -270,6 +276,8 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l top -d 'How 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l bucket -d 'Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m, 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l leak-thresholds -d 'Leak map thresholds from a TOML file (starved_below, underfilled_below, memory_bound_dram_at_least, memory_bound_tensor_below, no_tensor_below); a key left out keeps its default, the idle row is --idle-below' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l want -d 'GPUs asked for: the purchase answer says whether idle capacity covers them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l queue -d 'A scheduler queue whose waiting requests are demand (repeatable): a Slurm `sacct -a -X -P --format=JobID,User,Account,Partition,Submit,Start,End,State,ReqTRES,AllocTRES` dump (times without a zone read as UTC), or kube-state-metrics series (kube_pod_status_phase, kube_pod_container_resource_requests) as a scrape or a Prometheus API response' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l queue-tz -d 'The zone of `--queue` times printed without one (sacct prints the cluster\'s local time): UTC or a fixed offset (+02:00) [default: UTC]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l min-window -d 'Shortest window the purchase verdict decides on (e.g. 12h); a window shorter than 24 h that this lets through gives a provisional verdict' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l own-cost -d 'What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3] gives an amortized $/GPU-h; the purchase plan prices "buy N" with it too' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l jobs -d 'Declared work per job, for MFU (the "useful" layer): CSV, JSON or parquet with a job column and flops_per_token + tokens_per_sec, or achieved_tflops (the job\'s total), or model_flops (over its run); optional dtype (default bf16), peak_tflops; optional kind (training, inference, interactive, batch) for the jobs section' -r -F
@@ -647,6 +655,7 @@ purchase.demand_p95=\t''
 timeline.unobserved_buckets=\t''
 jobs.ett.min=\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-queue -d 'Also read demand from the server\'s kube-state-metrics: pods Pending with nvidia_com_gpu requests over the window (as `--queue` does from a file)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l allow-missing -d 'A rule whose metric is null (not measured) is skipped instead of an error'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l strict -d 'Comparability warnings (prices, window lengths, GPU count, held rule differ between CURRENT and BASELINE) fail the check instead of being reported'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l list-metrics -d 'Print the metrics a rule can name and exit'
