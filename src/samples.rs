@@ -338,6 +338,13 @@ pub fn time_fences(q1: i64, q3: i64) -> (i64, i64) {
     (q1 - fence, q3 + fence)
 }
 
+/// The 0-based ranks of the time quartiles among `n` sorted times, one rule
+/// for every reader (polars' Lower: floor((n - 1) q)).
+pub fn quartile_ranks(n: u64) -> (u64, u64) {
+    let last = n.saturating_sub(1);
+    (last / 4, last * 3 / 4)
+}
+
 /// At most this many samples outside the bulk are stray rows, left out; more is data.
 pub fn outlier_limit(rows: usize) -> usize {
     (rows / 100).max(5)
@@ -457,6 +464,68 @@ pub struct Quality {
     pub warnings: Vec<Warning>,
     /// source columns of `--map` entries some input had (a map no input matches is refused)
     pub maps_found: BTreeSet<String>,
+    /// what the values of each column whose unit the data decides looked like,
+    /// merged over every input read (the whole input decides: [`decide_whole`])
+    pub unit_evidence: BTreeMap<&'static str, UnitEvidence>,
+}
+
+/// Evidence of two parts of an input together: the stats merged per column.
+pub fn merge_evidence(
+    into: &mut BTreeMap<&'static str, UnitEvidence>,
+    from: BTreeMap<&'static str, UnitEvidence>,
+) {
+    for (k, e) in from {
+        into.entry(k)
+            .and_modify(|x| x.stats = x.stats.merge(e.stats))
+            .or_insert(e);
+    }
+}
+
+/// The bare numbers of one column whose unit no name and no `--map` states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitEvidence {
+    /// the column as the first input that had it names it
+    pub column: Resolved,
+    /// that input, for a refusal
+    pub origin: String,
+    pub stats: crate::units::Stats,
+}
+
+/// The units of a whole input (docs/semantics.md §1), decided in this ONE
+/// place for every reader: the in-memory table ([`SampleTable::concat`]) and
+/// the streamed parquet dataset call it with the stats of all their files
+/// merged, so a directory, a glob, a list of files and stdin decide alike.
+/// Returns the unit of each column read as other than named, and the notes
+/// and warnings that say so; a column that cannot tell is refused.
+pub fn decide_whole(
+    evidence: &BTreeMap<&'static str, UnitEvidence>,
+) -> Result<(BTreeMap<&'static str, Unit>, Quality)> {
+    let mut units = BTreeMap::new();
+    let mut quality = Quality::default();
+    for e in evidence.values() {
+        let Some(kind) = kind_of(e.column.canonical) else {
+            continue;
+        };
+        let d = crate::units::decide(kind, e.column.unit, &e.stats);
+        match_decision(d, &e.column, &e.origin, &mut quality, &mut units)?;
+    }
+    Ok((units, quality))
+}
+
+/// A fraction column whose unit the data decided, kept as read until the
+/// whole input is known ([`SampleTable::concat`] converts it again when the
+/// whole input decides otherwise than this file alone did).
+#[derive(Debug, Clone)]
+pub struct DecidedColumn {
+    pub canonical: &'static str,
+    /// the unit this file alone decided (and the table holds)
+    pub applied: Unit,
+    /// the source column as read, every row (before rows without a GPU left)
+    pub raw: Series,
+    /// the rows kept (None: all)
+    pub keep: Option<BooleanChunked>,
+    /// values counted invalid under `applied`
+    pub bad: u64,
 }
 
 impl Quality {
@@ -468,8 +537,9 @@ impl Quality {
         self.notes.extend(other.notes);
         self.warnings.extend(other.warnings);
         self.maps_found.extend(other.maps_found);
+        merge_evidence(&mut self.unit_evidence, other.unit_evidence);
     }
-    fn count_invalid(&mut self, column: &str, n: u64) {
+    pub fn count_invalid(&mut self, column: &str, n: u64) {
         if n > 0 {
             *self.invalid.entry(column.to_string()).or_default() += n;
         }
@@ -488,6 +558,8 @@ pub struct SampleTable {
     pub sources: Vec<String>,
     /// rows the sources held before anything was dropped
     pub rows_read: u64,
+    /// fraction columns whose unit this table's data alone decided
+    pub decided: Vec<DecidedColumn>,
 }
 
 impl SampleTable {
@@ -496,7 +568,8 @@ impl SampleTable {
     }
 
     /// Stack tables from several inputs; a column one of them lacks is null there.
-    pub fn concat(tables: Vec<SampleTable>) -> Result<SampleTable> {
+    pub fn concat(mut tables: Vec<SampleTable>) -> Result<SampleTable> {
+        let units_said = decide_units_of_whole(&mut tables)?;
         let mut present = BTreeSet::new();
         for t in &tables {
             present.extend(t.present.iter().copied());
@@ -525,12 +598,17 @@ impl SampleTable {
                 acc
             }
         };
+        if let Some(said) = units_said {
+            quality.notes.extend(said.notes);
+            quality.warnings.extend(said.warnings);
+        }
         let mut table = SampleTable {
             df,
             present,
             quality,
             sources,
             rows_read,
+            decided: Vec::new(),
         };
         table.forget_unmeasured()?;
         table.drop_time_outliers()?;
@@ -555,7 +633,8 @@ impl SampleTable {
         if sorted.len() < 4 {
             return Ok(());
         }
-        let (lo, hi) = time_fences(sorted[sorted.len() / 4], sorted[sorted.len() * 3 / 4]);
+        let (r1, r3) = quartile_ranks(sorted.len() as u64);
+        let (lo, hi) = time_fences(sorted[r1 as usize], sorted[r3 as usize]);
         let outside = |t: i64| t < lo || t > hi;
         let count = sorted.iter().filter(|t| outside(**t)).count();
         if count == 0 || count > outlier_limit(n) {
@@ -627,6 +706,62 @@ impl SampleTable {
     }
 }
 
+/// The units of the whole input, decided once ([`decide_whole`]): a table
+/// whose own data decided otherwise is converted again from what it read.
+/// With two or more tables, their own unit notes give way to the whole's
+/// (returned, to be said once); with one, its notes are the whole's already.
+fn decide_units_of_whole(tables: &mut [SampleTable]) -> Result<Option<Quality>> {
+    let mut evidence: BTreeMap<&'static str, UnitEvidence> = BTreeMap::new();
+    let mut holders = 0;
+    for t in tables.iter() {
+        holders += usize::from(!t.quality.unit_evidence.is_empty());
+        merge_evidence(&mut evidence, t.quality.unit_evidence.clone());
+    }
+    let (units, said) = decide_whole(&evidence)?;
+    for t in tables.iter_mut() {
+        for d in std::mem::take(&mut t.decided) {
+            let whole = units.get(d.canonical).copied().unwrap_or(Unit::AsIs);
+            if whole != d.applied {
+                t.convert_again(&d, whole)?;
+            }
+        }
+    }
+    if holders < 2 {
+        return Ok(None);
+    }
+    for t in tables.iter_mut() {
+        t.quality
+            .notes
+            .retain(|n| !matches!(n, Note::ReadAsPercent { .. }));
+        t.quality
+            .warnings
+            .retain(|w| !matches!(w, Warning::BytesImplausible { .. }));
+    }
+    Ok(Some(said))
+}
+
+impl SampleTable {
+    /// One fraction column converted again from the values read, in `unit`.
+    fn convert_again(&mut self, d: &DecidedColumn, unit: Unit) -> Result<()> {
+        let (values, bad) = to_numbers(&d.raw, unit, Kind::Fraction)?;
+        let mut column = Series::new(d.canonical.into(), values);
+        if let Some(keep) = &d.keep {
+            column = column.filter(keep)?;
+        }
+        self.df.with_column(column.into_column())?;
+        let invalid = self
+            .quality
+            .invalid
+            .entry(d.canonical.to_string())
+            .or_default();
+        *invalid = (*invalid + bad).saturating_sub(d.bad);
+        if *invalid == 0 {
+            self.quality.invalid.remove(d.canonical);
+        }
+        Ok(())
+    }
+}
+
 fn empty_frame(present: &BTreeSet<&'static str>) -> Result<DataFrame> {
     let cols: Vec<Column> = COLUMNS
         .iter()
@@ -659,7 +794,18 @@ pub fn normalize(
     resolved: &[Resolved],
     origin: &str,
 ) -> Result<(DataFrame, Quality)> {
+    normalize_deciding(raw, resolved, origin).map(|(df, q, _)| (df, q))
+}
+
+/// [`normalize`], keeping the fraction columns whose unit this frame's data
+/// decided as read (the whole input may decide otherwise: [`SampleTable::concat`]).
+pub fn normalize_deciding(
+    raw: &DataFrame,
+    resolved: &[Resolved],
+    origin: &str,
+) -> Result<(DataFrame, Quality, Vec<DecidedColumn>)> {
     let mut quality = Quality::default();
+    let mut decided = Vec::new();
     let height = raw.height();
     let by_canonical: BTreeMap<&str, &Resolved> =
         resolved.iter().map(|r| (r.canonical, r)).collect();
@@ -738,6 +884,15 @@ pub fn normalize(
                     && unit.is_identity()
                     && all_valid_f64(&src, *kind)? =>
             {
+                if *kind == Kind::Fraction && r.unit == Unit::AsIs {
+                    decided.push(DecidedColumn {
+                        canonical: name,
+                        applied: unit,
+                        raw: src.clone(),
+                        keep: None,
+                        bad: 0,
+                    });
+                }
                 src.with_name((*name).into()).into_column()
             }
             Kind::Bytes if src.dtype() == &DataType::UInt64 && unit.is_identity() => {
@@ -783,6 +938,15 @@ pub fn normalize(
                 let (values, bad) =
                     to_numbers(&src, unit, *kind).with_context(|| what("numbers"))?;
                 quality.count_invalid(name, bad);
+                if *kind == Kind::Fraction && r.unit == Unit::AsIs {
+                    decided.push(DecidedColumn {
+                        canonical: name,
+                        applied: unit,
+                        raw: src.clone(),
+                        keep: None,
+                        bad,
+                    });
+                }
                 if *kind == Kind::Bytes {
                     let v: Vec<Option<u64>> = values
                         .into_iter()
@@ -803,8 +967,11 @@ pub fn normalize(
         quality.count_invalid(col::GPU, dropped);
         let mask = BooleanChunked::from_slice("keep".into(), &keep);
         df = df.filter(&mask)?;
+        for d in &mut decided {
+            d.keep = Some(mask.clone());
+        }
     }
-    Ok((df, quality))
+    Ok((df, quality, decided))
 }
 
 /// The unit of each column whose unit no name and no `--map` states, decided
@@ -831,13 +998,22 @@ fn decide_units(
         let Some(stats) = crate::units::stats(src.as_materialized_series()) else {
             continue;
         };
-        match_decision(
-            crate::units::decide(kind, r.unit, &stats),
-            r,
-            origin,
-            quality,
-            &mut out,
-        )?;
+        merge_evidence(
+            &mut quality.unit_evidence,
+            BTreeMap::from([(
+                r.canonical,
+                UnitEvidence {
+                    column: r.clone(),
+                    origin: origin.to_string(),
+                    stats,
+                },
+            )]),
+        );
+        match crate::units::decide(kind, r.unit, &stats) {
+            // the whole input may tell (another file holding 40): decided there
+            crate::units::Decision::Ambiguous => {}
+            d => match_decision(d, r, origin, quality, &mut out)?,
+        }
     }
     Ok(out)
 }

@@ -14,9 +14,7 @@ use crate::source::prometheus::http::{Auth, Client, ClientOptions};
 use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
 use crate::source::prometheus::pushdown as prometheus_pushdown;
 use crate::source::{Input, InputFormat, ReadOptions};
-use crate::timeparse::{
-    is_relative, parse_cli_time, parse_duration_us, parse_fraction, parse_size_bytes,
-};
+use crate::timeparse::{is_relative, parse_cli_time, parse_duration_us, parse_size_bytes};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -292,7 +290,7 @@ pub fn audit_config(
     }
     cfg.max_gap_us = positive_duration(opts.max_gap.as_deref(), "--max-gap")?;
     cfg.interval_us = positive_duration(opts.interval.as_deref(), "--interval")?;
-    cfg.idle_below = parse_fraction(&opts.idle_below).context("--idle-below")?;
+    cfg.idle_below = crate::units::parse_share("--idle-below", &opts.idle_below)?;
     cfg.min_idle_us = parse_duration_us(&opts.min_idle).context("--min-idle")?;
     cfg.held_mem_bytes = parse_size_bytes(&opts.held_mem).context("--held-mem")?;
     cfg.assume_held = opts.assume_held;
