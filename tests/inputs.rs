@@ -962,3 +962,48 @@ fn huge_cells_are_refused_in_bounded_lines() -> anyhow::Result<()> {
     assert!(e.contains("--map YOURS=time"), "{e}");
     Ok(())
 }
+
+/// Units with a margin (docs/semantics.md §1): one float-noise value above 1
+/// in a fraction column, one percent value rounded above 100 and one 1e308
+/// are each invalid alone; the column keeps the unit the rest of it says.
+/// g0 held 40 min, 3 of its 4 samples at 50%: 0.25 active GPU-hours.
+#[test]
+fn one_out_of_range_value_is_invalid_alone_never_the_columns_unit() -> anyhow::Result<()> {
+    for (file, percent) in [
+        ("fraction-float-noise.csv", false),
+        ("percent-one-over-100.csv", true),
+        ("percent-one-1e308.csv", true),
+    ] {
+        let v = report_json(&[&awkward(file)])?;
+        assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 3.0, file);
+        assert_close(num(&v, "/layers/active_gpu_hours"), 0.25, file);
+        assert_close(num(&v, "/ratios/active"), 0.5, file);
+        assert_eq!(v["data_quality"]["invalid"]["device_util"], 1, "{file}");
+        assert_eq!(
+            has_entry(
+                &v,
+                "/data_quality/notes",
+                "device_util read as percent: max 50"
+            ),
+            percent,
+            "{file}"
+        );
+    }
+    Ok(())
+}
+
+/// `--idle-below` takes check's units; a bare number of 1 or more is refused.
+#[test]
+fn idle_below_takes_a_fraction_or_a_percent_never_a_bare_one() -> anyhow::Result<()> {
+    let e = refused(&[&awkward("baseline.csv"), "--idle-below", "1"])?;
+    assert!(
+        e.contains("--idle-below 1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"),
+        "{e}"
+    );
+    let pct = report_json(&[&awkward("baseline.csv"), "--idle-below", "60%"])?;
+    let frac = report_json(&[&awkward("baseline.csv"), "--idle-below", "0.6"])?;
+    // g0 at 50% is idle below 60%: its 40 held minutes
+    assert_close(num(&pct, "/layers/idle_held_gpu_hours"), 2.0 / 3.0, "60%");
+    assert_close(num(&frac, "/layers/idle_held_gpu_hours"), 2.0 / 3.0, "0.6");
+    Ok(())
+}

@@ -114,3 +114,12 @@ us_times = ["2026-07-06T10:00:00.000250Z", "2026-07-06T10:00:00.000500Z",
 csv("microsecond-step.csv", H, base(times=us_times))
 # the same column twice, equal values
 csv("duplicate-header-agree.csv", H + ",device_util", [r + (r[5],) for r in base()])
+# units decided with a margin (issue 35): one float-noise value above 1 in a
+# fraction column (a pandas/DCGM round trip), one percent value nvidia-smi
+# rounded above 100, one 1e308: each invalid alone, never the column's unit
+def first_g0(value, fmt=lambda u: u):
+    rows = base(fmt)
+    return [r[:5] + (value,) + r[6:] if i == 0 else r for i, r in enumerate(rows)]
+csv("fraction-float-noise.csv", H, first_g0(1.0000001))
+csv("percent-one-over-100.csv", H, first_g0(100.5, lambda u: round(u * 100)))
+csv("percent-one-1e308.csv", H, first_g0("1e308", lambda u: round(u * 100)))
