@@ -1007,3 +1007,65 @@ fn idle_below_takes_a_fraction_or_a_percent_never_a_bare_one() -> anyhow::Result
     assert_close(num(&frac, "/layers/idle_held_gpu_hours"), 2.0 / 3.0, "0.6");
     Ok(())
 }
+
+/// A GPU seen once inside a 10-minute series weighs the fleet's step (10
+/// min), with a note, and does not stretch the window by the snapshot hour.
+#[test]
+fn a_lone_sample_in_a_series_weighs_the_fleets_step() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("lone-sample-in-series.csv")])?;
+    assert_eq!(v["window"]["end"], "2026-07-06T10:40:00Z");
+    assert_close(num(&v, "/window/hours"), 2.0 / 3.0, "window");
+    // g0 and g1 40 min each, g2 10 min
+    assert_close(num(&v, "/layers/observed_gpu_hours"), 1.5, "observed");
+    assert!(has_entry(
+        &v,
+        "/data_quality/notes",
+        "1 GPUs with a single sample in a time series weighed the fleet's step, 10m each"
+    ));
+    // --interval is the user's word for a single sample: it stays
+    let v = report_json(&[&awkward("lone-sample-in-series.csv"), "--interval", "1h"])?;
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        4.0 / 3.0 + 1.0,
+        "--interval",
+    );
+    Ok(())
+}
+
+/// `--since 30m` counts back from the window's end (10:40, the last
+/// sample's weight included), in memory and streamed alike: a 30-minute window.
+#[test]
+fn since_a_span_counts_back_from_the_windows_end() -> anyhow::Result<()> {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let pq = dir.path().join("baseline.parquet");
+    let mut df = CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(awkward("baseline.csv").into()))?
+        .finish()?;
+    let time = df
+        .column("time")?
+        .as_materialized_series()
+        .str()?
+        .as_datetime(
+            Some("%Y-%m-%dT%H:%M:%SZ"),
+            TimeUnit::Milliseconds,
+            false,
+            false,
+            Some(&TimeZone::UTC),
+            &StringChunked::from_iter(std::iter::once("raise")),
+        )?
+        .into_series();
+    df.with_column(time.into_column())?;
+    ParquetWriter::new(std::fs::File::create(&pq)?).finish(&mut df)?;
+    for input in [awkward("baseline.csv"), pq.display().to_string()] {
+        let v = report_json(&[&input, "--since", "30m"])?;
+        assert_eq!(v["window"]["start"], "2026-07-06T10:10:00Z", "{input}");
+        assert_eq!(v["window"]["end"], "2026-07-06T10:40:00Z", "{input}");
+        assert_close(num(&v, "/window/hours"), 0.5, &input);
+        assert_close(num(&v, "/layers/observed_gpu_hours"), 1.0, &input);
+        let v = report_json(&[&input, "--until", "20m"])?;
+        assert_eq!(v["window"]["end"], "2026-07-06T10:20:00Z", "{input}");
+    }
+    Ok(())
+}

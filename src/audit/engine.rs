@@ -629,6 +629,11 @@ pub struct Engine<'a> {
     rule: HeldRule,
     present: Present,
     snapshot_us: i64,
+    /// what a GPU's single sample weighs: the fleet's step when other GPUs
+    /// have one and no --interval says otherwise, else `snapshot_us`
+    lone_us: i64,
+    /// GPUs weighed the fleet's step for their single sample
+    lone_gpus: usize,
     /// "host\0gpu" -> GPU index
     index: HashMap<String, usize>,
     key_buf: String,
@@ -665,6 +670,8 @@ impl<'a> Engine<'a> {
             rule,
             present,
             snapshot_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
+            lone_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
+            lone_gpus: 0,
             index: HashMap::default(),
             key_buf: String::new(),
             gpus: Vec::new(),
@@ -740,7 +747,7 @@ impl<'a> Engine<'a> {
             cfg: self.cfg,
             rule: self.rule,
             present: self.present,
-            snapshot_us: self.snapshot_us,
+            snapshot_us: self.lone_us,
             gpus: &self.gpus,
             place: &self.place,
             prices: &self.prices,
@@ -867,7 +874,33 @@ impl<'a> Engine<'a> {
                 tr.finish_steps(self.cfg.max_gap_us);
             }
         }
+        self.weigh_lone_samples();
         self.start_diagnosis();
+    }
+
+    /// The median of the GPUs' steps (None: no GPU has two samples).
+    fn fleet_step(&self) -> Option<i64> {
+        let mut steps: Vec<i64> = self.tracks().filter_map(|g| g.step).collect();
+        steps.sort_unstable();
+        weights::median_by_rank(steps.len() as u64, |i| steps[i as usize])
+    }
+
+    /// A GPU seen once inside a time series (docs/semantics.md §2) weighs the
+    /// fleet's step, not the snapshot hour: one stray row would otherwise
+    /// stand for an hour of a 1-minute dump. --interval, when given, is the
+    /// user's word for it and stays.
+    fn weigh_lone_samples(&mut self) {
+        let Some(step) = self.fleet_step() else {
+            return;
+        };
+        if self.cfg.interval_us.is_some() {
+            return;
+        }
+        self.lone_us = step;
+        self.lone_gpus = self
+            .tracks()
+            .filter(|g| g.step.is_none() && g.last_t1.is_some())
+            .count();
     }
 
     fn tracks(&self) -> impl Iterator<Item = &Track> {
@@ -883,7 +916,7 @@ impl<'a> Engine<'a> {
             .tracks()
             .filter_map(|g| {
                 let t = g.last_t1?;
-                let w = weights::weigh_last(g.step, g.max_gap, self.snapshot_us);
+                let w = weights::weigh_last(g.step, g.max_gap, self.lone_us);
                 Some(t + weights::cap_until(t, w, self.cfg.until))
             })
             .max()?;
@@ -898,9 +931,7 @@ impl<'a> Engine<'a> {
         let Some((start, end)) = self.window_of_pass1() else {
             return;
         };
-        let mut steps: Vec<i64> = self.tracks().filter_map(|g| g.step).collect();
-        steps.sort_unstable();
-        let fleet_step = weights::median_by_rank(steps.len() as u64, |i| steps[i as usize]);
+        let fleet_step = self.fleet_step();
         let bucket = self.cfg.bucket_us.unwrap_or_else(|| {
             super::diagnosis::auto_bucket(fleet_step.unwrap_or(self.snapshot_us), end - start)
         });
@@ -1066,6 +1097,12 @@ impl<'a> Engine<'a> {
                 weight_us: self.snapshot_us,
             });
         }
+        if self.lone_gpus > 0 {
+            notes.push(crate::audit::model::Note::LoneSamples {
+                gpus: self.lone_gpus,
+                weight_us: self.lone_us,
+            });
+        }
         Parts {
             window_start,
             window_end,
@@ -1101,6 +1138,29 @@ impl<'a> Engine<'a> {
             diagnosis,
         }
     }
+}
+
+/// The end of the data's window as a report without --since/--until shows
+/// it: the latest end of a GPU's last sample's weight (docs/semantics.md §2).
+/// A span (`--since 30m`) counts back from here, so it gives a 30-minute
+/// window, not one step more. One keys-only pass over `source`.
+pub(crate) fn window_end(
+    source: &dyn super::ChunkSource,
+    cfg: &AuditConfig,
+) -> Result<Option<i64>> {
+    let mut open = cfg.clone();
+    (open.since, open.until) = (None, None);
+    open.threads = 1;
+    let present = Present {
+        device_util: false,
+        sm_active: false,
+        tensor_active: false,
+        useful: false,
+    };
+    let mut engine = Engine::new(&open, HeldRule::Assumed, present);
+    source.for_each_chunk(true, &mut |df| engine.observe_steps(df))?;
+    engine.finish_steps();
+    Ok(engine.window_of_pass1().map(|(_, end)| end))
 }
 
 /// The jobs file's MFU figures onto the jobs' rows, by job name.

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use engine::Engine;
 pub(crate) use held::{HeldRule, held_rule_from};
 use model::Report;
-use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
+use polars::prelude::{DataFrame, SortMultipleOptions};
 use tally::Present;
 
 pub(crate) mod assemble;
@@ -91,20 +91,6 @@ impl AuditConfig {
 }
 
 pub(crate) const DEFAULT_SNAPSHOT_US: i64 = 3_600 * interval::TICKS_PER_SECOND;
-
-/// Earliest and latest sample time (µs), for relative --since/--until.
-pub(crate) fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
-    let t = table.df.column(col::TIME)?.cast(&DataType::Int64)?;
-    let ca = t.i64()?;
-    let mut range: Option<(i64, i64)> = None;
-    for v in ca.iter().flatten() {
-        range = Some(match range {
-            None => (v, v),
-            Some((lo, hi)) => (lo.min(v), hi.max(v)),
-        });
-    }
-    Ok(range)
-}
 
 /// Which layers the input can show (an absent column gives a null layer, not 0).
 /// (`useful` needs a jobs file: see [`engine::Engine::with_job_mfu`].)

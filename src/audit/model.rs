@@ -211,6 +211,11 @@ pub enum Note {
     Snapshot {
         weight_us: i64,
     },
+    /// GPUs with one sample inside a time series, each weighed the fleet's step
+    LoneSamples {
+        gpus: usize,
+        weight_us: i64,
+    },
     /// held GPU-hours without the basis metric, counted not useful
     UnmeasuredBasis {
         held_gpu_hours: f64,

@@ -131,7 +131,19 @@ fn streamed(
     else {
         return Ok(None);
     };
-    let cfg = audit_config(&req.audit, &|| stream.max_time())?;
+    let cfg = match audit_config(&req.audit, &|cfg| {
+        crate::audit::engine::window_end(&stream, cfg)
+    }) {
+        Ok(cfg) => cfg,
+        // not in time order: the in-memory path sorts them
+        Err(e)
+            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
+                .is_some() =>
+        {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
     // Decoding the next slice while this one is audited keeps a second slice
     // alive: on by default only when no slice is over READ_AHEAD_MAX_SLICE_ROWS,
     // so peak memory stays under 1 GiB. GPUAUDIT_READ_AHEAD=0/1 overrides the
@@ -261,33 +273,19 @@ pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
 /// count back from the end of its data, so a report on an old dump means the
 /// same thing every time.
 pub fn audit_config_for(opts: &AuditOptions, table: &SampleTable) -> Result<AuditConfig> {
-    audit_config(opts, &|| {
-        Ok(crate::audit::time_range(table)?.map(|(_, max)| max))
+    audit_config(opts, &|cfg| {
+        crate::audit::engine::window_end(&crate::audit::TableChunks::new(table)?, cfg)
     })
 }
 
-/// The same, for a source that says its last sample time only when asked
-/// (a streamed dataset reads it from parquet statistics).
+/// The same, for a source whose window's end is found when asked (a
+/// streamed dataset: one pass over its keys, docs/semantics.md §2).
 pub fn audit_config(
     opts: &AuditOptions,
-    data_end: &dyn Fn() -> Result<Option<i64>>,
+    data_end: &dyn Fn(&AuditConfig) -> Result<Option<i64>>,
 ) -> Result<AuditConfig> {
     let prices = PriceBook::new(opts.price, opts.prices.as_deref(), !opts.no_builtin_prices)?;
     let mut cfg = AuditConfig::new(prices);
-    let needs_anchor = opts.since.as_deref().is_some_and(is_relative)
-        || opts.until.as_deref().is_some_and(is_relative);
-    let anchor = if needs_anchor { data_end()? } else { None };
-    if let Some(s) = &opts.since {
-        cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
-    }
-    if let Some(u) = &opts.until {
-        cfg.until = Some(parse_cli_time(u, anchor).context("--until")?);
-    }
-    if let (Some(s), Some(u)) = (cfg.since, cfg.until)
-        && s >= u
-    {
-        bail!("--since must be before --until");
-    }
     cfg.max_gap_us = positive_duration(opts.max_gap.as_deref(), "--max-gap")?;
     cfg.interval_us = positive_duration(opts.interval.as_deref(), "--interval")?;
     cfg.idle_below = crate::units::parse_share("--idle-below", &opts.idle_below)?;
@@ -303,6 +301,21 @@ pub fn audit_config(
     }
     cfg.want = opts.want;
     cfg.threads = opts.threads.unwrap_or_else(default_threads);
+    // spans count back from the window's end, which the weights set (max gap, interval)
+    let needs_anchor = opts.since.as_deref().is_some_and(is_relative)
+        || opts.until.as_deref().is_some_and(is_relative);
+    let anchor = if needs_anchor { data_end(&cfg)? } else { None };
+    if let Some(s) = &opts.since {
+        cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
+    }
+    if let Some(u) = &opts.until {
+        cfg.until = Some(parse_cli_time(u, anchor).context("--until")?);
+    }
+    if let (Some(s), Some(u)) = (cfg.since, cfg.until)
+        && s >= u
+    {
+        bail!("--since must be before --until");
+    }
     Ok(cfg)
 }
 

@@ -99,6 +99,10 @@ pub fn note_text(note: &Note) -> String {
             quoted_list(examples, *count)
         ),
         Note::WholeJobMfu => "useful: MFU of jobs declared by model_flops is taken over all their samples, not only the window".to_string(),
+        Note::LoneSamples { gpus, weight_us } => format!(
+            "{gpus} GPUs with a single sample in a time series weighed the fleet's step, {} each (not --interval's snapshot hour)",
+            format_duration_us(*weight_us)
+        ),
         Note::Snapshot { weight_us } => format!(
             "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
             format_duration_us(*weight_us)

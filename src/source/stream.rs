@@ -749,51 +749,6 @@ impl ParquetStream {
             .max()
             .unwrap_or(0)
     }
-
-    /// The latest sample time, for relative --since/--until (parquet statistics make it cheap).
-    pub fn max_time(&self) -> Result<Option<i64>> {
-        let mut max: Option<i64> = None;
-        for p in &self.parts {
-            let Some(time) = p.resolved.iter().find(|r| r.canonical == col::TIME) else {
-                continue;
-            };
-            let mut frame = scan(&p.path)
-                .and_then(|lf| {
-                    lf.select([polars::prelude::col(time.source.as_str()).max()])
-                        .collect()
-                })
-                .map_err(|e| anyhow!("{}: {e}", p.name))?;
-            if frame.height() == 0
-                || frame
-                    .column(&time.source)
-                    .map(|c| c.null_count() > 0)
-                    .unwrap_or(true)
-            {
-                continue;
-            }
-            frame
-                .with_column(Column::new("__gpu".into(), vec!["-"; frame.height()]))
-                .map_err(anyhow::Error::from)?;
-            let rs = vec![
-                time.clone(),
-                Resolved {
-                    source: "__gpu".to_string(),
-                    canonical: col::GPU,
-                    unit: crate::samples::Unit::AsIs,
-                },
-            ];
-            let (df, _) = normalize(&frame, &rs, &p.name)?;
-            let t = df
-                .column(col::TIME)
-                .map_err(anyhow::Error::from)?
-                .cast(&DataType::Int64)
-                .map_err(anyhow::Error::from)?;
-            if let Some(m) = t.i64().map_err(anyhow::Error::from)?.get(0) {
-                max = Some(max.map_or(m, |x: i64| x.max(m)));
-            }
-        }
-        Ok(max)
-    }
 }
 
 impl ChunkSource for ParquetStream {

@@ -123,3 +123,6 @@ def first_g0(value, fmt=lambda u: u):
 csv("fraction-float-noise.csv", H, first_g0(1.0000001))
 csv("percent-one-over-100.csv", H, first_g0(100.5, lambda u: round(u * 100)))
 csv("percent-one-1e308.csv", H, first_g0("1e308", lambda u: round(u * 100)))
+# g2 seen once, at 10:10, inside the 10-minute series: it weighs the fleet's
+# step (10 min), not the snapshot hour
+csv("lone-sample-in-series.csv", H, base() + [("2026-07-06T10:10:00Z", "h", "g2", "NVIDIA H100 80GB HBM3", "false", 0.0, 0)])
