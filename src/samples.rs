@@ -327,6 +327,36 @@ pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
         .collect()
 }
 
+/// A GPU id that names one card wherever it appears: an NVIDIA UUID
+/// (`GPU-…`, `MIG-…`), or a MIG instance of one (`GPU-…/1/0`).
+pub fn uuid_like(gpu: &str) -> bool {
+    let g = gpu.trim();
+    g.len() > 8
+        && g.get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("GPU-") || p.eq_ignore_ascii_case("MIG-"))
+}
+
+/// The parent of a MIG instance written `<gpu>/<gi>/<ci>` (docs/semantics.md §1).
+pub fn mig_parent(gpu: &str) -> Option<&str> {
+    let (parent, rest) = gpu.split_once('/')?;
+    let (gi, ci) = rest.split_once('/')?;
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (!parent.is_empty() && number(gi) && number(ci)).then_some(parent)
+}
+
+/// A streamed dataset whose GPU ids need the whole table (a UUID under two
+/// host names, a MIG parent beside its instances): the in-memory path reads it.
+#[derive(Debug)]
+pub struct NeedsWholeTable;
+
+impl std::fmt::Display for NeedsWholeTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GPU identities that need the whole table")
+    }
+}
+
+impl std::error::Error for NeedsWholeTable {}
+
 /// The least distance beyond the middle half of the data that makes a sample
 /// stray: a week (a dataset spanning less cannot hold a stray sample).
 pub const MIN_TIME_FENCE_US: i64 = 7 * US_PER_DAY;
@@ -612,7 +642,105 @@ impl SampleTable {
         };
         table.forget_unmeasured()?;
         table.drop_time_outliers()?;
+        table.unify_uuid_hosts()?;
+        table.drop_mig_parents()?;
         Ok(table)
+    }
+
+    /// One UUID is one GPU wherever it appears (docs/semantics.md §1): the
+    /// same UUID under `node1` and `node1.cluster.local` is put under one
+    /// spelling (the shortest non-empty one, then the first in byte order, so
+    /// the order of the inputs does not matter), with a warning naming them.
+    fn unify_uuid_hosts(&mut self) -> Result<()> {
+        if self.df.height() == 0 {
+            return Ok(());
+        }
+        let host = self.df.column(col::HOST)?.str()?.clone();
+        let gpu = self.df.column(col::GPU)?.str()?.clone();
+        let mut hosts: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (h, g) in host.iter().zip(gpu.iter()) {
+            if let (Some(h), Some(g)) = (h, g)
+                && uuid_like(g)
+            {
+                hosts.entry(g).or_default().insert(h);
+            }
+        }
+        let spelled: BTreeMap<&str, Vec<&str>> = hosts
+            .into_iter()
+            .filter(|(_, hs)| hs.len() > 1)
+            .map(|(g, hs)| {
+                let mut v: Vec<&str> = hs.into_iter().collect();
+                v.sort_by_key(|h| (h.is_empty(), h.len(), *h));
+                (g, v)
+            })
+            .collect();
+        let Some((example, spellings)) = spelled.iter().next() else {
+            return Ok(());
+        };
+        let warning = Warning::UuidUnderHosts {
+            gpus: spelled.len(),
+            example_gpu: example.to_string(),
+            hosts: spellings.iter().map(|h| h.to_string()).collect(),
+        };
+        let unified: StringChunked = host
+            .iter()
+            .zip(gpu.iter())
+            .map(|(h, g)| match g.and_then(|g| spelled.get(g)) {
+                Some(v) => v.first().copied(),
+                None => h,
+            })
+            .collect();
+        let unified = unified.with_name(col::HOST.into()).into_series();
+        self.df.with_column(unified.into_column())?;
+        self.quality.warnings.push(warning);
+        Ok(())
+    }
+
+    /// A MIG parent exported beside its instances (`GPU-a`, `GPU-a/1/0`,
+    /// `GPU-a/2/0`, as dcgm-exporter does) is one card billed once: the
+    /// parent's samples at the instants one of its instances (same host)
+    /// reports are dropped, with a warning counting them; the instances carry
+    /// the card there, and the parent where no instance reports.
+    fn drop_mig_parents(&mut self) -> Result<()> {
+        let host = self.df.column(col::HOST)?.str()?.clone();
+        let gpu = self.df.column(col::GPU)?.str()?.clone();
+        let time = self.df.column(col::TIME)?.cast(&DataType::Int64)?;
+        let time = time.i64()?;
+        let mut covered: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
+        for ((h, g), t) in host.iter().zip(gpu.iter()).zip(time.iter()) {
+            if let (Some(h), Some(p), Some(t)) = (h, g.and_then(mig_parent), t) {
+                covered.insert((h, p, t));
+            }
+        }
+        if covered.is_empty() {
+            return Ok(());
+        }
+        let mut parents = BTreeSet::new();
+        let keep: Vec<bool> = host
+            .iter()
+            .zip(gpu.iter())
+            .zip(time.iter())
+            .map(|((h, g), t)| match (h, g, t) {
+                (Some(h), Some(g), Some(t)) if covered.contains(&(h, g, t)) => {
+                    parents.insert((h, g));
+                    false
+                }
+                _ => true,
+            })
+            .collect();
+        let dropped = keep.iter().filter(|k| !**k).count() as u64;
+        if dropped == 0 {
+            return Ok(());
+        }
+        let warning = Warning::MigParentDropped {
+            parents: parents.len(),
+            samples: dropped,
+        };
+        self.df = self
+            .df
+            .filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
+        self.quality.warnings.push(warning);
+        Ok(())
     }
 
     /// A handful of samples far outside the bulk of the data (one row from 1970

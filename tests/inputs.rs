@@ -1036,12 +1036,29 @@ fn a_lone_sample_in_a_series_weighs_the_fleets_step() -> anyhow::Result<()> {
 /// sample's weight included), in memory and streamed alike: a 30-minute window.
 #[test]
 fn since_a_span_counts_back_from_the_windows_end() -> anyhow::Result<()> {
-    use polars::prelude::*;
     let dir = tempfile::tempdir()?;
-    let pq = dir.path().join("baseline.parquet");
+    let pq = as_parquet(
+        &awkward("baseline.csv"),
+        &dir.path().join("baseline.parquet"),
+    )?;
+    for input in [awkward("baseline.csv"), pq] {
+        let v = report_json(&[&input, "--since", "30m"])?;
+        assert_eq!(v["window"]["start"], "2026-07-06T10:10:00Z", "{input}");
+        assert_eq!(v["window"]["end"], "2026-07-06T10:40:00Z", "{input}");
+        assert_close(num(&v, "/window/hours"), 0.5, &input);
+        assert_close(num(&v, "/layers/observed_gpu_hours"), 1.0, &input);
+        let v = report_json(&[&input, "--until", "20m"])?;
+        assert_eq!(v["window"]["end"], "2026-07-06T10:20:00Z", "{input}");
+    }
+    Ok(())
+}
+
+/// A fixture CSV written as parquet, its `time` a UTC datetime (streamed).
+fn as_parquet(csv: &str, dest: &std::path::Path) -> anyhow::Result<String> {
+    use polars::prelude::*;
     let mut df = CsvReadOptions::default()
         .with_has_header(true)
-        .try_into_reader_with_file_path(Some(awkward("baseline.csv").into()))?
+        .try_into_reader_with_file_path(Some(csv.into()))?
         .finish()?;
     let time = df
         .column("time")?
@@ -1057,15 +1074,94 @@ fn since_a_span_counts_back_from_the_windows_end() -> anyhow::Result<()> {
         )?
         .into_series();
     df.with_column(time.into_column())?;
-    ParquetWriter::new(std::fs::File::create(&pq)?).finish(&mut df)?;
-    for input in [awkward("baseline.csv"), pq.display().to_string()] {
-        let v = report_json(&[&input, "--since", "30m"])?;
-        assert_eq!(v["window"]["start"], "2026-07-06T10:10:00Z", "{input}");
-        assert_eq!(v["window"]["end"], "2026-07-06T10:40:00Z", "{input}");
-        assert_close(num(&v, "/window/hours"), 0.5, &input);
-        assert_close(num(&v, "/layers/observed_gpu_hours"), 1.0, &input);
-        let v = report_json(&[&input, "--until", "20m"])?;
-        assert_eq!(v["window"]["end"], "2026-07-06T10:20:00Z", "{input}");
+    ParquetWriter::new(std::fs::File::create(dest)?).finish(&mut df)?;
+    Ok(dest.display().to_string())
+}
+
+/// One UUID under `node1` and `node1.cluster.local` (two exporters, same
+/// instants) is one GPU, counted once, with a warning naming the spellings;
+/// in memory and streamed alike. 2 GPUs x 40 min; 4 repeats counted.
+#[test]
+fn one_uuid_under_two_host_spellings_is_one_gpu() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let csv = awkward("uuid-two-host-spellings.csv");
+    let pq = as_parquet(&csv, &dir.path().join("uuid.parquet"))?;
+    for input in [csv, pq] {
+        let v = report_json(&[&input])?;
+        assert_eq!(v["gpu_count"], 2, "{input}");
+        assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 3.0, &input);
+        assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 3.0, &input);
+        assert_eq!(v["data_quality"]["duplicates"], 4, "{input}");
+        assert!(
+            has_entry(
+                &v,
+                "/data_quality/warnings",
+                "identity: 1 GPU UUIDs appear under more than one host name (such as GPU-0a1b2c3d-0000-4000-8000-000000000001 under node1, node1.cluster.local): each is one GPU, counted once under node1"
+            ),
+            "{input}"
+        );
+    }
+    Ok(())
+}
+
+/// A MIG parent exported beside its two instances is billed once: the
+/// parent's 4 samples at the instances' instants are dropped, with a warning;
+/// the two instances, 40 min each, remain. Streamed parquet reads it alike.
+#[test]
+fn a_mig_parent_beside_its_instances_is_billed_once() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let csv = awkward("mig-parent-and-instances.csv");
+    let pq = as_parquet(&csv, &dir.path().join("mig.parquet"))?;
+    for input in [csv, pq] {
+        let v = report_json(&[&input])?;
+        assert_eq!(v["gpu_count"], 2, "{input}");
+        assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 3.0, &input);
+        assert!(
+            has_entry(
+                &v,
+                "/data_quality/warnings",
+                "MIG: 4 samples of 1 parent GPUs dropped at times their MIG instances report: each card is billed once, as its instances"
+            ),
+            "{input}"
+        );
+    }
+    Ok(())
+}
+
+/// Two exporters scraping g0 1 s apart (an HA pair): with `--align 1s` each
+/// pair is one sample, with a note; the fleet reads as the baseline does.
+#[test]
+fn an_ha_pair_within_align_is_one_sample() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("ha-pair-1s-apart.csv"), "--align", "1s"])?;
+    assert_fleet(&v, "--align 1s");
+    assert_close(
+        num(&v, "/data_quality/unobserved_gpu_hours"),
+        0.0,
+        "unobserved",
+    );
+    assert!(has_entry(
+        &v,
+        "/data_quality/notes",
+        "4 samples within --align 1s of a GPU's sample kept were the same sample"
+    ));
+    Ok(())
+}
+
+/// g0 repeated at each instant, not held and idle, in a file of its own:
+/// the held, busier sample is kept whatever the order of the files, 4
+/// repeats counted, and a warning says they disagree.
+#[test]
+fn disagreeing_duplicates_warn_and_do_not_depend_on_argument_order() -> anyhow::Result<()> {
+    let (a, b) = (awkward("baseline.csv"), awkward("g0-repeated-not-held.csv"));
+    for args in [[&a, &b], [&b, &a]] {
+        let v = report_json(&[args[0].as_str(), args[1].as_str()])?;
+        assert_fleet(&v, "repeats");
+        assert_eq!(v["data_quality"]["duplicates"], 4);
+        assert!(has_entry(
+            &v,
+            "/data_quality/warnings",
+            "duplicates: 4 repeats of a GPU's sample (same instant, or within --align) disagree with the one kept"
+        ));
     }
     Ok(())
 }

@@ -91,6 +91,67 @@ struct Pending {
     power: Option<f64>,
 }
 
+/// What a row is to its GPU's samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Admit {
+    /// a new sample in the window
+    New,
+    /// outside --since/--until
+    Outside,
+    /// the sample kept last, again (its instant, or within --align)
+    Same,
+}
+
+impl Pending {
+    /// The values a repeat is ranked by: held first, then the activity
+    /// metrics, memory and power (a value beats none).
+    fn rank(&self) -> [f64; 9] {
+        let v = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
+        let b = |x: Option<u64>| x.map_or(f64::NEG_INFINITY, |b| b as f64);
+        [
+            f64::from(u8::from(self.held)),
+            v(self.device_util),
+            v(self.sm_active),
+            v(self.tensor_active),
+            v(self.sm_occupancy),
+            v(self.dram_active),
+            b(self.mem_used),
+            v(self.power),
+            b(self.mem_total),
+        ]
+    }
+
+    /// Of two repeats of one sample, whether `self` is kept over `other`:
+    /// held over not, then the busier, metric by metric (docs/semantics.md §2).
+    fn outranks(&self, other: &Pending) -> bool {
+        let (a, b) = (self.rank(), other.rank());
+        a.iter()
+            .zip(&b)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|o| o.is_ne())
+            .is_some_and(|o| o.is_gt())
+    }
+
+    /// Whether two repeats say the same (their instants aside).
+    fn same_values(&self, other: &Pending) -> bool {
+        let (a, b) = (self.rank(), other.rank());
+        a.iter().zip(&b).all(|(x, y)| x.total_cmp(y).is_eq())
+            && (
+                self.held_unknown,
+                self.model,
+                self.job,
+                self.user,
+                self.team,
+            ) == (
+                other.held_unknown,
+                other.model,
+                other.job,
+                other.user,
+                other.team,
+            )
+    }
+}
+
 /// A GPU's names, kept by the dispatcher (every shard reads them).
 struct GpuState {
     host: String,
@@ -149,12 +210,18 @@ struct RowCounts {
     duplicates: u64,
     rows_in_window: u64,
     rows_outside_window: u64,
+    /// samples within --align of the one kept (not at its instant): one sample
+    aligned: u64,
+    /// repeats (exact or within --align) whose values differ from the one kept
+    disagreeing: u64,
 }
 
 impl RowCounts {
     fn add(&mut self, other: &RowCounts) {
         self.unobserved_us += other.unobserved_us;
         self.duplicates += other.duplicates;
+        self.aligned += other.aligned;
+        self.disagreeing += other.disagreeing;
         self.rows_in_window += other.rows_in_window;
         self.rows_outside_window += other.rows_outside_window;
     }
@@ -236,6 +303,9 @@ impl Shard {
                 if t < prev {
                     return Err((i, sh.out_of_order(g)));
                 }
+                if t > prev && t - prev <= sh.cfg.align_us {
+                    continue; // the same sample as the one kept (--align)
+                }
                 if t > prev {
                     let d = t - prev;
                     match &mut tr.diff_run {
@@ -274,10 +344,10 @@ impl Shard {
             }
             let Some(t) = time.get(i) else { continue };
             let local = local as usize;
-            if !self
+            let admitted = self
                 .admit(local, t, sh)
-                .map_err(|()| (i, sh.out_of_order(g)))?
-            {
+                .map_err(|()| (i, sh.out_of_order(g)))?;
+            if admitted == Admit::Outside {
                 continue;
             }
             let (model, job, user, team) = (s.models[i], s.jobs[i], s.users[i], s.teams[i]);
@@ -304,29 +374,52 @@ impl Shard {
                 mem_total: mem_total.get(i),
                 power: power.get(i),
             };
-            self.weigh_previous(g, local, p, sh);
+            match admitted {
+                Admit::Same => self.merge_same(local, p),
+                _ => self.weigh_previous(g, local, p, sh),
+            }
         }
         Ok(())
     }
 
+    /// A repeat of the sample kept for the GPU at `local` (at its instant, or
+    /// within --align after it) is one sample with it: of two that disagree
+    /// the one that ranks first is kept ([`Pending::outranks`]), whatever the
+    /// order of the inputs, at the kept one's instant, and the disagreement is counted.
+    fn merge_same(&mut self, local: usize, p: Pending) {
+        let Some(kept) = self.tracks[local].pending.as_mut() else {
+            return;
+        };
+        if !p.same_values(kept) {
+            self.counts.disagreeing += 1;
+        }
+        if p.outranks(kept) {
+            *kept = Pending { t: kept.t, ..p };
+        }
+    }
+
     /// Whether a row at `t` of the GPU at `local` is a new sample in the window
     /// (counting what is not); Err when the GPU's samples go back in time.
-    fn admit(&mut self, local: usize, t: i64, sh: &Shared) -> std::result::Result<bool, ()> {
+    fn admit(&mut self, local: usize, t: i64, sh: &Shared) -> std::result::Result<Admit, ()> {
         if !sh.in_window(t) {
             self.counts.rows_outside_window += 1;
-            return Ok(false);
+            return Ok(Admit::Outside);
         }
         if let Some(prev) = self.tracks[local].last_t2 {
             if t == prev {
-                self.counts.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
-                return Ok(false);
+                self.counts.duplicates += 1; // exact duplicate of (host, gpu, time)
+                return Ok(Admit::Same);
             }
             if t < prev {
                 return Err(());
             }
+            if t - prev <= sh.cfg.align_us {
+                self.counts.aligned += 1;
+                return Ok(Admit::Same);
+            }
         }
         self.counts.rows_in_window += 1;
-        Ok(true)
+        Ok(Admit::New)
     }
 
     /// `p` is GPU `g`'s newest sample: the one before it now has its weight.
@@ -1103,6 +1196,18 @@ impl<'a> Engine<'a> {
                 weight_us: self.lone_us,
             });
         }
+        if merged.counts.aligned > 0 {
+            notes.push(crate::audit::model::Note::SamplesAligned {
+                samples: merged.counts.aligned,
+                align_us: cfg.align_us,
+            });
+        }
+        let mut warnings = quality.warnings.clone();
+        if merged.counts.disagreeing > 0 {
+            warnings.push(Warning::RepeatsDisagree {
+                samples: merged.counts.disagreeing,
+            });
+        }
         Parts {
             window_start,
             window_end,
@@ -1131,7 +1236,7 @@ impl<'a> Engine<'a> {
                 rows_outside_window: merged.counts.rows_outside_window,
                 rows_dropped: quality.rows_dropped,
                 notes,
-                warnings: quality.warnings.clone(),
+                warnings,
                 ..DataQuality::default()
             },
             note_unmeasured_basis: true,

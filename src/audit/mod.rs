@@ -66,6 +66,8 @@ pub(crate) struct AuditConfig {
     pub want: Option<u32>,
     /// audit workers: GPUs are sharded across this many threads (1: no threads)
     pub threads: usize,
+    /// samples of one GPU at most this far after the one kept are the same sample (`--align`)
+    pub align_us: i64,
 }
 
 impl AuditConfig {
@@ -86,6 +88,7 @@ impl AuditConfig {
             leak_thresholds: diagnosis::LeakThresholds::default(),
             want: None,
             threads: 1,
+            align_us: 0,
         }
     }
 }

@@ -492,12 +492,13 @@ fn interleaved_long_ids_null_labels_and_chunk_edges_give_the_same_report() -> Re
     let cfg = cfg();
     let whole = audit(&t, &cfg)?;
     // 4 GPUs: (node, a) and (node, b) at 0, 20, 30 (median step 15 min:
-    // weights 20, 10, 15); ("", a) and ("", b) at 10 alone (1 h snapshots).
+    // weights 20, 10, 15); ("", a) and ("", b) at 10 alone (lone samples in
+    // a series: the fleet's step, 15 min).
     assert_eq!(whole.gpu_count, 4);
     // held: (node, a) at 0 and 30 = 20 + 15; (node, b) "x" at 20 and 30 =
-    // 10 + 15; ("", a) 60; ("", b) has an empty job: not held. 120 min.
+    // 10 + 15; ("", a) 15; ("", b) has an empty job: not held. 75 min.
     let held_h = whole.layers.held_gpu_hours;
-    assert!(close(held_h, 2.0), "held {held_h}");
+    assert!(close(held_h, 1.25), "held {held_h}");
     // a column in two arrays, and every chunk size, agree with the in-memory audit
     let mut two_arrays = t.df.slice(0, 3);
     two_arrays.vstack_mut(&t.df.slice(3, 5))?;

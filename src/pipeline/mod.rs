@@ -97,7 +97,8 @@ pub fn report(req: &ReportRequest) -> Result<Report> {
                 return Ok(report);
             }
             let table = crate::source::load(inputs, &req.read)?;
-            let cfg = audit_config_for(&req.audit, &table)?;
+            let mut cfg = audit_config_for(&req.audit, &table)?;
+            cfg.align_us = req.read.align_us.unwrap_or(0);
             crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
         }
     }
@@ -131,19 +132,15 @@ fn streamed(
     else {
         return Ok(None);
     };
-    let cfg = match audit_config(&req.audit, &|cfg| {
+    let mut cfg = match audit_config(&req.audit, &|cfg| {
         crate::audit::engine::window_end(&stream, cfg)
     }) {
         Ok(cfg) => cfg,
-        // not in time order: the in-memory path sorts them
-        Err(e)
-            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
-                .is_some() =>
-        {
-            return Ok(None);
-        }
+        // not in time order, or GPU ids that need the whole table: read in memory
+        Err(e) if needs_memory(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
+    cfg.align_us = req.read.align_us.unwrap_or(0);
     // Decoding the next slice while this one is audited keeps a second slice
     // alive: on by default only when no slice is over READ_AHEAD_MAX_SLICE_ROWS,
     // so peak memory stays under 1 GiB. GPUAUDIT_READ_AHEAD=0/1 overrides the
@@ -171,14 +168,18 @@ fn streamed(
     progressed.finish();
     match result {
         Ok(r) => Ok(Some(r)),
-        Err(e)
-            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
-                .is_some() =>
-        {
-            Ok(None)
-        }
+        Err(e) if needs_memory(&e) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// A streamed audit that must be redone in memory: samples out of time order
+/// (the in-memory path sorts them) or GPU ids that need the whole table.
+fn needs_memory(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<crate::audit::engine::OutOfOrder>()
+        .is_some()
+        || e.downcast_ref::<crate::samples::NeedsWholeTable>()
+            .is_some()
 }
 
 /// The default window of a live query: the last 7 days.
