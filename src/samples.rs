@@ -499,6 +499,20 @@ pub struct Quality {
     pub unit_evidence: BTreeMap<&'static str, UnitEvidence>,
 }
 
+impl DecidedColumn {
+    /// A fraction column whose unit the data decided (`applied`), as read;
+    /// None for any other column.
+    fn of(r: &Resolved, kind: Kind, applied: Unit, raw: &Series, bad: u64) -> Option<Self> {
+        (kind == Kind::Fraction && r.unit == Unit::AsIs).then(|| DecidedColumn {
+            canonical: r.canonical,
+            applied,
+            raw: raw.clone(),
+            keep: None,
+            bad,
+        })
+    }
+}
+
 /// Evidence of two parts of an input together: the stats merged per column.
 pub fn merge_evidence(
     into: &mut BTreeMap<&'static str, UnitEvidence>,
@@ -1012,15 +1026,7 @@ pub fn normalize_deciding(
                     && unit.is_identity()
                     && all_valid_f64(&src, *kind)? =>
             {
-                if *kind == Kind::Fraction && r.unit == Unit::AsIs {
-                    decided.push(DecidedColumn {
-                        canonical: name,
-                        applied: unit,
-                        raw: src.clone(),
-                        keep: None,
-                        bad: 0,
-                    });
-                }
+                decided.extend(DecidedColumn::of(r, *kind, unit, &src, 0));
                 src.with_name((*name).into()).into_column()
             }
             Kind::Bytes if src.dtype() == &DataType::UInt64 && unit.is_identity() => {
@@ -1066,15 +1072,7 @@ pub fn normalize_deciding(
                 let (values, bad) =
                     to_numbers(&src, unit, *kind).with_context(|| what("numbers"))?;
                 quality.count_invalid(name, bad);
-                if *kind == Kind::Fraction && r.unit == Unit::AsIs {
-                    decided.push(DecidedColumn {
-                        canonical: name,
-                        applied: unit,
-                        raw: src.clone(),
-                        keep: None,
-                        bad,
-                    });
-                }
+                decided.extend(DecidedColumn::of(r, *kind, unit, &src, bad));
                 if *kind == Kind::Bytes {
                     let v: Vec<Option<u64>> = values
                         .into_iter()

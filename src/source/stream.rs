@@ -511,6 +511,23 @@ fn tally_file(
     Ok(())
 }
 
+/// The metric columns a file stores as other than numbers (text): their
+/// units are read slice by slice, as the in-memory reader reads them.
+fn text_metrics(schema: &Schema, resolved: &[Resolved]) -> BTreeSet<&'static str> {
+    resolved
+        .iter()
+        .filter(|r| {
+            matches!(
+                crate::samples::kind_of(r.canonical),
+                Some(Kind::Fraction | Kind::Bytes | Kind::Watts)
+            ) && !schema
+                .get(r.source.as_str())
+                .is_some_and(|dt| dt.is_primitive_numeric())
+        })
+        .map(|r| r.canonical)
+        .collect()
+}
+
 /// Units and "never measured" decided once for the whole dataset from every
 /// file's statistics (crate::samples::decide_whole, the rule the in-memory
 /// table follows), so every file and slice reads alike: the unit decided is
@@ -689,18 +706,7 @@ impl ParquetStream {
             let rows = row_count(&lf, name)?;
             let slices = slices_of(&path, rows, slice_rows);
             tally_file(&lf, &schema, &resolved, name, &slices, &mut tally)?;
-            let text_metrics = resolved
-                .iter()
-                .filter(|r| {
-                    matches!(
-                        crate::samples::kind_of(r.canonical),
-                        Some(Kind::Fraction | Kind::Bytes | Kind::Watts)
-                    ) && !schema
-                        .get(r.source.as_str())
-                        .is_some_and(|dt| dt.is_primitive_numeric())
-                })
-                .map(|r| r.canonical)
-                .collect();
+            let text_metrics = text_metrics(&schema, &resolved);
             for needed in [col::TIME, col::GPU] {
                 if !resolved.iter().any(|r| r.canonical == needed) {
                     bail!(
@@ -797,11 +803,10 @@ struct IdentityWatch {
 impl IdentityWatch {
     fn check(&mut self, df: &DataFrame) -> Result<()> {
         use crate::samples::{NeedsWholeTable, mig_parent, uuid_like};
-        let keys = df.select([col::HOST, col::GPU])?.unique_stable(
-            None,
-            UniqueKeepStrategy::First,
-            None,
-        )?;
+        // each (host, gpu) once per slice: a hash pass, not a lookup per row
+        let keys =
+            df.select([col::HOST, col::GPU])?
+                .unique_stable(None, UniqueKeepStrategy::Any, None)?;
         let (host, gpu) = (
             keys.column(col::HOST)?.str()?,
             keys.column(col::GPU)?.str()?,
