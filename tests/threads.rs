@@ -209,13 +209,21 @@ impl EveryPathFleet {
         (1..=30).chain([200]).collect()
     }
 
+    /// The rows as a frame, times as a UTC datetime or (`text`) RFC 3339 text.
     fn frame(
         rows: &[(i64, &'static str, bool, f64)],
+        text: bool,
     ) -> anyhow::Result<polars::prelude::DataFrame> {
         use polars::prelude::*;
         let time = Series::new("time".into(), rows.iter().map(|r| r.0).collect::<Vec<_>>()).cast(
             &DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)),
         )?;
+        let time = if text {
+            let texts: Vec<String> = rows.iter().map(|r| Self::rfc3339(r.0)).collect();
+            Series::new("time".into(), texts)
+        } else {
+            time
+        };
         let n = rows.len();
         Ok(DataFrame::new_infer_height(vec![
             time.into_column(),
@@ -230,12 +238,16 @@ impl EveryPathFleet {
         ])?)
     }
 
+    fn rfc3339(ms: i64) -> String {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default()
+    }
+
     fn csv_text(rows: &[(i64, &'static str, bool, f64)]) -> String {
         let mut out = String::from("time,host,gpu,held,device_util,sm_active\n");
         for (t, g, held, u) in rows {
-            let ts = chrono::DateTime::from_timestamp_millis(*t)
-                .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-                .unwrap_or_default();
+            let ts = Self::rfc3339(*t);
             out.push_str(&format!("{ts},h,{g},{held},{u},\n"));
         }
         out
@@ -246,12 +258,15 @@ impl EveryPathFleet {
         let dir = tempfile::tempdir()?;
         std::fs::create_dir(dir.path().join("fleet"))?;
         std::fs::create_dir(dir.path().join("csv"))?;
+        std::fs::create_dir(dir.path().join("text"))?;
         let mut all = Vec::new();
         for d in Self::days() {
             let rows = Self::rows(d);
-            let mut df = Self::frame(&rows)?;
-            let f = dir.path().join(format!("fleet/d{d:03}.parquet"));
-            ParquetWriter::new(std::fs::File::create(f)?).finish(&mut df)?;
+            for (sub, text) in [("fleet", false), ("text", true)] {
+                let mut df = Self::frame(&rows, text)?;
+                let f = dir.path().join(format!("{sub}/d{d:03}.parquet"));
+                ParquetWriter::new(std::fs::File::create(f)?).finish(&mut df)?;
+            }
             let csv = dir.path().join(format!("csv/d{d:03}.csv"));
             std::fs::write(csv, Self::csv_text(&rows))?;
             all.extend(rows);
@@ -304,6 +319,7 @@ fn every_read_path_gives_every_figure_alike() -> anyhow::Result<()> {
         ("directory".into(), vec![dir.clone()], None),
         ("glob".into(), vec![glob], None),
         ("parquet files".into(), f.files("fleet", "parquet"), None),
+        ("parquet, text times".into(), vec![f.path("text")], None),
         ("one csv".into(), vec![csv.clone()], None),
         ("csv files".into(), f.files("csv", "csv"), None),
         ("stdin".into(), vec!["-".into()], Some(csv)),

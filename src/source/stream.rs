@@ -128,25 +128,24 @@ pub struct ParquetStream {
 /// The rule for stray samples (SampleTable::drop_time_outliers), on the
 /// whole dataset in bounded memory: the quartiles of every part's times
 /// together (crate::samples::quartile_ranks), the fences, then a count
-/// outside them. Only datetime columns; text times are not checked.
+/// outside them. Datetime columns are read as they are; text or epoch times
+/// through normalisation, as the in-memory reader reads them.
 fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i64, i64)>> {
-    let Some(times) = datetime_times(parts) else {
-        return Ok(None);
+    let times = part_times(parts)?;
+    let every_time = |f: &mut dyn FnMut(i64)| -> Result<()> {
+        for pt in &times {
+            for_each_time(pt, &mut *f)?;
+        }
+        Ok(())
     };
     // A dataset spanning at most the minimum fence (a week) cannot hold a
     // stray sample, so a min/max scan settles the common case; otherwise the
     // quartiles are found in bounded memory (they once sorted the whole
     // time column: 2.4 GiB at 100M rows).
-    let (first, last) = time_span(&times, None)?;
+    let (first, last) = time_span(&every_time, None)?;
     if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_US {
         return Ok(None);
     }
-    let every_time = |f: &mut dyn FnMut(i64)| -> Result<()> {
-        for (p, t) in &times {
-            for_each_time(p, t, &mut *f)?;
-        }
-        Ok(())
-    };
     let Some((q1, q3, n)) = quartiles_of(&every_time, first, last, QUANTILE_SORT_LIMIT)? else {
         return Ok(None);
     };
@@ -154,11 +153,11 @@ fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i6
         return Ok(None); // as in memory: too few samples to have a bulk
     }
     let (lo, hi) = crate::samples::time_fences(q1, q3);
-    let (count, first, last) = outside_fences(&times, lo, hi)?;
+    let (count, first, last) = outside_fences(&every_time, lo, hi)?;
     if count == 0 || count as usize > crate::samples::outlier_limit(n as usize) {
         return Ok(None);
     }
-    let (start_us, end_us) = time_span(&times, Some((lo, hi)))?;
+    let (start_us, end_us) = time_span(&every_time, Some((lo, hi)))?;
     quality.rows_dropped += count;
     quality.warnings.push(Warning::FarOutsideTimes {
         count,
@@ -176,64 +175,85 @@ fn epoch_us(name: &str) -> Expr {
         .cast(DataType::Int64)
 }
 
-/// Each part with its time column's name, when every part stores time as a datetime.
-fn datetime_times(parts: &[Part]) -> Option<Vec<(&Part, String)>> {
-    let times: Vec<(&Part, String)> = parts
-        .iter()
-        .filter_map(|p| {
-            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
-            let lf = scan(&p.path).ok()?;
-            let mut lf2 = lf.clone();
-            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
-            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
-        })
-        .collect();
-    (times.len() == parts.len()).then_some(times)
+/// A part's time column, and its GPU column (a row without a GPU is no sample).
+struct PartTime<'p> {
+    part: &'p Part,
+    time: Resolved,
+    gpu: Resolved,
+    /// stored as a datetime: read by a cast, not through normalisation
+    datetime: bool,
 }
 
-/// One row of statistics of a part's (filtered) time column, slice by slice.
-fn time_stats(p: &Part, filter: Option<Expr>, select: &[(Expr, Combine)]) -> Result<DataFrame> {
-    scan(&p.path)
-        .and_then(|lf| aggregate(&lf, &p.slices, filter.as_ref(), select))
-        .map_err(|e| anyhow!("{}: {e}", p.name))
-}
-
-/// The earliest and latest time over all parts (within [lo, hi] when given).
-fn time_span(times: &[(&Part, String)], within: Option<(i64, i64)>) -> Result<(i64, i64)> {
-    let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in times {
-        let inside =
-            within.map(|(lo, hi)| epoch_us(t).gt_eq(lit(lo)).and(epoch_us(t).lt_eq(lit(hi))));
-        let df = time_stats(
-            p,
-            inside,
-            &[
-                (epoch_us(t).min().alias("first"), Combine::Min),
-                (epoch_us(t).max().alias("last"), Combine::Max),
-            ],
-        )?;
-        first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
-        last = last.max(first_i64(&df, "last").unwrap_or(i64::MIN));
+/// Each part's time column (every part has one: checked when it opened).
+fn part_times(parts: &[Part]) -> Result<Vec<PartTime<'_>>> {
+    let mut out = Vec::new();
+    for p in parts {
+        let find = |c: &str| p.resolved.iter().find(|r| r.canonical == c).cloned();
+        let (Some(time), Some(gpu)) = (find(col::TIME), find(col::GPU)) else {
+            continue;
+        };
+        let mut lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let schema = lf
+            .collect_schema()
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let datetime = matches!(
+            schema.get(time.source.as_str()),
+            Some(DataType::Datetime(_, _))
+        );
+        out.push(PartTime {
+            part: p,
+            time,
+            gpu,
+            datetime,
+        });
     }
+    Ok(out)
+}
+
+/// The earliest and latest time (within [lo, hi] when given).
+fn time_span(values: &Times<'_>, within: Option<(i64, i64)>) -> Result<(i64, i64)> {
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    values(&mut |t| {
+        if within.is_none_or(|(lo, hi)| (lo..=hi).contains(&t)) {
+            first = first.min(t);
+            last = last.max(t);
+        }
+    })?;
     Ok((first, last))
 }
 
 /// A part's time column as epoch µs (nulls left out), one slice at a time:
-/// only this column is decoded.
-fn for_each_time(p: &Part, t: &str, f: &mut dyn FnMut(i64)) -> Result<()> {
+/// only this column is decoded (and, for text times, the GPU column, whose
+/// empty rows normalisation leaves out, as in memory).
+fn for_each_time(pt: &PartTime<'_>, f: &mut dyn FnMut(i64)) -> Result<()> {
+    let p = pt.part;
     let lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
     for &(offset, len) in &p.slices {
-        let df = lf
-            .clone()
-            .slice(offset as i64, len as IdxSize)
-            .select([epoch_us(t).alias("t")])
-            .collect()
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        if df.height() == 0 {
-            break;
-        }
-        let column = df.column("t").and_then(|c| c.i64().cloned());
-        let column = column.map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let slice = lf.clone().slice(offset as i64, len as IdxSize);
+        let column = if pt.datetime {
+            let df = slice
+                .select([epoch_us(&pt.time.source).alias("t")])
+                .collect()
+                .map_err(|e| anyhow!("{}: {e}", p.name))?;
+            if df.height() == 0 {
+                break;
+            }
+            df.column("t")?.i64()?.clone()
+        } else {
+            let frame = slice
+                .select([
+                    polars::prelude::col(pt.time.source.as_str()),
+                    polars::prelude::col(pt.gpu.source.as_str()),
+                ])
+                .collect()
+                .map_err(|e| anyhow!("{}: {e}", p.name))?;
+            if frame.height() == 0 {
+                break;
+            }
+            let rs = [pt.time.clone(), pt.gpu.clone()];
+            let (df, _) = normalize(&frame, &rs, &p.name)?;
+            df.column(col::TIME)?.cast(&DataType::Int64)?.i64()?.clone()
+        };
         column.iter().flatten().for_each(&mut *f);
     }
     Ok(())
@@ -350,25 +370,16 @@ fn value_at_rank(
 }
 
 /// How many samples lie outside [lo, hi], and the earliest and latest of them.
-fn outside_fences(times: &[(&Part, String)], lo: i64, hi: i64) -> Result<(u64, i64, i64)> {
+fn outside_fences(values: &Times<'_>, lo: i64, hi: i64) -> Result<(u64, i64, i64)> {
     let mut count = 0u64;
     let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in times {
-        let out = epoch_us(t).lt(lit(lo)).or(epoch_us(t).gt(lit(hi)));
-        let df = time_stats(
-            p,
-            Some(out),
-            &[
-                (len().cast(DataType::Int64).alias("n"), Combine::Sum),
-                (epoch_us(t).min().alias("first"), Combine::Min),
-                (epoch_us(t).max().alias("last"), Combine::Max),
-            ],
-        )?;
-        let get = |c: &str| first_i64(&df, c);
-        count += get("n").unwrap_or(0) as u64;
-        first = first.min(get("first").unwrap_or(i64::MAX));
-        last = last.max(get("last").unwrap_or(i64::MIN));
-    }
+    values(&mut |t| {
+        if t < lo || t > hi {
+            count += 1;
+            first = first.min(t);
+            last = last.max(t);
+        }
+    })?;
     Ok((count, first, last))
 }
 
@@ -970,17 +981,6 @@ impl ParquetStream {
         }
         Ok(quality)
     }
-}
-
-/// The first value of a one-row aggregate column, as an integer.
-fn first_i64(df: &DataFrame, column: &str) -> Option<i64> {
-    df.column(column)
-        .ok()?
-        .cast(&DataType::Int64)
-        .ok()?
-        .i64()
-        .ok()?
-        .get(0)
 }
 
 #[cfg(test)]
