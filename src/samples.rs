@@ -716,6 +716,9 @@ impl SampleTable {
     /// reports are dropped, with a warning counting them; the instances carry
     /// the card there, and the parent where no instance reports.
     fn drop_mig_parents(&mut self) -> Result<()> {
+        if self.df.height() == 0 {
+            return Ok(());
+        }
         let host = self.df.column(col::HOST)?.str()?.clone();
         let gpu = self.df.column(col::GPU)?.str()?.clone();
         let time = self.df.column(col::TIME)?.cast(&DataType::Int64)?;

@@ -82,7 +82,7 @@ fn a_single_sample_is_a_snapshot_of_one_hour_or_interval() -> Result<()> {
 }
 
 #[test]
-fn exact_duplicates_are_dropped_first_kept_and_counted() -> Result<()> {
+fn exact_duplicates_are_one_sample_the_busiest_kept_and_counted() -> Result<()> {
     let t = table(vec![
         times(&[0, 0, 1]),
         strs("gpu", &["g", "g", "g"]),
@@ -92,7 +92,12 @@ fn exact_duplicates_are_dropped_first_kept_and_counted() -> Result<()> {
     let r = audit(&t, &cfg())?;
     assert_eq!(r.data_quality.duplicates, 1);
     assert_eq!(r.sources.rows_used, 2);
-    assert_eq!(r.ratios.active, Some(0.5)); // the first of the duplicates kept
+    // the busier of two that disagree is kept, whatever their order: (0.9 + 0.5) / 2
+    assert_eq!(r.ratios.active, Some(0.7));
+    assert_eq!(
+        r.data_quality.warnings,
+        vec![crate::audit::model::Warning::RepeatsDisagree { samples: 1 }]
+    );
     Ok(())
 }
 
