@@ -1132,6 +1132,19 @@ fn a_mig_parent_beside_its_instances_is_billed_once() -> anyhow::Result<()> {
 /// pair is one sample, with a note; the fleet reads as the baseline does.
 #[test]
 fn an_ha_pair_within_align_is_one_sample() -> anyhow::Result<()> {
+    // without --align: g0's median step is 1 s, max gap 3 s, and 3 x 596 s
+    // of its half hour unobserved; a warning points at the pairs
+    let v = report_json(&[&awkward("ha-pair-1s-apart.csv")])?;
+    assert_close(
+        num(&v, "/data_quality/unobserved_gpu_hours"),
+        1788.0 / 3600.0,
+        "unobserved",
+    );
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "time: 1 GPUs have a third or more of their steps beyond 3 median steps"
+    ));
     let v = report_json(&[&awkward("ha-pair-1s-apart.csv"), "--align", "1s"])?;
     assert_fleet(&v, "--align 1s");
     assert_close(

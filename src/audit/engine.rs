@@ -171,6 +171,9 @@ struct Track {
     diff_run: Option<(i64, u64)>,
     step: Option<i64>,
     max_gap: Option<i64>,
+    /// a third or more of the steps beyond max gap (derived, not --max-gap):
+    /// samples in close pairs, as two exporters scraping one GPU give
+    paired: bool,
     // pass 2
     last_t2: Option<i64>,
     pending: Option<Pending>,
@@ -184,9 +187,22 @@ impl Track {
         }
         self.step = median_of_histogram(&self.diffs);
         self.max_gap = max_gap_us.or(self.step.map(|s| 3 * s));
+        if let (None, Some(max_gap)) = (max_gap_us, self.max_gap) {
+            let steps: u64 = self.diffs.values().sum();
+            let beyond: u64 = self
+                .diffs
+                .iter()
+                .filter(|(d, _)| **d > max_gap)
+                .map(|(_, n)| n)
+                .sum();
+            self.paired = steps >= PAIRED_MIN_STEPS && 3 * beyond >= steps;
+        }
         self.diffs = HashMap::default();
     }
 }
+
+/// The fewest steps a GPU needs before its gaps say "close pairs".
+const PAIRED_MIN_STEPS: u64 = 6;
 
 /// A row that stopped a shard: the earliest one (in input order) is the
 /// error the audit reports, whatever the number of shards.
@@ -727,6 +743,8 @@ pub struct Engine<'a> {
     lone_us: i64,
     /// GPUs weighed the fleet's step for their single sample
     lone_gpus: usize,
+    /// GPUs whose samples come in close pairs (Track::paired)
+    paired_gpus: usize,
     /// "host\0gpu" -> GPU index
     index: HashMap<String, usize>,
     key_buf: String,
@@ -765,6 +783,7 @@ impl<'a> Engine<'a> {
             snapshot_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
             lone_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
             lone_gpus: 0,
+            paired_gpus: 0,
             index: HashMap::default(),
             key_buf: String::new(),
             gpus: Vec::new(),
@@ -968,6 +987,7 @@ impl<'a> Engine<'a> {
             }
         }
         self.weigh_lone_samples();
+        self.paired_gpus = self.tracks().filter(|t| t.paired).count();
         self.start_diagnosis();
     }
 
@@ -1203,6 +1223,11 @@ impl<'a> Engine<'a> {
             });
         }
         let mut warnings = quality.warnings.clone();
+        if self.paired_gpus > 0 {
+            warnings.push(Warning::ClosePairs {
+                gpus: self.paired_gpus,
+            });
+        }
         if merged.counts.disagreeing > 0 {
             warnings.push(Warning::RepeatsDisagree {
                 samples: merged.counts.disagreeing,

@@ -275,6 +275,8 @@ pub enum Warning {
         example_gpu: String,
         hosts: Vec<String>,
     },
+    /// GPUs a third or more of whose steps are beyond max gap: close pairs?
+    ClosePairs { gpus: usize },
     /// repeats of one GPU's sample (same instant, or within --align) that disagree
     RepeatsDisagree { samples: u64 },
     /// samples of MIG parents dropped where their instances report

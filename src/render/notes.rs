@@ -140,6 +140,9 @@ pub fn warning_text(warning: &Warning) -> String {
             hosts.join(", "),
             hosts.first().map_or("", String::as_str)
         ),
+        Warning::ClosePairs { gpus } => format!(
+            "time: {gpus} GPUs have a third or more of their steps beyond 3 median steps, so much of their time is unobserved: samples in close pairs, as two exporters scraping one GPU give? --align merges them (e.g. --align 2s), --max-gap sets the gap"
+        ),
         Warning::RepeatsDisagree { samples } => format!(
             "duplicates: {samples} repeats of a GPU's sample (same instant, or within --align) disagree with the one kept; kept: the held one, then the busiest (device_util, sm_active, ...), whatever the order of the inputs"
         ),
