@@ -91,6 +91,41 @@ struct Pending {
     power: Option<f64>,
 }
 
+/// The GPU ids a streamed audit has registered, checked one new GPU at a
+/// time (never per row) for ids that need the whole table
+/// (SampleTable::concat decides them): a UUID under two host names, a MIG
+/// parent beside one of its instances on the same host.
+#[derive(Default)]
+struct IdCheck {
+    /// UUID -> the host it was first seen under
+    uuid_host: HashMap<String, String>,
+    /// "host\0parent" of the MIG instances seen
+    parents: std::collections::HashSet<String>,
+    conflict: bool,
+}
+
+impl IdCheck {
+    /// A new GPU (host, gpu); `index` holds the GPUs registered before it.
+    fn see(&mut self, host: &str, gpu: &str, index: &HashMap<String, usize>) {
+        use crate::samples::{mig_parent, uuid_like};
+        if uuid_like(gpu) {
+            let first = self
+                .uuid_host
+                .entry(gpu.to_string())
+                .or_insert_with(|| host.to_string());
+            self.conflict |= first != host;
+        }
+        match mig_parent(gpu) {
+            Some(parent) => {
+                let key = format!("{host}\0{parent}");
+                self.conflict |= index.contains_key(&key);
+                self.parents.insert(key);
+            }
+            None => self.conflict |= self.parents.contains(&format!("{host}\0{gpu}")),
+        }
+    }
+}
+
 /// What a row is to its GPU's samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Admit {
@@ -745,6 +780,8 @@ pub struct Engine<'a> {
     lone_gpus: usize,
     /// GPUs whose samples come in close pairs (Track::paired)
     paired_gpus: usize,
+    /// streamed: what is seen of the GPU ids, to find those that need the whole table
+    ids: Option<IdCheck>,
     /// "host\0gpu" -> GPU index
     index: HashMap<String, usize>,
     key_buf: String,
@@ -784,6 +821,7 @@ impl<'a> Engine<'a> {
             lone_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
             lone_gpus: 0,
             paired_gpus: 0,
+            ids: cfg.streamed.then(IdCheck::default),
             index: HashMap::default(),
             key_buf: String::new(),
             gpus: Vec::new(),
@@ -907,6 +945,9 @@ impl<'a> Engine<'a> {
             previous = Some((key, idx));
             slots.push(idx);
         }
+        if self.ids.as_ref().is_some_and(|c| c.conflict) {
+            return Err(crate::samples::NeedsWholeTable.into());
+        }
         Ok(slots)
     }
 
@@ -917,6 +958,9 @@ impl<'a> Engine<'a> {
         self.key_buf.push_str(gpu);
         if let Some(i) = self.index.get(self.key_buf.as_str()) {
             return *i;
+        }
+        if let Some(ids) = self.ids.as_mut() {
+            ids.see(host, gpu, &self.index);
         }
         let host_id = self.labels.intern(host);
         self.gpus.push(GpuState {

@@ -68,6 +68,10 @@ pub(crate) struct AuditConfig {
     pub threads: usize,
     /// samples of one GPU at most this far after the one kept are the same sample (`--align`)
     pub align_us: i64,
+    /// the samples come streamed: GPU ids that need the whole table (a UUID
+    /// under two hosts, a MIG parent beside its instances) stop the audit
+    /// with `samples::NeedsWholeTable`, and the in-memory path reads them
+    pub streamed: bool,
 }
 
 impl AuditConfig {
@@ -89,6 +93,7 @@ impl AuditConfig {
             want: None,
             threads: 1,
             align_us: 0,
+            streamed: false,
         }
     }
 }

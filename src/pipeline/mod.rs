@@ -133,7 +133,11 @@ fn streamed(
         return Ok(None);
     };
     let mut cfg = match audit_config(&req.audit, &|cfg| {
-        crate::audit::engine::window_end(&stream, cfg)
+        let streamed = crate::audit::AuditConfig {
+            streamed: true,
+            ..cfg.clone()
+        };
+        crate::audit::engine::window_end(&stream, &streamed)
     }) {
         Ok(cfg) => cfg,
         // not in time order, or GPU ids that need the whole table: read in memory
@@ -141,6 +145,7 @@ fn streamed(
         Err(e) => return Err(e),
     };
     cfg.align_us = req.read.align_us.unwrap_or(0);
+    cfg.streamed = true;
     // Decoding the next slice while this one is audited keeps a second slice
     // alive: on by default only when no slice is over READ_AHEAD_MAX_SLICE_ROWS,
     // so peak memory stays under 1 GiB. GPUAUDIT_READ_AHEAD=0/1 overrides the

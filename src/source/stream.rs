@@ -786,68 +786,7 @@ impl ChunkSource for ParquetStream {
         keys_only: bool,
         f: &mut dyn FnMut(&DataFrame) -> Result<()>,
     ) -> Result<Quality> {
-        if keys_only {
-            let mut watch = IdentityWatch::default();
-            return self.chunks(true, &mut |df| {
-                watch.check(df)?;
-                f(df)
-            });
-        }
-        self.chunks(false, f)
-    }
-}
-
-/// Pass 1's look at the GPU ids of a streamed dataset: a UUID under two host
-/// names or a MIG parent beside its instances needs the whole table
-/// (SampleTable::concat decides them), so the stream says
-/// [`crate::samples::NeedsWholeTable`] and the in-memory path reads it.
-#[derive(Default)]
-struct IdentityWatch {
-    /// "host\0gpu" of every GPU seen
-    seen: std::collections::HashSet<String>,
-    /// UUID -> the host it was first seen under
-    uuid_host: std::collections::HashMap<String, String>,
-    /// "host\0parent" of MIG parents with an instance seen
-    parents: std::collections::HashSet<String>,
-}
-
-impl IdentityWatch {
-    fn check(&mut self, df: &DataFrame) -> Result<()> {
-        use crate::samples::{NeedsWholeTable, mig_parent, uuid_like};
-        // each (host, gpu) once per slice: a hash pass, not a lookup per row
-        let keys =
-            df.select([col::HOST, col::GPU])?
-                .unique_stable(None, UniqueKeepStrategy::Any, None)?;
-        let (host, gpu) = (
-            keys.column(col::HOST)?.str()?,
-            keys.column(col::GPU)?.str()?,
-        );
-        for (h, g) in host.iter().zip(gpu.iter()) {
-            let (h, g) = (h.unwrap_or(""), g.unwrap_or(""));
-            let key = format!("{h}\0{g}");
-            if !self.seen.insert(key.clone()) {
-                continue;
-            }
-            if uuid_like(g) {
-                let first = self.uuid_host.entry(g.to_string()).or_insert(h.to_string());
-                if first != h {
-                    return Err(NeedsWholeTable.into());
-                }
-            }
-            let conflict = match mig_parent(g) {
-                Some(p) => {
-                    let parent = format!("{h}\0{p}");
-                    let seen = self.seen.contains(&parent);
-                    self.parents.insert(parent);
-                    seen
-                }
-                None => self.parents.contains(&key),
-            };
-            if conflict {
-                return Err(NeedsWholeTable.into());
-            }
-        }
-        Ok(())
+        self.chunks(keys_only, f)
     }
 }
 
