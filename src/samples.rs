@@ -327,6 +327,36 @@ pub fn maps_found(columns: &[String], maps: &[UserMap]) -> BTreeSet<String> {
         .collect()
 }
 
+/// A GPU id that names one card wherever it appears: an NVIDIA UUID
+/// (`GPU-…`, `MIG-…`), or a MIG instance of one (`GPU-…/1/0`).
+pub fn uuid_like(gpu: &str) -> bool {
+    let g = gpu.trim();
+    g.len() > 8
+        && g.get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("GPU-") || p.eq_ignore_ascii_case("MIG-"))
+}
+
+/// The parent of a MIG instance written `<gpu>/<gi>/<ci>` (docs/semantics.md §1).
+pub fn mig_parent(gpu: &str) -> Option<&str> {
+    let (parent, rest) = gpu.split_once('/')?;
+    let (gi, ci) = rest.split_once('/')?;
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (!parent.is_empty() && number(gi) && number(ci)).then_some(parent)
+}
+
+/// A streamed dataset whose GPU ids need the whole table (a UUID under two
+/// host names, a MIG parent beside its instances): the in-memory path reads it.
+#[derive(Debug)]
+pub struct NeedsWholeTable;
+
+impl std::fmt::Display for NeedsWholeTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GPU identities that need the whole table")
+    }
+}
+
+impl std::error::Error for NeedsWholeTable {}
+
 /// The least distance beyond the middle half of the data that makes a sample
 /// stray: a week (a dataset spanning less cannot hold a stray sample).
 pub const MIN_TIME_FENCE_US: i64 = 7 * US_PER_DAY;
@@ -336,6 +366,13 @@ pub const MIN_TIME_FENCE_US: i64 = 7 * US_PER_DAY;
 pub fn time_fences(q1: i64, q3: i64) -> (i64, i64) {
     let fence = (10 * (q3 - q1)).max(MIN_TIME_FENCE_US);
     (q1 - fence, q3 + fence)
+}
+
+/// The 0-based ranks of the time quartiles among `n` sorted times, one rule
+/// for every reader (polars' Lower: floor((n - 1) q)).
+pub fn quartile_ranks(n: u64) -> (u64, u64) {
+    let last = n.saturating_sub(1);
+    (last / 4, last * 3 / 4)
 }
 
 /// At most this many samples outside the bulk are stray rows, left out; more is data.
@@ -457,6 +494,82 @@ pub struct Quality {
     pub warnings: Vec<Warning>,
     /// source columns of `--map` entries some input had (a map no input matches is refused)
     pub maps_found: BTreeSet<String>,
+    /// what the values of each column whose unit the data decides looked like,
+    /// merged over every input read (the whole input decides: [`decide_whole`])
+    pub unit_evidence: BTreeMap<&'static str, UnitEvidence>,
+}
+
+impl DecidedColumn {
+    /// A fraction column whose unit the data decided (`applied`), as read;
+    /// None for any other column.
+    fn of(r: &Resolved, kind: Kind, applied: Unit, raw: &Series, bad: u64) -> Option<Self> {
+        (kind == Kind::Fraction && r.unit == Unit::AsIs).then(|| DecidedColumn {
+            canonical: r.canonical,
+            applied,
+            raw: raw.clone(),
+            keep: None,
+            bad,
+        })
+    }
+}
+
+/// Evidence of two parts of an input together: the stats merged per column.
+pub fn merge_evidence(
+    into: &mut BTreeMap<&'static str, UnitEvidence>,
+    from: BTreeMap<&'static str, UnitEvidence>,
+) {
+    for (k, e) in from {
+        into.entry(k)
+            .and_modify(|x| x.stats = x.stats.merge(e.stats))
+            .or_insert(e);
+    }
+}
+
+/// The bare numbers of one column whose unit no name and no `--map` states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitEvidence {
+    /// the column as the first input that had it names it
+    pub column: Resolved,
+    /// that input, for a refusal
+    pub origin: String,
+    pub stats: crate::units::Stats,
+}
+
+/// The units of a whole input (docs/semantics.md §1), decided in this ONE
+/// place for every reader: the in-memory table ([`SampleTable::concat`]) and
+/// the streamed parquet dataset call it with the stats of all their files
+/// merged, so a directory, a glob, a list of files and stdin decide alike.
+/// Returns the unit of each column read as other than named, and the notes
+/// and warnings that say so; a column that cannot tell is refused.
+pub fn decide_whole(
+    evidence: &BTreeMap<&'static str, UnitEvidence>,
+) -> Result<(BTreeMap<&'static str, Unit>, Quality)> {
+    let mut units = BTreeMap::new();
+    let mut quality = Quality::default();
+    for e in evidence.values() {
+        let Some(kind) = kind_of(e.column.canonical) else {
+            continue;
+        };
+        let d = crate::units::decide(kind, e.column.unit, &e.stats);
+        match_decision(d, &e.column, &e.origin, &mut quality, &mut units)?;
+    }
+    Ok((units, quality))
+}
+
+/// A fraction column whose unit the data decided, kept as read until the
+/// whole input is known ([`SampleTable::concat`] converts it again when the
+/// whole input decides otherwise than this file alone did).
+#[derive(Debug, Clone)]
+pub struct DecidedColumn {
+    pub canonical: &'static str,
+    /// the unit this file alone decided (and the table holds)
+    pub applied: Unit,
+    /// the source column as read, every row (before rows without a GPU left)
+    pub raw: Series,
+    /// the rows kept (None: all)
+    pub keep: Option<BooleanChunked>,
+    /// values counted invalid under `applied`
+    pub bad: u64,
 }
 
 impl Quality {
@@ -468,8 +581,9 @@ impl Quality {
         self.notes.extend(other.notes);
         self.warnings.extend(other.warnings);
         self.maps_found.extend(other.maps_found);
+        merge_evidence(&mut self.unit_evidence, other.unit_evidence);
     }
-    fn count_invalid(&mut self, column: &str, n: u64) {
+    pub fn count_invalid(&mut self, column: &str, n: u64) {
         if n > 0 {
             *self.invalid.entry(column.to_string()).or_default() += n;
         }
@@ -488,6 +602,8 @@ pub struct SampleTable {
     pub sources: Vec<String>,
     /// rows the sources held before anything was dropped
     pub rows_read: u64,
+    /// fraction columns whose unit this table's data alone decided
+    pub decided: Vec<DecidedColumn>,
 }
 
 impl SampleTable {
@@ -496,7 +612,8 @@ impl SampleTable {
     }
 
     /// Stack tables from several inputs; a column one of them lacks is null there.
-    pub fn concat(tables: Vec<SampleTable>) -> Result<SampleTable> {
+    pub fn concat(mut tables: Vec<SampleTable>) -> Result<SampleTable> {
+        let units_said = decide_units_of_whole(&mut tables)?;
         let mut present = BTreeSet::new();
         for t in &tables {
             present.extend(t.present.iter().copied());
@@ -525,16 +642,122 @@ impl SampleTable {
                 acc
             }
         };
+        if let Some(said) = units_said {
+            quality.notes.extend(said.notes);
+            quality.warnings.extend(said.warnings);
+        }
         let mut table = SampleTable {
             df,
             present,
             quality,
             sources,
             rows_read,
+            decided: Vec::new(),
         };
         table.forget_unmeasured()?;
         table.drop_time_outliers()?;
+        table.unify_uuid_hosts()?;
+        table.drop_mig_parents()?;
         Ok(table)
+    }
+
+    /// One UUID is one GPU wherever it appears (docs/semantics.md §1): the
+    /// same UUID under `node1` and `node1.cluster.local` is put under one
+    /// spelling (the shortest non-empty one, then the first in byte order, so
+    /// the order of the inputs does not matter), with a warning naming them.
+    fn unify_uuid_hosts(&mut self) -> Result<()> {
+        if self.df.height() == 0 {
+            return Ok(());
+        }
+        let host = self.df.column(col::HOST)?.str()?.clone();
+        let gpu = self.df.column(col::GPU)?.str()?.clone();
+        let mut hosts: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (h, g) in host.iter().zip(gpu.iter()) {
+            if let (Some(h), Some(g)) = (h, g)
+                && uuid_like(g)
+            {
+                hosts.entry(g).or_default().insert(h);
+            }
+        }
+        let spelled: BTreeMap<&str, Vec<&str>> = hosts
+            .into_iter()
+            .filter(|(_, hs)| hs.len() > 1)
+            .map(|(g, hs)| {
+                let mut v: Vec<&str> = hs.into_iter().collect();
+                v.sort_by_key(|h| (h.is_empty(), h.len(), *h));
+                (g, v)
+            })
+            .collect();
+        let Some((example, spellings)) = spelled.iter().next() else {
+            return Ok(());
+        };
+        let warning = Warning::UuidUnderHosts {
+            gpus: spelled.len(),
+            example_gpu: example.to_string(),
+            hosts: spellings.iter().map(|h| h.to_string()).collect(),
+        };
+        let unified: StringChunked = host
+            .iter()
+            .zip(gpu.iter())
+            .map(|(h, g)| match g.and_then(|g| spelled.get(g)) {
+                Some(v) => v.first().copied(),
+                None => h,
+            })
+            .collect();
+        let unified = unified.with_name(col::HOST.into()).into_series();
+        self.df.with_column(unified.into_column())?;
+        self.quality.warnings.push(warning);
+        Ok(())
+    }
+
+    /// A MIG parent exported beside its instances (`GPU-a`, `GPU-a/1/0`,
+    /// `GPU-a/2/0`, as dcgm-exporter does) is one card billed once: the
+    /// parent's samples at the instants one of its instances (same host)
+    /// reports are dropped, with a warning counting them; the instances carry
+    /// the card there, and the parent where no instance reports.
+    fn drop_mig_parents(&mut self) -> Result<()> {
+        if self.df.height() == 0 {
+            return Ok(());
+        }
+        let host = self.df.column(col::HOST)?.str()?.clone();
+        let gpu = self.df.column(col::GPU)?.str()?.clone();
+        let time = self.df.column(col::TIME)?.cast(&DataType::Int64)?;
+        let time = time.i64()?;
+        let mut covered: BTreeSet<(&str, &str, i64)> = BTreeSet::new();
+        for ((h, g), t) in host.iter().zip(gpu.iter()).zip(time.iter()) {
+            if let (Some(h), Some(p), Some(t)) = (h, g.and_then(mig_parent), t) {
+                covered.insert((h, p, t));
+            }
+        }
+        if covered.is_empty() {
+            return Ok(());
+        }
+        let mut parents = BTreeSet::new();
+        let keep: Vec<bool> = host
+            .iter()
+            .zip(gpu.iter())
+            .zip(time.iter())
+            .map(|((h, g), t)| match (h, g, t) {
+                (Some(h), Some(g), Some(t)) if covered.contains(&(h, g, t)) => {
+                    parents.insert((h, g));
+                    false
+                }
+                _ => true,
+            })
+            .collect();
+        let dropped = keep.iter().filter(|k| !**k).count() as u64;
+        if dropped == 0 {
+            return Ok(());
+        }
+        let warning = Warning::MigParentDropped {
+            parents: parents.len(),
+            samples: dropped,
+        };
+        self.df = self
+            .df
+            .filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
+        self.quality.warnings.push(warning);
+        Ok(())
     }
 
     /// A handful of samples far outside the bulk of the data (one row from 1970
@@ -555,7 +778,8 @@ impl SampleTable {
         if sorted.len() < 4 {
             return Ok(());
         }
-        let (lo, hi) = time_fences(sorted[sorted.len() / 4], sorted[sorted.len() * 3 / 4]);
+        let (r1, r3) = quartile_ranks(sorted.len() as u64);
+        let (lo, hi) = time_fences(sorted[r1 as usize], sorted[r3 as usize]);
         let outside = |t: i64| t < lo || t > hi;
         let count = sorted.iter().filter(|t| outside(**t)).count();
         if count == 0 || count > outlier_limit(n) {
@@ -627,6 +851,62 @@ impl SampleTable {
     }
 }
 
+/// The units of the whole input, decided once ([`decide_whole`]): a table
+/// whose own data decided otherwise is converted again from what it read.
+/// With two or more tables, their own unit notes give way to the whole's
+/// (returned, to be said once); with one, its notes are the whole's already.
+fn decide_units_of_whole(tables: &mut [SampleTable]) -> Result<Option<Quality>> {
+    let mut evidence: BTreeMap<&'static str, UnitEvidence> = BTreeMap::new();
+    let mut holders = 0;
+    for t in tables.iter() {
+        holders += usize::from(!t.quality.unit_evidence.is_empty());
+        merge_evidence(&mut evidence, t.quality.unit_evidence.clone());
+    }
+    let (units, said) = decide_whole(&evidence)?;
+    for t in tables.iter_mut() {
+        for d in std::mem::take(&mut t.decided) {
+            let whole = units.get(d.canonical).copied().unwrap_or(Unit::AsIs);
+            if whole != d.applied {
+                t.convert_again(&d, whole)?;
+            }
+        }
+    }
+    if holders < 2 {
+        return Ok(None);
+    }
+    for t in tables.iter_mut() {
+        t.quality
+            .notes
+            .retain(|n| !matches!(n, Note::ReadAsPercent { .. }));
+        t.quality
+            .warnings
+            .retain(|w| !matches!(w, Warning::BytesImplausible { .. }));
+    }
+    Ok(Some(said))
+}
+
+impl SampleTable {
+    /// One fraction column converted again from the values read, in `unit`.
+    fn convert_again(&mut self, d: &DecidedColumn, unit: Unit) -> Result<()> {
+        let (values, bad) = to_numbers(&d.raw, unit, Kind::Fraction)?;
+        let mut column = Series::new(d.canonical.into(), values);
+        if let Some(keep) = &d.keep {
+            column = column.filter(keep)?;
+        }
+        self.df.with_column(column.into_column())?;
+        let invalid = self
+            .quality
+            .invalid
+            .entry(d.canonical.to_string())
+            .or_default();
+        *invalid = (*invalid + bad).saturating_sub(d.bad);
+        if *invalid == 0 {
+            self.quality.invalid.remove(d.canonical);
+        }
+        Ok(())
+    }
+}
+
 fn empty_frame(present: &BTreeSet<&'static str>) -> Result<DataFrame> {
     let cols: Vec<Column> = COLUMNS
         .iter()
@@ -659,7 +939,18 @@ pub fn normalize(
     resolved: &[Resolved],
     origin: &str,
 ) -> Result<(DataFrame, Quality)> {
+    normalize_deciding(raw, resolved, origin).map(|(df, q, _)| (df, q))
+}
+
+/// [`normalize`], keeping the fraction columns whose unit this frame's data
+/// decided as read (the whole input may decide otherwise: [`SampleTable::concat`]).
+pub fn normalize_deciding(
+    raw: &DataFrame,
+    resolved: &[Resolved],
+    origin: &str,
+) -> Result<(DataFrame, Quality, Vec<DecidedColumn>)> {
     let mut quality = Quality::default();
+    let mut decided = Vec::new();
     let height = raw.height();
     let by_canonical: BTreeMap<&str, &Resolved> =
         resolved.iter().map(|r| (r.canonical, r)).collect();
@@ -738,6 +1029,7 @@ pub fn normalize(
                     && unit.is_identity()
                     && all_valid_f64(&src, *kind)? =>
             {
+                decided.extend(DecidedColumn::of(r, *kind, unit, &src, 0));
                 src.with_name((*name).into()).into_column()
             }
             Kind::Bytes if src.dtype() == &DataType::UInt64 && unit.is_identity() => {
@@ -783,6 +1075,7 @@ pub fn normalize(
                 let (values, bad) =
                     to_numbers(&src, unit, *kind).with_context(|| what("numbers"))?;
                 quality.count_invalid(name, bad);
+                decided.extend(DecidedColumn::of(r, *kind, unit, &src, bad));
                 if *kind == Kind::Bytes {
                     let v: Vec<Option<u64>> = values
                         .into_iter()
@@ -803,8 +1096,11 @@ pub fn normalize(
         quality.count_invalid(col::GPU, dropped);
         let mask = BooleanChunked::from_slice("keep".into(), &keep);
         df = df.filter(&mask)?;
+        for d in &mut decided {
+            d.keep = Some(mask.clone());
+        }
     }
-    Ok((df, quality))
+    Ok((df, quality, decided))
 }
 
 /// The unit of each column whose unit no name and no `--map` states, decided
@@ -831,13 +1127,22 @@ fn decide_units(
         let Some(stats) = crate::units::stats(src.as_materialized_series()) else {
             continue;
         };
-        match_decision(
-            crate::units::decide(kind, r.unit, &stats),
-            r,
-            origin,
-            quality,
-            &mut out,
-        )?;
+        merge_evidence(
+            &mut quality.unit_evidence,
+            BTreeMap::from([(
+                r.canonical,
+                UnitEvidence {
+                    column: r.clone(),
+                    origin: origin.to_string(),
+                    stats,
+                },
+            )]),
+        );
+        match crate::units::decide(kind, r.unit, &stats) {
+            // the whole input may tell (another file holding 40): decided there
+            crate::units::Decision::Ambiguous => {}
+            d => match_decision(d, r, origin, quality, &mut out)?,
+        }
     }
     Ok(out)
 }

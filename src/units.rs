@@ -40,7 +40,8 @@ pub fn suffix_factor(suffix: &str, kind: Kind) -> Option<f64> {
     }
 }
 
-/// What the values without a unit of their own look like.
+/// What the values without a unit of their own look like. Mergeable: the
+/// stats of a whole input are the merge of its files' (docs/semantics.md §1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {
     pub min: f64,
@@ -48,6 +49,42 @@ pub struct Stats {
     /// every value is a whole number written as one (an integer column, or text
     /// such as "1"): "1" may be 100% or 1%, "1.0" is a fraction's way to write it
     pub integer_written: bool,
+    /// values in [PERCENT_EVIDENCE, 100]: only percent writes them
+    pub percent_evidence: u64,
+    /// the largest value in 0..=100 (what a percent note shows); None: none
+    pub max_in_percent_range: Option<f64>,
+}
+
+/// The least value that says "percent": a fraction is at most 1, and float
+/// noise (`1.0000001` from a pandas or DCGM round trip) or a value a little
+/// over 1 from a rounding is no evidence; 2 is twice what a fraction can be.
+pub const PERCENT_EVIDENCE: f64 = 2.0;
+
+impl Stats {
+    fn of(x: f64, integer: bool) -> Self {
+        let in_percent = (0.0..=100.0).contains(&x);
+        Stats {
+            min: x,
+            max: x,
+            integer_written: integer,
+            percent_evidence: u64::from((PERCENT_EVIDENCE..=100.0).contains(&x)),
+            max_in_percent_range: in_percent.then_some(x),
+        }
+    }
+
+    /// The stats of two parts of one column together.
+    pub fn merge(self, o: Stats) -> Stats {
+        Stats {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+            integer_written: self.integer_written && o.integer_written,
+            percent_evidence: self.percent_evidence + o.percent_evidence,
+            max_in_percent_range: match (self.max_in_percent_range, o.max_in_percent_range) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
 }
 
 /// Stats of a raw source column; `None` when it holds no bare number.
@@ -57,14 +94,8 @@ pub fn stats(src: &Series) -> Option<Stats> {
         if !x.is_finite() {
             return;
         }
-        let s = acc.get_or_insert(Stats {
-            min: x,
-            max: x,
-            integer_written: true,
-        });
-        s.min = s.min.min(x);
-        s.max = s.max.max(x);
-        s.integer_written &= integer;
+        let one = Stats::of(x, integer);
+        acc = Some(acc.map_or(one, |s| s.merge(one)));
     };
     match src.dtype() {
         DataType::String => {
@@ -109,17 +140,19 @@ pub enum Decision {
 }
 
 /// Decide a unit from the data (the rule is in docs/semantics.md §1 and the
-/// README): a fraction column with a value above 1 and none outside 0..100 is
-/// percent; one holding only the integers 0 and 1 (at least one 1) cannot tell
-/// and is refused; anything else is taken as named.
+/// README): a fraction column with a value in [2, 100] is percent (values
+/// outside 0..100 are each invalid alone, never evidence); one holding only
+/// the integers 0 and 1 (at least one 1) cannot tell and is refused; anything
+/// else is taken as named. Values in (1, 2) prove nothing: float noise or a
+/// rounding above 100% of a fraction, invalid alone.
 pub fn decide(kind: Kind, unit: Unit, stats: &Stats) -> Decision {
     if unit != Unit::AsIs {
         return Decision::Keep; // the name or the user stated it
     }
     match kind {
-        Kind::Fraction if stats.max > 1.0 && stats.max <= 100.0 && stats.min >= 0.0 => {
-            Decision::Percent { max: stats.max }
-        }
+        Kind::Fraction if stats.percent_evidence > 0 => Decision::Percent {
+            max: stats.max_in_percent_range.unwrap_or(stats.max),
+        },
         Kind::Fraction if stats.integer_written && stats.min >= 0.0 && stats.max == 1.0 => {
             Decision::Ambiguous
         }
@@ -128,6 +161,33 @@ pub fn decide(kind: Kind, unit: Unit, stats: &Stats) -> Decision {
         },
         _ => Decision::Keep,
     }
+}
+
+/// A share given on the command line (`--idle-below`): a fraction `0.01` or
+/// a percent `1%`, as `check` takes them. A bare number of 1 or more could be
+/// either (`1` meant as 1% would be 100%), so it is refused, naming `flag`.
+pub fn parse_share(flag: &str, text: &str) -> anyhow::Result<f64> {
+    let t = text.trim();
+    let (value, percent) = match t.strip_suffix('%') {
+        Some(p) => (p.trim().parse::<f64>(), true),
+        None => (t.parse::<f64>(), false),
+    };
+    let Ok(value) = value else {
+        anyhow::bail!(
+            "{flag} '{text}' is not a share (expected a fraction like 0.01 or a percent like 1%)"
+        );
+    };
+    if !percent && value >= 1.0 {
+        anyhow::bail!(
+            "{flag} {text} is ambiguous: {text}% or {}%? Write {text}% for percent, or a fraction below 1 (0.01 = 1%)",
+            value * 100.0
+        );
+    }
+    let share = if percent { value / 100.0 } else { value };
+    if !(0.0..=1.0).contains(&share) {
+        anyhow::bail!("{flag} '{text}' is outside 0..1 (or 0%..100%)");
+    }
+    Ok(share)
 }
 
 #[cfg(test)]
@@ -145,6 +205,8 @@ mod tests {
             min: f64::NAN,
             max: f64::NAN,
             integer_written: false,
+            percent_evidence: 0,
+            max_in_percent_range: None,
         })
     }
 
@@ -156,11 +218,58 @@ mod tests {
             decide(Kind::Fraction, Unit::AsIs, &st(&[0.2, 0.9], false)),
             Decision::Keep
         );
-        // out of 0..100: not percent, the values are counted invalid
+        // one value out of 0..100 is invalid alone: the column stays percent
         assert_eq!(
             decide(Kind::Fraction, Unit::AsIs, &st(&[5.0, 150.0], false)),
+            Decision::Percent { max: 5.0 }
+        );
+        assert_eq!(
+            decide(
+                Kind::Fraction,
+                Unit::AsIs,
+                &st(&[50.0, 100.5, 1e308], false)
+            ),
+            Decision::Percent { max: 50.0 }
+        );
+        // float noise above 1 (a round trip), or 1e308 alone, is no evidence
+        assert_eq!(
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.5, 1.000_000_1], false)),
             Decision::Keep
         );
+        assert_eq!(
+            decide(Kind::Fraction, Unit::AsIs, &st(&[0.5, 1.9, 1e308], false)),
+            Decision::Keep
+        );
+        // the stats of two files merged decide as the whole would
+        let (a, b) = (st(&[0.5, 0.8], false), st(&[0.2, 40.0], false));
+        assert_eq!(
+            decide(Kind::Fraction, Unit::AsIs, &a.merge(b)),
+            Decision::Percent { max: 40.0 }
+        );
+    }
+
+    #[test]
+    fn a_share_takes_check_units_and_refuses_a_bare_one() {
+        assert_eq!(parse_share("--idle-below", "0.01").ok(), Some(0.01));
+        assert_eq!(parse_share("--idle-below", "1%").ok(), Some(0.01));
+        assert_eq!(parse_share("--idle-below", "100%").ok(), Some(1.0));
+        let e = |t: &str| {
+            parse_share("--idle-below", t)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            e("1"),
+            "--idle-below 1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"
+        );
+        assert!(
+            e("5").starts_with("--idle-below 5 is ambiguous"),
+            "{}",
+            e("5")
+        );
+        assert!(e("150%").contains("outside 0..1"));
+        assert!(e("x").contains("not a share"));
     }
 
     #[test]

@@ -962,3 +962,219 @@ fn huge_cells_are_refused_in_bounded_lines() -> anyhow::Result<()> {
     assert!(e.contains("--map YOURS=time"), "{e}");
     Ok(())
 }
+
+/// Units with a margin (docs/semantics.md §1): one float-noise value above 1
+/// in a fraction column, one percent value rounded above 100 and one 1e308
+/// are each invalid alone; the column keeps the unit the rest of it says.
+/// g0 held 40 min, 3 of its 4 samples at 50%: 0.25 active GPU-hours.
+#[test]
+fn one_out_of_range_value_is_invalid_alone_never_the_columns_unit() -> anyhow::Result<()> {
+    for (file, percent) in [
+        ("fraction-float-noise.csv", false),
+        ("percent-one-over-100.csv", true),
+        ("percent-one-1e308.csv", true),
+    ] {
+        let v = report_json(&[&awkward(file)])?;
+        assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 3.0, file);
+        assert_close(num(&v, "/layers/active_gpu_hours"), 0.25, file);
+        assert_close(num(&v, "/ratios/active"), 0.5, file);
+        assert_eq!(v["data_quality"]["invalid"]["device_util"], 1, "{file}");
+        assert_eq!(
+            has_entry(
+                &v,
+                "/data_quality/notes",
+                "device_util read as percent: max 50"
+            ),
+            percent,
+            "{file}"
+        );
+    }
+    Ok(())
+}
+
+/// `--idle-below` takes check's units; a bare number of 1 or more is refused.
+#[test]
+fn idle_below_takes_a_fraction_or_a_percent_never_a_bare_one() -> anyhow::Result<()> {
+    let e = refused(&[&awkward("baseline.csv"), "--idle-below", "1"])?;
+    assert!(
+        e.contains("--idle-below 1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"),
+        "{e}"
+    );
+    let pct = report_json(&[&awkward("baseline.csv"), "--idle-below", "60%"])?;
+    let frac = report_json(&[&awkward("baseline.csv"), "--idle-below", "0.6"])?;
+    // g0 at 50% is idle below 60%: its 40 held minutes
+    assert_close(num(&pct, "/layers/idle_held_gpu_hours"), 2.0 / 3.0, "60%");
+    assert_close(num(&frac, "/layers/idle_held_gpu_hours"), 2.0 / 3.0, "0.6");
+    Ok(())
+}
+
+/// A GPU seen once inside a 10-minute series weighs the fleet's step (10
+/// min), with a note, and does not stretch the window by the snapshot hour.
+#[test]
+fn a_lone_sample_in_a_series_weighs_the_fleets_step() -> anyhow::Result<()> {
+    let v = report_json(&[&awkward("lone-sample-in-series.csv")])?;
+    assert_eq!(v["window"]["end"], "2026-07-06T10:40:00Z");
+    assert_close(num(&v, "/window/hours"), 2.0 / 3.0, "window");
+    // g0 and g1 40 min each, g2 10 min
+    assert_close(num(&v, "/layers/observed_gpu_hours"), 1.5, "observed");
+    assert!(has_entry(
+        &v,
+        "/data_quality/notes",
+        "1 GPUs with a single sample in a time series weighed the fleet's step, 10m each"
+    ));
+    // --interval is the user's word for a single sample: it stays
+    let v = report_json(&[&awkward("lone-sample-in-series.csv"), "--interval", "1h"])?;
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        4.0 / 3.0 + 1.0,
+        "--interval",
+    );
+    Ok(())
+}
+
+/// `--since 30m` counts back from the window's end (10:40, the last
+/// sample's weight included), in memory and streamed alike: a 30-minute window.
+#[test]
+fn since_a_span_counts_back_from_the_windows_end() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let pq = as_parquet(
+        &awkward("baseline.csv"),
+        &dir.path().join("baseline.parquet"),
+    )?;
+    for input in [awkward("baseline.csv"), pq] {
+        let v = report_json(&[&input, "--since", "30m"])?;
+        assert_eq!(v["window"]["start"], "2026-07-06T10:10:00Z", "{input}");
+        assert_eq!(v["window"]["end"], "2026-07-06T10:40:00Z", "{input}");
+        assert_close(num(&v, "/window/hours"), 0.5, &input);
+        assert_close(num(&v, "/layers/observed_gpu_hours"), 1.0, &input);
+        let v = report_json(&[&input, "--until", "20m"])?;
+        assert_eq!(v["window"]["end"], "2026-07-06T10:20:00Z", "{input}");
+    }
+    Ok(())
+}
+
+/// A fixture CSV written as parquet, its `time` a UTC datetime (streamed).
+fn as_parquet(csv: &str, dest: &std::path::Path) -> anyhow::Result<String> {
+    use polars::prelude::*;
+    let mut df = CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(csv.into()))?
+        .finish()?;
+    let time = df
+        .column("time")?
+        .as_materialized_series()
+        .str()?
+        .as_datetime(
+            Some("%Y-%m-%dT%H:%M:%SZ"),
+            TimeUnit::Milliseconds,
+            false,
+            false,
+            Some(&TimeZone::UTC),
+            &StringChunked::from_iter(std::iter::once("raise")),
+        )?
+        .into_series();
+    df.with_column(time.into_column())?;
+    ParquetWriter::new(std::fs::File::create(dest)?).finish(&mut df)?;
+    Ok(dest.display().to_string())
+}
+
+/// One UUID under `node1` and `node1.cluster.local` (two exporters, same
+/// instants) is one GPU, counted once, with a warning naming the spellings;
+/// in memory and streamed alike. 2 GPUs x 40 min; 4 repeats counted.
+#[test]
+fn one_uuid_under_two_host_spellings_is_one_gpu() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let csv = awkward("uuid-two-host-spellings.csv");
+    let pq = as_parquet(&csv, &dir.path().join("uuid.parquet"))?;
+    for input in [csv, pq] {
+        let v = report_json(&[&input])?;
+        assert_eq!(v["gpu_count"], 2, "{input}");
+        assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 3.0, &input);
+        assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 3.0, &input);
+        assert_eq!(v["data_quality"]["duplicates"], 4, "{input}");
+        assert!(
+            has_entry(
+                &v,
+                "/data_quality/warnings",
+                "identity: 1 GPU UUIDs appear under more than one host name (such as GPU-0a1b2c3d-0000-4000-8000-000000000001 under node1, node1.cluster.local): each is one GPU, counted once under node1"
+            ),
+            "{input}"
+        );
+    }
+    Ok(())
+}
+
+/// A MIG parent exported beside its two instances is billed once: the
+/// parent's 4 samples at the instances' instants are dropped, with a warning;
+/// the two instances, 40 min each, remain. Streamed parquet reads it alike.
+#[test]
+fn a_mig_parent_beside_its_instances_is_billed_once() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let csv = awkward("mig-parent-and-instances.csv");
+    let pq = as_parquet(&csv, &dir.path().join("mig.parquet"))?;
+    for input in [csv, pq] {
+        let v = report_json(&[&input])?;
+        assert_eq!(v["gpu_count"], 2, "{input}");
+        assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 3.0, &input);
+        assert!(
+            has_entry(
+                &v,
+                "/data_quality/warnings",
+                "MIG: 4 samples of 1 parent GPUs dropped at times their MIG instances report: each card is billed once, as its instances"
+            ),
+            "{input}"
+        );
+    }
+    Ok(())
+}
+
+/// Two exporters scraping g0 1 s apart (an HA pair): with `--align 1s` each
+/// pair is one sample, with a note; the fleet reads as the baseline does.
+#[test]
+fn an_ha_pair_within_align_is_one_sample() -> anyhow::Result<()> {
+    // without --align: g0's median step is 1 s, max gap 3 s, and 3 x 596 s
+    // of its half hour unobserved; a warning points at the pairs
+    let v = report_json(&[&awkward("ha-pair-1s-apart.csv")])?;
+    assert_close(
+        num(&v, "/data_quality/unobserved_gpu_hours"),
+        1788.0 / 3600.0,
+        "unobserved",
+    );
+    assert!(has_entry(
+        &v,
+        "/data_quality/warnings",
+        "time: 1 GPUs have a third or more of their steps beyond 3 median steps"
+    ));
+    let v = report_json(&[&awkward("ha-pair-1s-apart.csv"), "--align", "1s"])?;
+    assert_fleet(&v, "--align 1s");
+    assert_close(
+        num(&v, "/data_quality/unobserved_gpu_hours"),
+        0.0,
+        "unobserved",
+    );
+    assert!(has_entry(
+        &v,
+        "/data_quality/notes",
+        "4 samples within --align 1s of a GPU's sample kept were the same sample"
+    ));
+    Ok(())
+}
+
+/// g0 repeated at each instant, not held and idle, in a file of its own:
+/// the held, busier sample is kept whatever the order of the files, 4
+/// repeats counted, and a warning says they disagree.
+#[test]
+fn disagreeing_duplicates_warn_and_do_not_depend_on_argument_order() -> anyhow::Result<()> {
+    let (a, b) = (awkward("baseline.csv"), awkward("g0-repeated-not-held.csv"));
+    for args in [[&a, &b], [&b, &a]] {
+        let v = report_json(&[args[0].as_str(), args[1].as_str()])?;
+        assert_fleet(&v, "repeats");
+        assert_eq!(v["data_quality"]["duplicates"], 4);
+        assert!(has_entry(
+            &v,
+            "/data_quality/warnings",
+            "duplicates: 4 repeats of a GPU's sample (same instant, or within --align) disagree with the one kept"
+        ));
+    }
+    Ok(())
+}

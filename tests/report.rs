@@ -131,14 +131,16 @@ fn flat_price_prices_files_and_no_prices() -> anyhow::Result<()> {
 
 #[test]
 fn since_until_relative_and_absolute() -> anyhow::Result<()> {
-    // counted back from the last sample (10:50): 10:30, 10:40, 10:50 are kept
+    // counted back from the window's end (11:00, the last sample's weight
+    // included): 10:40 and 10:50 are kept, a 20-minute window
     let v = report_json(&[&data("small-fleet.csv"), "--since", "20m"])?;
     assert_close(
         num(&v, "/layers/observed_gpu_hours"),
-        1.5,
-        "3 samples x 3 GPUs x 10 min",
+        1.0,
+        "2 samples x 3 GPUs x 10 min",
     );
-    assert_eq!(v["data_quality"]["rows_outside_window"], 9);
+    assert_close(num(&v, "/window/hours"), 1.0 / 3.0, "20 minutes");
+    assert_eq!(v["data_quality"]["rows_outside_window"], 12);
     let v = report_json(&[
         &data("small-fleet.csv"),
         "--since",

@@ -91,6 +91,102 @@ struct Pending {
     power: Option<f64>,
 }
 
+/// The GPU ids a streamed audit has registered, checked one new GPU at a
+/// time (never per row) for ids that need the whole table
+/// (SampleTable::concat decides them): a UUID under two host names, a MIG
+/// parent beside one of its instances on the same host.
+#[derive(Default)]
+struct IdCheck {
+    /// UUID -> the host it was first seen under
+    uuid_host: HashMap<String, String>,
+    /// "host\0parent" of the MIG instances seen
+    parents: std::collections::HashSet<String>,
+    conflict: bool,
+}
+
+impl IdCheck {
+    /// A new GPU (host, gpu); `index` holds the GPUs registered before it.
+    fn see(&mut self, host: &str, gpu: &str, index: &HashMap<String, usize>) {
+        use crate::samples::{mig_parent, uuid_like};
+        if uuid_like(gpu) {
+            let first = self
+                .uuid_host
+                .entry(gpu.to_string())
+                .or_insert_with(|| host.to_string());
+            self.conflict |= first != host;
+        }
+        match mig_parent(gpu) {
+            Some(parent) => {
+                let key = format!("{host}\0{parent}");
+                self.conflict |= index.contains_key(&key);
+                self.parents.insert(key);
+            }
+            None => self.conflict |= self.parents.contains(&format!("{host}\0{gpu}")),
+        }
+    }
+}
+
+/// What a row is to its GPU's samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Admit {
+    /// a new sample in the window
+    New,
+    /// outside --since/--until
+    Outside,
+    /// the sample kept last, again (its instant, or within --align)
+    Same,
+}
+
+impl Pending {
+    /// The values a repeat is ranked by: held first, then the activity
+    /// metrics, memory and power (a value beats none).
+    fn rank(&self) -> [f64; 9] {
+        let v = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
+        let b = |x: Option<u64>| x.map_or(f64::NEG_INFINITY, |b| b as f64);
+        [
+            f64::from(u8::from(self.held)),
+            v(self.device_util),
+            v(self.sm_active),
+            v(self.tensor_active),
+            v(self.sm_occupancy),
+            v(self.dram_active),
+            b(self.mem_used),
+            v(self.power),
+            b(self.mem_total),
+        ]
+    }
+
+    /// Of two repeats of one sample, whether `self` is kept over `other`:
+    /// held over not, then the busier, metric by metric (docs/semantics.md §2).
+    fn outranks(&self, other: &Pending) -> bool {
+        let (a, b) = (self.rank(), other.rank());
+        a.iter()
+            .zip(&b)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|o| o.is_ne())
+            .is_some_and(|o| o.is_gt())
+    }
+
+    /// Whether two repeats say the same (their instants aside).
+    fn same_values(&self, other: &Pending) -> bool {
+        let (a, b) = (self.rank(), other.rank());
+        a.iter().zip(&b).all(|(x, y)| x.total_cmp(y).is_eq())
+            && (
+                self.held_unknown,
+                self.model,
+                self.job,
+                self.user,
+                self.team,
+            ) == (
+                other.held_unknown,
+                other.model,
+                other.job,
+                other.user,
+                other.team,
+            )
+    }
+}
+
 /// A GPU's names, kept by the dispatcher (every shard reads them).
 struct GpuState {
     host: String,
@@ -110,6 +206,9 @@ struct Track {
     diff_run: Option<(i64, u64)>,
     step: Option<i64>,
     max_gap: Option<i64>,
+    /// a third or more of the steps beyond max gap (derived, not --max-gap):
+    /// samples in close pairs, as two exporters scraping one GPU give
+    paired: bool,
     // pass 2
     last_t2: Option<i64>,
     pending: Option<Pending>,
@@ -123,9 +222,22 @@ impl Track {
         }
         self.step = median_of_histogram(&self.diffs);
         self.max_gap = max_gap_us.or(self.step.map(|s| 3 * s));
+        if let (None, Some(max_gap)) = (max_gap_us, self.max_gap) {
+            let steps: u64 = self.diffs.values().sum();
+            let beyond: u64 = self
+                .diffs
+                .iter()
+                .filter(|(d, _)| **d > max_gap)
+                .map(|(_, n)| n)
+                .sum();
+            self.paired = steps >= PAIRED_MIN_STEPS && 3 * beyond >= steps;
+        }
         self.diffs = HashMap::default();
     }
 }
+
+/// The fewest steps a GPU needs before its gaps say "close pairs".
+const PAIRED_MIN_STEPS: u64 = 6;
 
 /// A row that stopped a shard: the earliest one (in input order) is the
 /// error the audit reports, whatever the number of shards.
@@ -149,12 +261,18 @@ struct RowCounts {
     duplicates: u64,
     rows_in_window: u64,
     rows_outside_window: u64,
+    /// samples within --align of the one kept (not at its instant): one sample
+    aligned: u64,
+    /// repeats (exact or within --align) whose values differ from the one kept
+    disagreeing: u64,
 }
 
 impl RowCounts {
     fn add(&mut self, other: &RowCounts) {
         self.unobserved_us += other.unobserved_us;
         self.duplicates += other.duplicates;
+        self.aligned += other.aligned;
+        self.disagreeing += other.disagreeing;
         self.rows_in_window += other.rows_in_window;
         self.rows_outside_window += other.rows_outside_window;
     }
@@ -236,6 +354,9 @@ impl Shard {
                 if t < prev {
                     return Err((i, sh.out_of_order(g)));
                 }
+                if t > prev && t - prev <= sh.cfg.align_us {
+                    continue; // the same sample as the one kept (--align)
+                }
                 if t > prev {
                     let d = t - prev;
                     match &mut tr.diff_run {
@@ -274,10 +395,10 @@ impl Shard {
             }
             let Some(t) = time.get(i) else { continue };
             let local = local as usize;
-            if !self
+            let admitted = self
                 .admit(local, t, sh)
-                .map_err(|()| (i, sh.out_of_order(g)))?
-            {
+                .map_err(|()| (i, sh.out_of_order(g)))?;
+            if admitted == Admit::Outside {
                 continue;
             }
             let (model, job, user, team) = (s.models[i], s.jobs[i], s.users[i], s.teams[i]);
@@ -304,29 +425,52 @@ impl Shard {
                 mem_total: mem_total.get(i),
                 power: power.get(i),
             };
-            self.weigh_previous(g, local, p, sh);
+            match admitted {
+                Admit::Same => self.merge_same(local, p),
+                _ => self.weigh_previous(g, local, p, sh),
+            }
         }
         Ok(())
     }
 
+    /// A repeat of the sample kept for the GPU at `local` (at its instant, or
+    /// within --align after it) is one sample with it: of two that disagree
+    /// the one that ranks first is kept ([`Pending::outranks`]), whatever the
+    /// order of the inputs, at the kept one's instant, and the disagreement is counted.
+    fn merge_same(&mut self, local: usize, p: Pending) {
+        let Some(kept) = self.tracks[local].pending.as_mut() else {
+            return;
+        };
+        if !p.same_values(kept) {
+            self.counts.disagreeing += 1;
+        }
+        if p.outranks(kept) {
+            *kept = Pending { t: kept.t, ..p };
+        }
+    }
+
     /// Whether a row at `t` of the GPU at `local` is a new sample in the window
     /// (counting what is not); Err when the GPU's samples go back in time.
-    fn admit(&mut self, local: usize, t: i64, sh: &Shared) -> std::result::Result<bool, ()> {
+    fn admit(&mut self, local: usize, t: i64, sh: &Shared) -> std::result::Result<Admit, ()> {
         if !sh.in_window(t) {
             self.counts.rows_outside_window += 1;
-            return Ok(false);
+            return Ok(Admit::Outside);
         }
         if let Some(prev) = self.tracks[local].last_t2 {
             if t == prev {
-                self.counts.duplicates += 1; // exact duplicate of (host, gpu, time): first kept
-                return Ok(false);
+                self.counts.duplicates += 1; // exact duplicate of (host, gpu, time)
+                return Ok(Admit::Same);
             }
             if t < prev {
                 return Err(());
             }
+            if t - prev <= sh.cfg.align_us {
+                self.counts.aligned += 1;
+                return Ok(Admit::Same);
+            }
         }
         self.counts.rows_in_window += 1;
-        Ok(true)
+        Ok(Admit::New)
     }
 
     /// `p` is GPU `g`'s newest sample: the one before it now has its weight.
@@ -629,6 +773,15 @@ pub struct Engine<'a> {
     rule: HeldRule,
     present: Present,
     snapshot_us: i64,
+    /// what a GPU's single sample weighs: the fleet's step when other GPUs
+    /// have one and no --interval says otherwise, else `snapshot_us`
+    lone_us: i64,
+    /// GPUs weighed the fleet's step for their single sample
+    lone_gpus: usize,
+    /// GPUs whose samples come in close pairs (Track::paired)
+    paired_gpus: usize,
+    /// streamed: what is seen of the GPU ids, to find those that need the whole table
+    ids: Option<IdCheck>,
     /// "host\0gpu" -> GPU index
     index: HashMap<String, usize>,
     key_buf: String,
@@ -667,6 +820,10 @@ impl<'a> Engine<'a> {
             rule,
             present,
             snapshot_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
+            lone_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
+            lone_gpus: 0,
+            paired_gpus: 0,
+            ids: cfg.streamed.then(IdCheck::default),
             index: HashMap::default(),
             key_buf: String::new(),
             gpus: Vec::new(),
@@ -743,7 +900,7 @@ impl<'a> Engine<'a> {
             cfg: self.cfg,
             rule: self.rule,
             present: self.present,
-            snapshot_us: self.snapshot_us,
+            snapshot_us: self.lone_us,
             gpus: &self.gpus,
             place: &self.place,
             prices: &self.prices,
@@ -791,6 +948,9 @@ impl<'a> Engine<'a> {
             previous = Some((key, idx));
             slots.push(idx);
         }
+        if self.ids.as_ref().is_some_and(|c| c.conflict) {
+            return Err(crate::samples::NeedsWholeTable.into());
+        }
         Ok(slots)
     }
 
@@ -801,6 +961,9 @@ impl<'a> Engine<'a> {
         self.key_buf.push_str(gpu);
         if let Some(i) = self.index.get(self.key_buf.as_str()) {
             return *i;
+        }
+        if let Some(ids) = self.ids.as_mut() {
+            ids.see(host, gpu, &self.index);
         }
         let host_id = self.labels.intern(host);
         self.gpus.push(GpuState {
@@ -870,7 +1033,34 @@ impl<'a> Engine<'a> {
                 tr.finish_steps(self.cfg.max_gap_us);
             }
         }
+        self.weigh_lone_samples();
+        self.paired_gpus = self.tracks().filter(|t| t.paired).count();
         self.start_diagnosis();
+    }
+
+    /// The median of the GPUs' steps (None: no GPU has two samples).
+    fn fleet_step(&self) -> Option<i64> {
+        let mut steps: Vec<i64> = self.tracks().filter_map(|g| g.step).collect();
+        steps.sort_unstable();
+        weights::median_by_rank(steps.len() as u64, |i| steps[i as usize])
+    }
+
+    /// A GPU seen once inside a time series (docs/semantics.md §2) weighs the
+    /// fleet's step, not the snapshot hour: one stray row would otherwise
+    /// stand for an hour of a 1-minute dump. --interval, when given, is the
+    /// user's word for it and stays.
+    fn weigh_lone_samples(&mut self) {
+        let Some(step) = self.fleet_step() else {
+            return;
+        };
+        if self.cfg.interval_us.is_some() {
+            return;
+        }
+        self.lone_us = step;
+        self.lone_gpus = self
+            .tracks()
+            .filter(|g| g.step.is_none() && g.last_t1.is_some())
+            .count();
     }
 
     fn tracks(&self) -> impl Iterator<Item = &Track> {
@@ -886,7 +1076,7 @@ impl<'a> Engine<'a> {
             .tracks()
             .filter_map(|g| {
                 let t = g.last_t1?;
-                let w = weights::weigh_last(g.step, g.max_gap, self.snapshot_us);
+                let w = weights::weigh_last(g.step, g.max_gap, self.lone_us);
                 Some(t + weights::cap_until(t, w, self.cfg.until))
             })
             .max()?;
@@ -901,9 +1091,7 @@ impl<'a> Engine<'a> {
         let Some((start, end)) = self.window_of_pass1() else {
             return;
         };
-        let mut steps: Vec<i64> = self.tracks().filter_map(|g| g.step).collect();
-        steps.sort_unstable();
-        let fleet_step = weights::median_by_rank(steps.len() as u64, |i| steps[i as usize]);
+        let fleet_step = self.fleet_step();
         let bucket = self.cfg.bucket_us.unwrap_or_else(|| {
             super::diagnosis::auto_bucket(fleet_step.unwrap_or(self.snapshot_us), end - start)
         });
@@ -1087,6 +1275,29 @@ impl<'a> Engine<'a> {
                 weight_us: self.snapshot_us,
             });
         }
+        if self.lone_gpus > 0 {
+            notes.push(crate::audit::model::Note::LoneSamples {
+                gpus: self.lone_gpus,
+                weight_us: self.lone_us,
+            });
+        }
+        if merged.counts.aligned > 0 {
+            notes.push(crate::audit::model::Note::SamplesAligned {
+                samples: merged.counts.aligned,
+                align_us: cfg.align_us,
+            });
+        }
+        let mut warnings = quality.warnings.clone();
+        if self.paired_gpus > 0 {
+            warnings.push(Warning::ClosePairs {
+                gpus: self.paired_gpus,
+            });
+        }
+        if merged.counts.disagreeing > 0 {
+            warnings.push(Warning::RepeatsDisagree {
+                samples: merged.counts.disagreeing,
+            });
+        }
         Parts {
             window_start,
             window_end,
@@ -1122,6 +1333,29 @@ impl<'a> Engine<'a> {
             diagnosis,
         }
     }
+}
+
+/// The end of the data's window as a report without --since/--until shows
+/// it: the latest end of a GPU's last sample's weight (docs/semantics.md §2).
+/// A span (`--since 30m`) counts back from here, so it gives a 30-minute
+/// window, not one step more. One keys-only pass over `source`.
+pub(crate) fn window_end(
+    source: &dyn super::ChunkSource,
+    cfg: &AuditConfig,
+) -> Result<Option<i64>> {
+    let mut open = cfg.clone();
+    (open.since, open.until) = (None, None);
+    open.threads = 1;
+    let present = Present {
+        device_util: false,
+        sm_active: false,
+        tensor_active: false,
+        useful: false,
+    };
+    let mut engine = Engine::new(&open, HeldRule::Assumed, present);
+    source.for_each_chunk(true, &mut |df| engine.observe_steps(df))?;
+    engine.finish_steps();
+    Ok(engine.window_of_pass1().map(|(_, end)| end))
 }
 
 /// The jobs file's MFU figures onto the jobs' rows, by job name.

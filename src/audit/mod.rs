@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use engine::Engine;
 pub(crate) use held::{HeldRule, held_rule_from};
 use model::Report;
-use polars::prelude::{DataFrame, DataType, SortMultipleOptions};
+use polars::prelude::{DataFrame, SortMultipleOptions};
 use tally::Present;
 
 pub(crate) mod assemble;
@@ -73,6 +73,12 @@ pub(crate) struct AuditConfig {
     pub own_cost: Option<crate::catalog::own_cost::OwnCost>,
     /// audit workers: GPUs are sharded across this many threads (1: no threads)
     pub threads: usize,
+    /// samples of one GPU at most this far after the one kept are the same sample (`--align`)
+    pub align_us: i64,
+    /// the samples come streamed: GPU ids that need the whole table (a UUID
+    /// under two hosts, a MIG parent beside its instances) stop the audit
+    /// with `samples::NeedsWholeTable`, and the in-memory path reads them
+    pub streamed: bool,
 }
 
 impl AuditConfig {
@@ -96,25 +102,13 @@ impl AuditConfig {
             min_window_hours: diagnosis::purchase::MIN_WINDOW_HOURS,
             own_cost: None,
             threads: 1,
+            align_us: 0,
+            streamed: false,
         }
     }
 }
 
 pub(crate) const DEFAULT_SNAPSHOT_US: i64 = 3_600 * interval::TICKS_PER_SECOND;
-
-/// Earliest and latest sample time (µs), for relative --since/--until.
-pub(crate) fn time_range(table: &SampleTable) -> Result<Option<(i64, i64)>> {
-    let t = table.df.column(col::TIME)?.cast(&DataType::Int64)?;
-    let ca = t.i64()?;
-    let mut range: Option<(i64, i64)> = None;
-    for v in ca.iter().flatten() {
-        range = Some(match range {
-            None => (v, v),
-            Some((lo, hi)) => (lo.min(v), hi.max(v)),
-        });
-    }
-    Ok(range)
-}
 
 /// Which layers the input can show (an absent column gives a null layer, not 0).
 /// (`useful` needs a jobs file: see [`engine::Engine::with_job_mfu`].)

@@ -242,6 +242,16 @@ pub enum Note {
     Snapshot {
         weight_us: i64,
     },
+    /// samples of one GPU within --align of the one kept, each one sample with it
+    SamplesAligned {
+        samples: u64,
+        align_us: i64,
+    },
+    /// GPUs with one sample inside a time series, each weighed the fleet's step
+    LoneSamples {
+        gpus: usize,
+        weight_us: i64,
+    },
     /// held GPU-hours without the basis metric, counted not useful
     UnmeasuredBasis {
         held_gpu_hours: f64,
@@ -301,6 +311,19 @@ pub struct ColumnName {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum Warning {
+    /// GPU UUIDs seen under more than one host name, each counted once
+    UuidUnderHosts {
+        gpus: usize,
+        /// the first such GPU and its host spellings (the first is kept)
+        example_gpu: String,
+        hosts: Vec<String>,
+    },
+    /// GPUs a third or more of whose steps are beyond max gap: close pairs?
+    ClosePairs { gpus: usize },
+    /// repeats of one GPU's sample (same instant, or within --align) that disagree
+    RepeatsDisagree { samples: u64 },
+    /// samples of MIG parents dropped where their instances report
+    MigParentDropped { parents: usize, samples: u64 },
     /// samples far outside the bulk of the data's time, left out
     FarOutsideTimes {
         count: u64,

@@ -53,9 +53,10 @@ pub struct InputArgs {
     #[arg(long, value_name = "LABEL")]
     pub team_label: Option<String>,
 
-    /// Samples of different metrics of one GPU stamped this close form one
-    /// sample (instant queries run one after another). Default: half the
-    /// series' step, else 5s.
+    /// Samples of one GPU stamped this close form one sample: metrics of one
+    /// scrape stamped apart (Prometheus; default half the series' step, else
+    /// 5s), or two exporters scraping one GPU (every input; default 0: only
+    /// the same instant).
     #[arg(long, value_name = "DURATION")]
     pub align: Option<String>,
 

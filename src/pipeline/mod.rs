@@ -14,9 +14,7 @@ use crate::source::prometheus::http::{Auth, Client, ClientOptions};
 use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
 use crate::source::prometheus::pushdown as prometheus_pushdown;
 use crate::source::{Input, InputFormat, ReadOptions};
-use crate::timeparse::{
-    is_relative, parse_cli_time, parse_duration_us, parse_fraction, parse_size_bytes,
-};
+use crate::timeparse::{is_relative, parse_cli_time, parse_duration_us, parse_size_bytes};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -109,7 +107,8 @@ pub fn report(req: &ReportRequest) -> Result<Report> {
                 return Ok(report);
             }
             let table = crate::source::load(inputs, &req.read)?;
-            let cfg = audit_config_for(&req.audit, &table)?;
+            let mut cfg = audit_config_for(&req.audit, &table)?;
+            cfg.align_us = req.read.align_us.unwrap_or(0);
             crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
         }
     }
@@ -143,7 +142,20 @@ fn streamed(
     else {
         return Ok(None);
     };
-    let cfg = audit_config(&req.audit, &|| stream.max_time())?;
+    let mut cfg = match audit_config(&req.audit, &|cfg| {
+        let streamed = crate::audit::AuditConfig {
+            streamed: true,
+            ..cfg.clone()
+        };
+        crate::audit::engine::window_end(&stream, &streamed)
+    }) {
+        Ok(cfg) => cfg,
+        // not in time order, or GPU ids that need the whole table: read in memory
+        Err(e) if needs_memory(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    cfg.align_us = req.read.align_us.unwrap_or(0);
+    cfg.streamed = true;
     // Decoding the next slice while this one is audited keeps a second slice
     // alive: on by default only when no slice is over READ_AHEAD_MAX_SLICE_ROWS,
     // so peak memory stays under 1 GiB. GPUAUDIT_READ_AHEAD=0/1 overrides the
@@ -171,14 +183,18 @@ fn streamed(
     progressed.finish();
     match result {
         Ok(r) => Ok(Some(r)),
-        Err(e)
-            if e.downcast_ref::<crate::audit::engine::OutOfOrder>()
-                .is_some() =>
-        {
-            Ok(None)
-        }
+        Err(e) if needs_memory(&e) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// A streamed audit that must be redone in memory: samples out of time order
+/// (the in-memory path sorts them) or GPU ids that need the whole table.
+fn needs_memory(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<crate::audit::engine::OutOfOrder>()
+        .is_some()
+        || e.downcast_ref::<crate::samples::NeedsWholeTable>()
+            .is_some()
 }
 
 /// The default window of a live query: the last 7 days.
@@ -292,36 +308,22 @@ pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
 /// count back from the end of its data, so a report on an old dump means the
 /// same thing every time.
 pub fn audit_config_for(opts: &AuditOptions, table: &SampleTable) -> Result<AuditConfig> {
-    audit_config(opts, &|| {
-        Ok(crate::audit::time_range(table)?.map(|(_, max)| max))
+    audit_config(opts, &|cfg| {
+        crate::audit::engine::window_end(&crate::audit::TableChunks::new(table)?, cfg)
     })
 }
 
-/// The same, for a source that says its last sample time only when asked
-/// (a streamed dataset reads it from parquet statistics).
+/// The same, for a source whose window's end is found when asked (a
+/// streamed dataset: one pass over its keys, docs/semantics.md §2).
 pub fn audit_config(
     opts: &AuditOptions,
-    data_end: &dyn Fn() -> Result<Option<i64>>,
+    data_end: &dyn Fn(&AuditConfig) -> Result<Option<i64>>,
 ) -> Result<AuditConfig> {
     let prices = PriceBook::new(opts.price, opts.prices.as_deref(), !opts.no_builtin_prices)?;
     let mut cfg = AuditConfig::new(prices);
-    let needs_anchor = opts.since.as_deref().is_some_and(is_relative)
-        || opts.until.as_deref().is_some_and(is_relative);
-    let anchor = if needs_anchor { data_end()? } else { None };
-    if let Some(s) = &opts.since {
-        cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
-    }
-    if let Some(u) = &opts.until {
-        cfg.until = Some(parse_cli_time(u, anchor).context("--until")?);
-    }
-    if let (Some(s), Some(u)) = (cfg.since, cfg.until)
-        && s >= u
-    {
-        bail!("--since must be before --until");
-    }
     cfg.max_gap_us = positive_duration(opts.max_gap.as_deref(), "--max-gap")?;
     cfg.interval_us = positive_duration(opts.interval.as_deref(), "--interval")?;
-    cfg.idle_below = parse_fraction(&opts.idle_below).context("--idle-below")?;
+    cfg.idle_below = crate::units::parse_share("--idle-below", &opts.idle_below)?;
     cfg.min_idle_us = parse_duration_us(&opts.min_idle).context("--min-idle")?;
     cfg.held_mem_bytes = parse_size_bytes(&opts.held_mem).context("--held-mem")?;
     cfg.assume_held = opts.assume_held;
@@ -345,6 +347,21 @@ pub fn audit_config(
         .map(crate::catalog::own_cost::OwnCost::parse)
         .transpose()?;
     cfg.threads = opts.threads.unwrap_or_else(default_threads);
+    // spans count back from the window's end, which the weights set (max gap, interval)
+    let needs_anchor = opts.since.as_deref().is_some_and(is_relative)
+        || opts.until.as_deref().is_some_and(is_relative);
+    let anchor = if needs_anchor { data_end(&cfg)? } else { None };
+    if let Some(s) = &opts.since {
+        cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
+    }
+    if let Some(u) = &opts.until {
+        cfg.until = Some(parse_cli_time(u, anchor).context("--until")?);
+    }
+    if let (Some(s), Some(u)) = (cfg.since, cfg.until)
+        && s >= u
+    {
+        bail!("--since must be before --until");
+    }
     Ok(cfg)
 }
 

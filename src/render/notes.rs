@@ -146,6 +146,14 @@ pub fn note_text(note: &Note) -> String {
             quoted_list(examples, *count)
         ),
         Note::WholeJobMfu => "useful: MFU of jobs declared by model_flops is taken over all their samples, not only the window".to_string(),
+        Note::SamplesAligned { samples, align_us } => format!(
+            "{samples} samples within --align {} of a GPU's sample kept were the same sample (two exporters scraping one GPU)",
+            format_duration_us(*align_us)
+        ),
+        Note::LoneSamples { gpus, weight_us } => format!(
+            "{gpus} GPUs with a single sample in a time series weighed the fleet's step, {} each (not --interval's snapshot hour)",
+            format_duration_us(*weight_us)
+        ),
         Note::Snapshot { weight_us } => format!(
             "snapshot: every GPU has a single sample, weighed {} each; GPU-hours read as GPUs and dollars as per hour",
             format_duration_us(*weight_us)
@@ -232,6 +240,24 @@ pub fn warning_text(warning: &Warning) -> String {
             last_us,
             bulk,
         } => far_outside_text(*count, *first_us, *last_us, *bulk),
+        Warning::UuidUnderHosts {
+            gpus,
+            example_gpu,
+            hosts,
+        } => format!(
+            "identity: {gpus} GPU UUIDs appear under more than one host name (such as {example_gpu} under {}): each is one GPU, counted once under {}",
+            hosts.join(", "),
+            hosts.first().map_or("", String::as_str)
+        ),
+        Warning::ClosePairs { gpus } => format!(
+            "time: {gpus} GPUs have a third or more of their steps beyond 3 median steps, so much of their time is unobserved: samples in close pairs, as two exporters scraping one GPU give? --align merges them (e.g. --align 2s), --max-gap sets the gap"
+        ),
+        Warning::RepeatsDisagree { samples } => format!(
+            "duplicates: {samples} repeats of a GPU's sample (same instant, or within --align) disagree with the one kept; kept: the held one, then the busiest (device_util, sm_active, ...), whatever the order of the inputs"
+        ),
+        Warning::MigParentDropped { parents, samples } => format!(
+            "MIG: {samples} samples of {parents} parent GPUs dropped at times their MIG instances report: each card is billed once, as its instances"
+        ),
         Warning::Unmeasured { column, invalid } => {
             format!("{column}: no usable value ({invalid} invalid, the rest missing): not measured")
         }

@@ -1,7 +1,7 @@
 //! Parquet, CSV and NDJSON dumps through polars' lazy scanners: only the
 //! columns the audit needs are read (projection pushdown).
 use super::{InputFormat, decode};
-use crate::samples::{Quality, SampleTable, UserMap, col, normalize, resolve_columns};
+use crate::samples::{Quality, SampleTable, UserMap, col, resolve_columns};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::io::Read;
@@ -129,7 +129,7 @@ fn table_of(
 ) -> Result<SampleTable> {
     let rows_read = frame.height() as u64;
     crate::samples::check_twins(frame, resolved, twins, name)?;
-    let (df, quality) = normalize(frame, resolved, name)?;
+    let (df, quality, decided) = crate::samples::normalize_deciding(frame, resolved, name)?;
     let present = resolved
         .iter()
         .map(|r| r.canonical)
@@ -144,6 +144,7 @@ fn table_of(
         quality: quality2,
         sources: vec![name.to_string()],
         rows_read,
+        decided,
     })
 }
 

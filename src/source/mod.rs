@@ -1,6 +1,6 @@
 //! Source adapters: every input format becomes the canonical sample table
 //! through [`crate::samples::normalize`], one path for all of them.
-use crate::samples::{Quality, SampleTable, UserMap, normalize, resolve_columns};
+use crate::samples::{Quality, SampleTable, UserMap, resolve_columns};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use polars::prelude::DataFrame;
@@ -323,7 +323,7 @@ pub fn from_frame(
     let rows_read = frame.height() as u64;
     let twins = crate::samples::twins(&columns, &resolved);
     crate::samples::check_twins(&frame, &resolved, &twins, name)?;
-    let (df, mut quality) = normalize(&frame, &resolved, name)?;
+    let (df, mut quality, decided) = crate::samples::normalize_deciding(&frame, &resolved, name)?;
     quality.merge(extra);
     quality.maps_found = crate::samples::maps_found(&columns, maps);
     let present = resolved
@@ -337,5 +337,6 @@ pub fn from_frame(
         quality,
         sources: vec![name.to_string()],
         rows_read,
+        decided,
     })
 }

@@ -5,7 +5,7 @@
 use super::Input;
 use crate::audit::ChunkSource;
 use crate::audit::model::{TimeBulk, Warning};
-use crate::samples::{Quality, Resolved, UserMap, col, normalize, resolve_columns};
+use crate::samples::{Kind, Quality, Resolved, UserMap, col, normalize, resolve_columns};
 use anyhow::{Context, Result, anyhow, bail};
 use polars::prelude::*;
 use std::collections::BTreeSet;
@@ -23,6 +23,8 @@ struct Part {
     name: String,
     path: PathBuf,
     resolved: Vec<Resolved>,
+    /// metric columns this file stores as text: their units are read slice by slice
+    text_metrics: BTreeSet<&'static str>,
     rows: usize,
     /// (offset, rows) of each slice the passes read: whole row groups where
     /// the file says where they are (see [`slices_of`])
@@ -123,39 +125,45 @@ pub struct ParquetStream {
     time_bounds: Option<(i64, i64)>,
 }
 
-/// The in-memory rule for stray samples (SampleTable::drop_time_outliers), on
-/// parquet statistics: quartiles of the time column per file (the widest), then
-/// a count outside the fences. Only datetime columns; text times are not checked.
+/// The rule for stray samples (SampleTable::drop_time_outliers), on the
+/// whole dataset in bounded memory: the quartiles of every part's times
+/// together (crate::samples::quartile_ranks), the fences, then a count
+/// outside them. Datetime columns are read as they are; text or epoch times
+/// through normalisation, as the in-memory reader reads them.
 fn stray_time_bounds(parts: &[Part], quality: &mut Quality) -> Result<Option<(i64, i64)>> {
-    let Some(times) = datetime_times(parts) else {
-        return Ok(None);
+    let times = part_times(parts)?;
+    let every_time = |f: &mut dyn FnMut(i64)| -> Result<()> {
+        for pt in &times {
+            for_each_time(pt, &mut *f)?;
+        }
+        Ok(())
     };
     // A dataset spanning at most the minimum fence (a week) cannot hold a
     // stray sample, so a min/max scan settles the common case; otherwise the
     // quartiles are found in bounded memory (they once sorted the whole
     // time column: 2.4 GiB at 100M rows).
-    let (first, last) = time_span(&times)?;
+    let (first, last) = time_span(&every_time, None)?;
     if last.saturating_sub(first) <= crate::samples::MIN_TIME_FENCE_US {
         return Ok(None);
     }
-    let Some((q1, q3)) = widest_quartiles(&times, (first, last))? else {
+    let Some((q1, q3, n)) = quartiles_of(&every_time, first, last, QUANTILE_SORT_LIMIT)? else {
         return Ok(None);
     };
-    let rows: usize = times.iter().map(|(p, _)| p.rows).sum();
+    if n < 4 {
+        return Ok(None); // as in memory: too few samples to have a bulk
+    }
     let (lo, hi) = crate::samples::time_fences(q1, q3);
-    let (count, first, last) = outside_fences(&times, lo, hi)?;
-    if count == 0 || count as usize > crate::samples::outlier_limit(rows) {
+    let (count, first, last) = outside_fences(&every_time, lo, hi)?;
+    if count == 0 || count as usize > crate::samples::outlier_limit(n as usize) {
         return Ok(None);
     }
+    let (start_us, end_us) = time_span(&every_time, Some((lo, hi)))?;
     quality.rows_dropped += count;
     quality.warnings.push(Warning::FarOutsideTimes {
         count,
         first_us: first,
         last_us: last,
-        bulk: TimeBulk::Fences {
-            lo_us: lo,
-            hi_us: hi,
-        },
+        bulk: TimeBulk::Samples { start_us, end_us },
     });
     Ok(Some((lo, hi)))
 }
@@ -167,77 +175,85 @@ fn epoch_us(name: &str) -> Expr {
         .cast(DataType::Int64)
 }
 
-/// Each part with its time column's name, when every part stores time as a datetime.
-fn datetime_times(parts: &[Part]) -> Option<Vec<(&Part, String)>> {
-    let times: Vec<(&Part, String)> = parts
-        .iter()
-        .filter_map(|p| {
-            let t = p.resolved.iter().find(|r| r.canonical == col::TIME)?;
-            let lf = scan(&p.path).ok()?;
-            let mut lf2 = lf.clone();
-            let dt = lf2.collect_schema().ok()?.get(t.source.as_str())?.clone();
-            matches!(dt, DataType::Datetime(_, _)).then(|| (p, t.source.clone()))
-        })
-        .collect();
-    (times.len() == parts.len()).then_some(times)
+/// A part's time column, and its GPU column (a row without a GPU is no sample).
+struct PartTime<'p> {
+    part: &'p Part,
+    time: Resolved,
+    gpu: Resolved,
+    /// stored as a datetime: read by a cast, not through normalisation
+    datetime: bool,
 }
 
-/// One row of statistics of a part's (filtered) time column, slice by slice.
-fn time_stats(p: &Part, filter: Option<Expr>, select: &[(Expr, Combine)]) -> Result<DataFrame> {
-    scan(&p.path)
-        .and_then(|lf| aggregate(&lf, &p.slices, filter.as_ref(), select))
-        .map_err(|e| anyhow!("{}: {e}", p.name))
-}
-
-/// The earliest and latest time over all parts.
-fn time_span(times: &[(&Part, String)]) -> Result<(i64, i64)> {
-    let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in times {
-        let df = time_stats(
-            p,
-            None,
-            &[
-                (epoch_us(t).min().alias("first"), Combine::Min),
-                (epoch_us(t).max().alias("last"), Combine::Max),
-            ],
-        )?;
-        first = first.min(first_i64(&df, "first").unwrap_or(i64::MAX));
-        last = last.max(first_i64(&df, "last").unwrap_or(i64::MIN));
+/// Each part's time column (every part has one: checked when it opened).
+fn part_times(parts: &[Part]) -> Result<Vec<PartTime<'_>>> {
+    let mut out = Vec::new();
+    for p in parts {
+        let find = |c: &str| p.resolved.iter().find(|r| r.canonical == c).cloned();
+        let (Some(time), Some(gpu)) = (find(col::TIME), find(col::GPU)) else {
+            continue;
+        };
+        let mut lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let schema = lf
+            .collect_schema()
+            .map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let datetime = matches!(
+            schema.get(time.source.as_str()),
+            Some(DataType::Datetime(_, _))
+        );
+        out.push(PartTime {
+            part: p,
+            time,
+            gpu,
+            datetime,
+        });
     }
+    Ok(out)
+}
+
+/// The earliest and latest time (within [lo, hi] when given).
+fn time_span(values: &Times<'_>, within: Option<(i64, i64)>) -> Result<(i64, i64)> {
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    values(&mut |t| {
+        if within.is_none_or(|(lo, hi)| (lo..=hi).contains(&t)) {
+            first = first.min(t);
+            last = last.max(t);
+        }
+    })?;
     Ok((first, last))
 }
 
-/// The widest (q1, q3) of the parts' time quartiles.
-fn widest_quartiles(
-    times: &[(&Part, String)],
-    (first, last): (i64, i64),
-) -> Result<Option<(i64, i64)>> {
-    let mut q: Option<(i64, i64)> = None;
-    for (p, t) in times {
-        let values = |f: &mut dyn FnMut(i64)| for_each_time(p, t, f);
-        if let Some((a, b)) = quartiles_of(&values, first, last, QUANTILE_SORT_LIMIT)? {
-            q = Some(q.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-        }
-    }
-    Ok(q)
-}
-
 /// A part's time column as epoch µs (nulls left out), one slice at a time:
-/// only this column is decoded.
-fn for_each_time(p: &Part, t: &str, f: &mut dyn FnMut(i64)) -> Result<()> {
+/// only this column is decoded (and, for text times, the GPU column, whose
+/// empty rows normalisation leaves out, as in memory).
+fn for_each_time(pt: &PartTime<'_>, f: &mut dyn FnMut(i64)) -> Result<()> {
+    let p = pt.part;
     let lf = scan(&p.path).map_err(|e| anyhow!("{}: {e}", p.name))?;
     for &(offset, len) in &p.slices {
-        let df = lf
-            .clone()
-            .slice(offset as i64, len as IdxSize)
-            .select([epoch_us(t).alias("t")])
-            .collect()
-            .map_err(|e| anyhow!("{}: {e}", p.name))?;
-        if df.height() == 0 {
-            break;
-        }
-        let column = df.column("t").and_then(|c| c.i64().cloned());
-        let column = column.map_err(|e| anyhow!("{}: {e}", p.name))?;
+        let slice = lf.clone().slice(offset as i64, len as IdxSize);
+        let column = if pt.datetime {
+            let df = slice
+                .select([epoch_us(&pt.time.source).alias("t")])
+                .collect()
+                .map_err(|e| anyhow!("{}: {e}", p.name))?;
+            if df.height() == 0 {
+                break;
+            }
+            df.column("t")?.i64()?.clone()
+        } else {
+            let frame = slice
+                .select([
+                    polars::prelude::col(pt.time.source.as_str()),
+                    polars::prelude::col(pt.gpu.source.as_str()),
+                ])
+                .collect()
+                .map_err(|e| anyhow!("{}: {e}", p.name))?;
+            if frame.height() == 0 {
+                break;
+            }
+            let rs = [pt.time.clone(), pt.gpu.clone()];
+            let (df, _) = normalize(&frame, &rs, &p.name)?;
+            df.column(col::TIME)?.cast(&DataType::Int64)?.i64()?.clone()
+        };
         column.iter().flatten().for_each(&mut *f);
     }
     Ok(())
@@ -296,17 +312,17 @@ fn quartiles_of(
     first: i64,
     last: i64,
     sort_limit: u64,
-) -> Result<Option<(i64, i64)>> {
+) -> Result<Option<(i64, i64, u64)>> {
     let grid = Grid::new(first, last);
     let counts = grid.count(values)?;
     let n: u64 = counts.iter().sum();
     if n == 0 {
         return Ok(None);
     }
-    let rank = |q: f64| ((n - 1) as f64 * q) as u64;
-    let q1 = value_at_rank(values, grid, counts.clone(), rank(0.25), sort_limit)?;
-    let q3 = value_at_rank(values, grid, counts, rank(0.75), sort_limit)?;
-    Ok(Some((q1, q3)))
+    let (r1, r3) = crate::samples::quartile_ranks(n);
+    let q1 = value_at_rank(values, grid, counts.clone(), r1, sort_limit)?;
+    let q3 = value_at_rank(values, grid, counts, r3, sort_limit)?;
+    Ok(Some((q1, q3, n)))
 }
 
 /// The value of `rank` (0-based, among the values inside `grid`, whose bin
@@ -354,30 +370,22 @@ fn value_at_rank(
 }
 
 /// How many samples lie outside [lo, hi], and the earliest and latest of them.
-fn outside_fences(times: &[(&Part, String)], lo: i64, hi: i64) -> Result<(u64, i64, i64)> {
+fn outside_fences(values: &Times<'_>, lo: i64, hi: i64) -> Result<(u64, i64, i64)> {
     let mut count = 0u64;
     let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for (p, t) in times {
-        let out = epoch_us(t).lt(lit(lo)).or(epoch_us(t).gt(lit(hi)));
-        let df = time_stats(
-            p,
-            Some(out),
-            &[
-                (len().cast(DataType::Int64).alias("n"), Combine::Sum),
-                (epoch_us(t).min().alias("first"), Combine::Min),
-                (epoch_us(t).max().alias("last"), Combine::Max),
-            ],
-        )?;
-        let get = |c: &str| first_i64(&df, c);
-        count += get("n").unwrap_or(0) as u64;
-        first = first.min(get("first").unwrap_or(i64::MAX));
-        last = last.max(get("last").unwrap_or(i64::MIN));
-    }
+    values(&mut |t| {
+        if t < lo || t > hi {
+            count += 1;
+            first = first.min(t);
+            last = last.max(t);
+        }
+    })?;
     Ok((count, first, last))
 }
 
-/// min, max and count of each metric column, in one row ("SOURCE\0min", ...);
-/// None when there is no metric column.
+/// The statistics of each metric column a unit decision and the "never
+/// measured" rule need, in one row ("SOURCE\0min", ...); None when there is
+/// no metric column. Counts leave NaN out (NaN is "no value", never invalid).
 fn metric_stats<'r>(
     lf: &LazyFrame,
     slices: &[(usize, usize)],
@@ -387,14 +395,30 @@ fn metric_stats<'r>(
     let aggs: Vec<(Expr, Combine)> = metrics
         .flat_map(|r| {
             let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
-            [
-                (c().min().alias(format!("{}\0min", r.source)), Combine::Min),
-                (c().max().alias(format!("{}\0max", r.source)), Combine::Max),
+            let alias = |what: &str| format!("{}\0{what}", r.source);
+            let count = |e: Expr, what: &str| {
                 (
-                    c().count()
-                        .cast(DataType::Float64)
-                        .alias(format!("{}\0n", r.source)),
+                    e.cast(DataType::Float64).sum().alias(alias(what)),
                     Combine::Sum,
+                )
+            };
+            let between = |lo: f64, hi: f64| c().gt_eq(lit(lo)).and(c().lt_eq(lit(hi)));
+            [
+                (c().min().alias(alias("min")), Combine::Min),
+                (c().max().alias(alias("max")), Combine::Max),
+                count(c().is_not_nan(), "n"),
+                count(between(0.0, 1.0), "in_fraction"),
+                count(between(0.0, 100.0), "in_percent"),
+                count(between(0.0, f64::MAX), "in_nonneg"),
+                count(
+                    between(crate::units::PERCENT_EVIDENCE, 100.0),
+                    "percent_evidence",
+                ),
+                (
+                    c().filter(between(0.0, 100.0))
+                        .max()
+                        .alias(alias("max_in_percent")),
+                    Combine::Max,
                 ),
             ]
         })
@@ -407,19 +431,30 @@ fn metric_stats<'r>(
     Ok(Some(stats))
 }
 
-/// Units and "never measured" decided once per file from its statistics
-/// (min, max, count), so every slice reads alike: the unit decided is passed
-/// on as stated, and a metric column without one usable value is dropped,
-/// exactly as if absent (its layers are null, never 0).
-fn decide_units(
+/// What one metric column holds over the whole dataset: the evidence its unit
+/// is decided from, and how many values each unit would leave usable.
+#[derive(Debug, Clone, Default)]
+struct ColumnTally {
+    evidence: Option<crate::samples::UnitEvidence>,
+    /// values neither null nor NaN
+    values: u64,
+    /// usable values of the files whose unit is stated (by name or --map)
+    usable_stated: u64,
+    /// values in 0..1 and in 0..100 of the files whose unit the data decides
+    in_fraction: u64,
+    in_percent: u64,
+}
+
+/// Adds one file's statistics of its numeric metric columns to `tally`.
+fn tally_file(
     lf: &LazyFrame,
     schema: &Schema,
-    resolved: &mut Vec<Resolved>,
+    resolved: &[Resolved],
     name: &str,
     slices: &[(usize, usize)],
-    quality: &mut Quality,
+    tally: &mut std::collections::BTreeMap<&'static str, ColumnTally>,
 ) -> Result<()> {
-    use crate::samples::{Kind, Unit, kind_of};
+    use crate::samples::{Unit, kind_of};
     let metric = |r: &Resolved| {
         matches!(
             kind_of(r.canonical),
@@ -441,71 +476,118 @@ fn decide_units(
             .ok()?
             .get(0)
     };
-    let mut units = std::collections::BTreeMap::new();
-    let mut unmeasured = Vec::new();
-    for r in resolved.iter_mut().filter(|r| metric(r)) {
-        let Some(kind) = kind_of(r.canonical) else {
-            continue;
-        };
-        let (n, min, max) = (
-            get(&r.source, "n").unwrap_or(0.0),
-            get(&r.source, "min"),
-            get(&r.source, "max"),
-        );
-        let (Some(min), Some(max)) = (min, max) else {
-            if n == 0.0 {
-                unmeasured.push(r.canonical);
+    for r in resolved.iter().filter(|r| metric(r)) {
+        let count = |what: &str| get(&r.source, what).unwrap_or(0.0) as u64;
+        let t = tally.entry(r.canonical).or_default();
+        t.values += count("n");
+        match (kind_of(r.canonical), r.unit) {
+            (Some(Kind::Fraction), Unit::AsIs) => {
+                t.in_fraction += count("in_fraction");
+                t.in_percent += count("in_percent");
             }
+            (Some(Kind::Fraction), Unit::Percent) => t.usable_stated += count("in_percent"),
+            (Some(Kind::Fraction), _) => t.usable_stated += count("in_fraction"),
+            _ => t.usable_stated += count("in_nonneg"),
+        }
+        let decided_here = r.unit == Unit::AsIs
+            && matches!(kind_of(r.canonical), Some(Kind::Fraction | Kind::Bytes));
+        let (Some(min), Some(max)) = (get(&r.source, "min"), get(&r.source, "max")) else {
             continue;
         };
-        let integer = schema
-            .get(r.source.as_str())
-            .is_some_and(|dt| dt.is_integer());
-        let st = crate::units::Stats {
+        if !decided_here || !min.is_finite() || !max.is_finite() {
+            continue;
+        }
+        let stats = crate::units::Stats {
             min,
             max,
-            integer_written: integer,
+            integer_written: schema
+                .get(r.source.as_str())
+                .is_some_and(|dt| dt.is_integer()),
+            percent_evidence: count("percent_evidence"),
+            max_in_percent_range: get(&r.source, "max_in_percent"),
         };
-        if r.unit == Unit::AsIs && matches!(kind, Kind::Fraction | Kind::Bytes) {
-            let d = crate::units::decide(kind, r.unit, &st);
-            crate::samples::match_decision(d, r, name, quality, &mut units)?;
-            r.unit = match (units.get(r.canonical), kind) {
-                (Some(u), _) => *u,
-                (None, Kind::Fraction) => Unit::Fraction,
-                (None, _) => Unit::Bytes,
-            };
-        }
-        let f = match r.unit {
-            Unit::Percent => 0.01,
-            Unit::Mib => 1_048_576.0,
-            _ => 1.0,
+        let one = crate::samples::UnitEvidence {
+            column: r.clone(),
+            origin: name.to_string(),
+            stats,
         };
-        let all_out = match kind {
-            Kind::Fraction => min * f > 1.0 || max < 0.0,
-            _ => max < 0.0,
-        };
-        if all_out {
-            unmeasured.push(r.canonical);
-        }
+        t.evidence = Some(match t.evidence.take() {
+            Some(e) => crate::samples::UnitEvidence {
+                stats: e.stats.merge(one.stats),
+                ..e
+            },
+            None => one,
+        });
     }
-    drop_unmeasured(resolved, &unmeasured, name, quality);
     Ok(())
 }
 
-/// A metric column without one usable value is dropped, as if absent, and said.
-fn drop_unmeasured(
-    resolved: &mut Vec<Resolved>,
-    unmeasured: &[&'static str],
-    name: &str,
+/// The metric columns a file stores as other than numbers (text): their
+/// units are read slice by slice, as the in-memory reader reads them.
+fn text_metrics(schema: &Schema, resolved: &[Resolved]) -> BTreeSet<&'static str> {
+    resolved
+        .iter()
+        .filter(|r| {
+            matches!(
+                crate::samples::kind_of(r.canonical),
+                Some(Kind::Fraction | Kind::Bytes | Kind::Watts)
+            ) && !schema
+                .get(r.source.as_str())
+                .is_some_and(|dt| dt.is_primitive_numeric())
+        })
+        .map(|r| r.canonical)
+        .collect()
+}
+
+/// Units and "never measured" decided once for the whole dataset from every
+/// file's statistics (crate::samples::decide_whole, the rule the in-memory
+/// table follows), so every file and slice reads alike: the unit decided is
+/// passed on as stated, and a metric column without one usable value in the
+/// whole dataset is dropped, exactly as if absent (its layers are null, never 0).
+fn decide_units(
+    parts: &mut [Part],
+    tally: &std::collections::BTreeMap<&'static str, ColumnTally>,
     quality: &mut Quality,
-) {
-    for c in unmeasured {
-        quality.warnings.push(Warning::UnmeasuredInFile {
-            column: c.to_string(),
-            file: name.to_string(),
-        });
+) -> Result<()> {
+    use crate::samples::{Unit, kind_of};
+    let evidence = tally
+        .iter()
+        .filter_map(|(k, t)| Some((*k, t.evidence.clone()?)))
+        .collect();
+    let (units, said) = crate::samples::decide_whole(&evidence)?;
+    quality.merge(said);
+    let unit_of = |canonical: &'static str, stated: Unit| match (stated, kind_of(canonical)) {
+        (Unit::AsIs, Some(Kind::Fraction)) => *units.get(canonical).unwrap_or(&Unit::Fraction),
+        (Unit::AsIs, Some(Kind::Bytes)) => Unit::Bytes,
+        (u, _) => u,
+    };
+    let mut unmeasured = Vec::new();
+    for (canonical, t) in tally {
+        let usable = t.usable_stated
+            + match units.get(canonical) {
+                Some(Unit::Percent) => t.in_percent,
+                _ => t.in_fraction,
+            };
+        // a column some file holds as text is decided slice by slice: left alone
+        let text_somewhere = parts.iter().any(|p| p.text_metrics.contains(canonical));
+        if usable == 0 && !text_somewhere {
+            unmeasured.push(*canonical);
+            quality.count_invalid(canonical, t.values);
+            quality.warnings.push(Warning::Unmeasured {
+                column: canonical.to_string(),
+                invalid: quality.invalid.get(*canonical).copied().unwrap_or(0),
+            });
+        }
     }
-    resolved.retain(|r| !unmeasured.contains(&r.canonical));
+    for p in parts.iter_mut() {
+        p.resolved.retain(|r| !unmeasured.contains(&r.canonical));
+        for r in p.resolved.iter_mut() {
+            if !p.text_metrics.contains(r.canonical) {
+                r.unit = unit_of(r.canonical, r.unit);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How one slice's aggregate joins the running total.
@@ -603,6 +685,7 @@ impl ParquetStream {
         let mut present = BTreeSet::new();
         let mut quality = Quality::default();
         let mut maps_seen = BTreeSet::new();
+        let mut tally = std::collections::BTreeMap::new();
         present.insert(col::HOST);
         // GPUAUDIT_SLICE_ROWS: smaller slices for tests (slice edges inside a
         // GPU's run) or less memory; not a user-facing option
@@ -630,10 +713,11 @@ impl ParquetStream {
             let schema = lf.collect_schema().map_err(not_parquet)?;
             let columns: Vec<String> = schema.iter_names().map(|s| s.to_string()).collect();
             maps_seen.extend(crate::samples::maps_found(&columns, maps));
-            let mut resolved = resolve_columns(&columns, maps);
+            let resolved = resolve_columns(&columns, maps);
             let rows = row_count(&lf, name)?;
             let slices = slices_of(&path, rows, slice_rows);
-            decide_units(&lf, &schema, &mut resolved, name, &slices, &mut quality)?;
+            tally_file(&lf, &schema, &resolved, name, &slices, &mut tally)?;
+            let text_metrics = text_metrics(&schema, &resolved);
             for needed in [col::TIME, col::GPU] {
                 if !resolved.iter().any(|r| r.canonical == needed) {
                     bail!(
@@ -642,14 +726,18 @@ impl ParquetStream {
                     );
                 }
             }
-            present.extend(resolved.iter().map(|r| r.canonical));
             parts.push(Part {
                 name: name.clone(),
                 path,
                 resolved,
+                text_metrics,
                 rows,
                 slices,
             });
+        }
+        decide_units(&mut parts, &tally, &mut quality)?;
+        for p in &parts {
+            present.extend(p.resolved.iter().map(|r| r.canonical));
         }
         let time_bounds = stray_time_bounds(&parts, &mut quality)?;
         let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
@@ -678,51 +766,6 @@ impl ParquetStream {
             .max()
             .unwrap_or(0)
     }
-
-    /// The latest sample time, for relative --since/--until (parquet statistics make it cheap).
-    pub fn max_time(&self) -> Result<Option<i64>> {
-        let mut max: Option<i64> = None;
-        for p in &self.parts {
-            let Some(time) = p.resolved.iter().find(|r| r.canonical == col::TIME) else {
-                continue;
-            };
-            let mut frame = scan(&p.path)
-                .and_then(|lf| {
-                    lf.select([polars::prelude::col(time.source.as_str()).max()])
-                        .collect()
-                })
-                .map_err(|e| anyhow!("{}: {e}", p.name))?;
-            if frame.height() == 0
-                || frame
-                    .column(&time.source)
-                    .map(|c| c.null_count() > 0)
-                    .unwrap_or(true)
-            {
-                continue;
-            }
-            frame
-                .with_column(Column::new("__gpu".into(), vec!["-"; frame.height()]))
-                .map_err(anyhow::Error::from)?;
-            let rs = vec![
-                time.clone(),
-                Resolved {
-                    source: "__gpu".to_string(),
-                    canonical: col::GPU,
-                    unit: crate::samples::Unit::AsIs,
-                },
-            ];
-            let (df, _) = normalize(&frame, &rs, &p.name)?;
-            let t = df
-                .column(col::TIME)
-                .map_err(anyhow::Error::from)?
-                .cast(&DataType::Int64)
-                .map_err(anyhow::Error::from)?;
-            if let Some(m) = t.i64().map_err(anyhow::Error::from)?.get(0) {
-                max = Some(max.map_or(m, |x: i64| x.max(m)));
-            }
-        }
-        Ok(max)
-    }
 }
 
 impl ChunkSource for ParquetStream {
@@ -739,6 +782,17 @@ impl ChunkSource for ParquetStream {
     }
 
     fn for_each_chunk(
+        &self,
+        keys_only: bool,
+        f: &mut dyn FnMut(&DataFrame) -> Result<()>,
+    ) -> Result<Quality> {
+        self.chunks(keys_only, f)
+    }
+}
+
+impl ParquetStream {
+    /// Every chunk to `f`, decoded ahead on a thread of its own when set.
+    fn chunks(
         &self,
         keys_only: bool,
         f: &mut dyn FnMut(&DataFrame) -> Result<()>,
@@ -868,17 +922,6 @@ impl ParquetStream {
     }
 }
 
-/// The first value of a one-row aggregate column, as an integer.
-fn first_i64(df: &DataFrame, column: &str) -> Option<i64> {
-    df.column(column)
-        .ok()?
-        .cast(&DataType::Int64)
-        .ok()?
-        .i64()
-        .ok()?
-        .get(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -899,7 +942,8 @@ mod tests {
         let got = quartiles_of(&source, first, last, sort_limit)
             .ok()
             .flatten();
-        assert_eq!(got, Some((lower(&sorted, 0.25), lower(&sorted, 0.75))));
+        let n = sorted.len() as u64;
+        assert_eq!(got, Some((lower(&sorted, 0.25), lower(&sorted, 0.75), n)));
     }
 
     #[test]

@@ -114,3 +114,33 @@ us_times = ["2026-07-06T10:00:00.000250Z", "2026-07-06T10:00:00.000500Z",
 csv("microsecond-step.csv", H, base(times=us_times))
 # the same column twice, equal values
 csv("duplicate-header-agree.csv", H + ",device_util", [r + (r[5],) for r in base()])
+# units decided with a margin (issue 35): one float-noise value above 1 in a
+# fraction column (a pandas/DCGM round trip), one percent value nvidia-smi
+# rounded above 100, one 1e308: each invalid alone, never the column's unit
+def first_g0(value, fmt=lambda u: u):
+    rows = base(fmt)
+    return [r[:5] + (value,) + r[6:] if i == 0 else r for i, r in enumerate(rows)]
+csv("fraction-float-noise.csv", H, first_g0(1.0000001))
+csv("percent-one-over-100.csv", H, first_g0(100.5, lambda u: round(u * 100)))
+csv("percent-one-1e308.csv", H, first_g0("1e308", lambda u: round(u * 100)))
+# g2 seen once, at 10:10, inside the 10-minute series: it weighs the fleet's
+# step (10 min), not the snapshot hour
+csv("lone-sample-in-series.csv", H, base() + [("2026-07-06T10:10:00Z", "h", "g2", "NVIDIA H100 80GB HBM3", "false", 0.0, 0)])
+# identity (issue 35): one UUID under two host spellings (two exporters
+# labelling the node differently, same instants); a MIG parent exported beside
+# its two instances (as dcgm-exporter does), all at 50% busy and held
+U0, U1 = "GPU-0a1b2c3d-0000-4000-8000-000000000001", "GPU-0a1b2c3d-0000-4000-8000-000000000002"
+uuid_rows = [(t, "node1", U0 if g == "g0" else U1, *rest) for (t, _, g, *rest) in base()]
+uuid_rows += [(t, "node1.cluster.local", U0, *rest) for (t, _, g, *rest) in base() if g == "g0"]
+csv("uuid-two-host-spellings.csv", H, uuid_rows)
+mig_rows = [(t, "h", gpu, "NVIDIA H100 80GB HBM3", "true", 0.5, 8589934592)
+            for t in TIMES for gpu in (U0, U0 + "/1/0", U0 + "/2/0")]
+csv("mig-parent-and-instances.csv", H, mig_rows)
+# an HA pair of exporters: g0 scraped twice, 1 s apart, every 10 min (read
+# with --align 1s); and g0 repeated at each instant, not held and idle, in a
+# file of its own (disagreeing duplicates, whatever the order of the files)
+def plus_1s(t):
+    return t.replace(":00Z", ":01Z")
+ha = base() + [(plus_1s(t), h, g, *rest) for (t, h, g, *rest) in base() if g == "g0"]
+csv("ha-pair-1s-apart.csv", H, sorted(ha, key=lambda r: (r[0], r[2])))
+csv("g0-repeated-not-held.csv", H, [(t, h, g, m, "false", 0.0, mem) for (t, h, g, m, held, u, mem) in base() if g == "g0"])
