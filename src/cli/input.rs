@@ -56,7 +56,8 @@ pub struct InputArgs {
     /// Samples of different metrics of one GPU stamped this close form one
     /// sample (instant queries run one after another). Default: half the
     /// series' step, else 5s.
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg)]
     pub align: Option<String>,
 
     /// Column names of an nvidia-smi log written with `noheader`, in order,
