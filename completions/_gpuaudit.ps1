@@ -168,7 +168,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--tokens-per-sec', '--tokens-per-sec', [CompletionResultType]::ParameterName, 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus')
             [CompletionResult]::new('--tokens-per-sec-per-gpu', '--tokens-per-sec-per-gpu', [CompletionResultType]::ParameterName, 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)')
             [CompletionResult]::new('--tokens-per-step', '--tokens-per-step', [CompletionResultType]::ParameterName, 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time')
-            [CompletionResult]::new('--step-time', '--step-time', [CompletionResultType]::ParameterName, 'Seconds per step (2.5, 2.5s, 850ms)')
+            [CompletionResult]::new('--step-time', '--step-time', [CompletionResultType]::ParameterName, 'Time per step (2.5s, 850ms, 1m)')
             [CompletionResult]::new('--flops-per-token', '--flops-per-token', [CompletionResultType]::ParameterName, 'Model FLOPs per token, when you know them')
             [CompletionResult]::new('--params', '--params', [CompletionResultType]::ParameterName, 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)')

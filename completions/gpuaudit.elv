@@ -160,7 +160,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --tokens-per-sec 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus'
             cand --tokens-per-sec-per-gpu 'Tokens per second of one GPU (the whole job''s rate divided by its GPUs)'
             cand --tokens-per-step 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time'
-            cand --step-time 'Seconds per step (2.5, 2.5s, 850ms)'
+            cand --step-time 'Time per step (2.5s, 850ms, 1m)'
             cand --flops-per-token 'Model FLOPs per token, when you know them'
             cand --params 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference'
             cand --mode 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)'

@@ -182,7 +182,7 @@ int8\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec -d 'Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-sec-per-gpu -d 'Tokens per second of one GPU (the whole job\'s rate divided by its GPUs)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l tokens-per-step -d 'Tokens per optimizer step of the whole job (global batch × sequence length); needs --step-time' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l step-time -d 'Seconds per step (2.5, 2.5s, 850ms)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l step-time -d 'Time per step (2.5s, 850ms, 1m)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l flops-per-token -d 'Model FLOPs per token, when you know them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l params -d 'Parameter count N (540.35e9, 405B, 70B, 7b): 6N FLOPs per token training, 2N inference' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l mode -d 'train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T)' -r -f -a "train\t''

@@ -20,6 +20,15 @@ pub use mfu::{MfuArgs, PeaksArgs};
 pub use report::{CsvTable, LayoutArgs, ReportArgs, ReportCommand, ReportFormat};
 pub use scan::ScanArgs;
 
+/// clap's check of every duration flag: the one grammar
+/// ([`crate::timeparse::parse_duration_us`]), so each refuses at the door in
+/// the same words; the text goes on as given.
+pub(crate) fn duration_arg(text: &str) -> Result<String, String> {
+    crate::timeparse::parse_duration_us(text)
+        .map(|_| text.to_string())
+        .map_err(|e| format!("{e:#}"))
+}
+
 /// Audit GPU fleets: how much of the GPU time you pay for does work.
 ///
 /// "Utilization" is three numbers that disagree: device activity (a kernel

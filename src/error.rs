@@ -32,15 +32,37 @@ impl fmt::Display for KeepCode {
 
 impl std::error::Error for KeepCode {}
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == ErrorKind::BrokenPipe)
-    })
+/// Standard output's reader went away (`gpuaudit ... | head`). Only
+/// [`crate::output::write_stdout`] makes one: a broken pipe on any other
+/// file (`--output FIFO` whose reader left) is an ordinary error, exit 2.
+#[derive(Debug)]
+pub(crate) struct StdoutClosed;
+
+impl fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("standard output closed")
+    }
 }
 
-/// The exit code an error maps to. A decided code wins over a broken pipe
-/// anywhere in the chain; a broken pipe alone (nothing failed) is a quiet 0.
+impl std::error::Error for StdoutClosed {}
+
+/// A write to stdout that failed: [`StdoutClosed`] for a broken pipe, the
+/// io::Error otherwise (a full disk behind `> file` is an error).
+pub(crate) fn stdout_write_error(io: std::io::Error) -> anyhow::Error {
+    if io.kind() == ErrorKind::BrokenPipe {
+        anyhow::Error::new(StdoutClosed)
+    } else {
+        anyhow::Error::new(io).context("cannot write to standard output")
+    }
+}
+
+fn is_stdout_closed(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|c| c.downcast_ref::<StdoutClosed>().is_some())
+}
+
+/// The exit code an error maps to. A decided code wins over a closed stdout;
+/// a closed stdout alone (nothing failed) is a quiet 0.
 pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     if let Some(k) = err.downcast_ref::<KeepCode>() {
         return k.0;
@@ -50,15 +72,15 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     {
         return 1;
     }
-    if is_broken_pipe(err) {
+    if is_stdout_closed(err) {
         return 0;
     }
     2
 }
 
-/// Whether main should print the error: not for a quiet broken pipe.
+/// Whether main should print the error: not for a closed stdout.
 pub fn worth_a_word(err: &anyhow::Error) -> bool {
-    !(exit_code_for(err) == 0 || (is_broken_pipe(err) && err.downcast_ref::<KeepCode>().is_some()))
+    !(exit_code_for(err) == 0 || is_stdout_closed(err))
 }
 
 /// The longest line an error message prints. A longer line is shortened in
@@ -247,7 +269,7 @@ mod tests {
     use super::*;
 
     fn pipe() -> anyhow::Error {
-        anyhow::Error::new(std::io::Error::from(ErrorKind::BrokenPipe))
+        stdout_write_error(std::io::Error::from(ErrorKind::BrokenPipe))
     }
 
     #[test]
@@ -342,5 +364,21 @@ mod tests {
         assert_eq!(exit_code_for(&disk), 1);
         assert!(worth_a_word(&disk));
         assert_eq!(exit_code_for(&anyhow::anyhow!("bad input")), 2);
+    }
+
+    #[test]
+    fn a_broken_pipe_is_quiet_only_on_stdout() {
+        // `--output FIFO` whose reader left: an error naming the file, exit 2
+        let fifo = anyhow::Error::new(std::io::Error::from(ErrorKind::BrokenPipe))
+            .context("--output fleet.fifo: cannot write");
+        assert_eq!(exit_code_for(&fifo), 2);
+        assert!(worth_a_word(&fifo));
+        // another failure to write stdout (a full disk) is not a closed pipe
+        let full = stdout_write_error(std::io::Error::other("disk full"));
+        assert_eq!(exit_code_for(&full), 2);
+        assert_eq!(
+            error_text(&full),
+            "gpuaudit: cannot write to standard output: disk full"
+        );
     }
 }

@@ -1,20 +1,19 @@
 //! Writing to stdout without panicking on a closed pipe, and the report's
 //! format from `--format` and `-o`'s extension.
 use crate::cli::ReportFormat;
-use anyhow::{Context, bail};
+use anyhow::bail;
 use std::io::Write;
 use std::path::Path;
 
-/// Write a whole rendered document to stdout; a broken pipe surfaces as an
-/// io::Error that `main` turns into a quiet exit.
+/// Write a whole rendered document to stdout; a broken pipe surfaces as
+/// [`crate::error::StdoutClosed`], which `main` turns into a quiet exit (the
+/// only place one is made: a broken pipe elsewhere is an error).
 pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    // the context keeps the io::Error in the chain, so a broken pipe stays quiet
     lock.write_all(text.as_bytes())
         .and_then(|()| lock.flush())
-        .context("cannot write to standard output")?;
-    Ok(())
+        .map_err(crate::error::stdout_write_error)
 }
 
 /// The format an output file's extension names (case aside), if any.

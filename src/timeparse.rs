@@ -14,12 +14,24 @@ pub const US_PER_DAY: i64 = 86_400 * US_PER_SECOND;
 /// A float: hours are computed as ticks / US_PER_HOUR.
 pub const US_PER_HOUR: f64 = 3_600_000_000.0;
 
-/// A duration such as `30s`, `5m`, `1h30m`, `7d`, `2w`, `250us` in microseconds.
+/// A duration such as `30s`, `2.5s`, `850ms`, `5m`, `1h30m`, `7d`, `2w`,
+/// `250us` in microseconds: the one grammar of every duration flag (and of
+/// a span back in a time). A bare number is refused: `--max-gap 5` could mean
+/// seconds or minutes, so the unit is asked for, never guessed.
 pub fn parse_duration_us(text: &str) -> Result<i64> {
+    let dur = parse_duration(text)?;
+    i64::try_from(dur.as_micros()).map_err(|_| anyhow!("duration '{}' is too long", text.trim()))
+}
+
+/// [`parse_duration_us`] to the nanosecond (a step time of 17.6013428 s).
+pub fn parse_duration(text: &str) -> Result<std::time::Duration> {
     let text = text.trim();
-    let dur = humantime::parse_duration(text)
-        .with_context(|| format!("'{text}' is not a duration (expected e.g. 30s, 5m, 2h, 7d)"))?;
-    i64::try_from(dur.as_micros()).map_err(|_| anyhow!("duration '{text}' is too long"))
+    if text.parse::<f64>().is_ok() && text.contains(|c: char| c.is_ascii_digit()) {
+        bail!("'{text}' needs a unit, a bare number is ambiguous (e.g. {text}s, {text}m, {text}h)");
+    }
+    humantime::parse_duration(text).with_context(|| {
+        format!("'{text}' is not a duration (expected e.g. 850ms, 2.5s, 5m, 1h30m, 7d)")
+    })
 }
 
 /// A size such as `1GiB`, `512MiB`, `1G`, `1073741824` in bytes.

@@ -111,7 +111,7 @@ fn palm_table_says_both_figures() -> anyhow::Result<()> {
 #[test]
 fn steps_and_step_time_give_the_same_throughput() -> anyhow::Result<()> {
     // PaLM's batch: 2048 sequences × 2048 tokens a step; 238.3K tokens/s is 17.60 s a step
-    let step_time = format!("{}", 2048.0 * 2048.0 / 238_300.0);
+    let step_time = format!("{:.9}s", 2048.0 * 2048.0 / 238_300.0);
     let mut args: Vec<&str> = PALM
         .iter()
         .filter(|a| **a != "--tokens-per-sec" && **a != "238.3K")
@@ -127,7 +127,8 @@ fn steps_and_step_time_give_the_same_throughput() -> anyhow::Result<()> {
     ]);
     let v = json_of(&args)?;
     assert_close(num(&v, "/mfu") * 100.0, 46.2, 0.1, "MFU from steps");
-    assert_close(num(&v, "/tokens_per_sec"), 238_300.0, 1e-6, "tokens/s");
+    // the step time is read to the nanosecond: 238,300 within 0.01 tokens/s
+    assert_close(num(&v, "/tokens_per_sec"), 238_300.0, 1e-2, "tokens/s");
     Ok(())
 }
 
@@ -386,7 +387,7 @@ fn contradictory_or_missing_flags_exit_2() -> anyhow::Result<()> {
             "--tokens-per-step",
             "5",
             "--step-time",
-            "1",
+            "1s",
             "--params",
             "7b",
         ],

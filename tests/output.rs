@@ -62,3 +62,64 @@ fn a_format_that_contradicts_the_extension_is_refused() -> anyhow::Result<()> {
     assert!(!out.exists(), "nothing written");
     Ok(())
 }
+
+/// `-o FIFO` whose reader read 16 bytes and went away: the report was not
+/// written, so the run fails (exit 2) with one line naming the file; a closed
+/// pipe is quiet only when it is stdout's (issue 34 item 5).
+#[cfg(unix)]
+#[test]
+fn a_closed_output_file_is_an_error_a_closed_stdout_is_not() -> anyhow::Result<()> {
+    use std::io::Read;
+    let dir = tempfile::tempdir()?;
+    let fifo = dir.path().join("report.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
+    assert!(made.success(), "mkfifo");
+    let reader_path = fifo.clone();
+    // opening blocks until the writer opens; 16 bytes, then the reader leaves
+    let reader = std::thread::spawn(move || -> std::io::Result<usize> {
+        let mut head = [0u8; 16];
+        std::fs::File::open(reader_path)?.read_exact(&mut head)?;
+        Ok(head.len())
+    });
+    // the JSON report of the demo fleet is ~450 kB, far over a pipe's buffer
+    let demo = data("demo-fleet.parquet");
+    let out = gpuaudit()?
+        .args(["report", &demo, "-o"])
+        .arg(&fifo)
+        .output()?;
+    assert_eq!(reader.join().map_err(|_| anyhow::anyhow!("reader"))??, 16);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "gpuaudit: --output {}: cannot write",
+            fifo.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Broken pipe"), "{stderr}");
+
+    // the same report into stdout whose reader left (`| head -1`): a quiet 0
+    let (read_end, write_end) = std::io::pipe()?;
+    drop(read_end);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpuaudit"))
+        .args(["report", &demo, "--format", "json"])
+        .stdout(write_end)
+        .stderr(std::process::Stdio::piped())
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), stderr.as_ref()), (Some(0), ""));
+    // and through a shell, as a user types it
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "set -o pipefail; {} report {demo} --format json | head -1",
+            env!("CARGO_BIN_EXE_gpuaudit")
+        ))
+        .output()?;
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "{\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), stderr.as_ref()), (Some(0), ""));
+    Ok(())
+}

@@ -24,11 +24,13 @@ pub struct AuditArgs {
 
     /// A gap between two samples of a GPU longer than this is unobserved time
     /// [default: 3 x the GPU's median sample step].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg)]
     pub max_gap: Option<String>,
 
     /// What one sample of a single-sample GPU (a snapshot) stands for [default: 1h].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg)]
     pub interval: Option<String>,
 
     /// A held GPU is idle when device activity is below this fraction (0..1) or percent (1%).
@@ -41,7 +43,8 @@ pub struct AuditArgs {
     pub idle_below: String,
 
     /// List idle episodes at least this long; shorter ones still count in idle hours.
-    #[arg(long, value_name = "DURATION", default_value = "30m")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg, default_value = "30m")]
     pub min_idle: String,
 
     /// Without a held or job column, a GPU using more memory than this is held
@@ -76,7 +79,8 @@ pub struct AuditArgs {
 
     /// Timeline bucket length (e.g. 15m, 1h) [default: the smallest of 1m, 5m,
     /// 15m, 1h, 6h, 1d that is at least 4 sample steps and spans at most 720 buckets].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg)]
     pub bucket: Option<String>,
 
     /// Leak map thresholds from a TOML file (starved_below, underfilled_below,
@@ -103,7 +107,8 @@ pub struct AuditArgs {
     pub queue_tz: Option<String>,
     /// Shortest window the purchase verdict decides on (e.g. 12h); a window
     /// shorter than 24 h that this lets through gives a provisional verdict.
-    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg, default_value = "24h")]
     pub min_window: String,
 
     /// What an owned GPU costs: capex=USD,years=N[,power_usd_per_kwh=X][,overhead=0.3]

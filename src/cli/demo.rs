@@ -16,7 +16,7 @@ pub struct DemoArgs {
     pub days: f64,
 
     /// Sampling interval (e.g. 5m, 30s).
-    #[arg(long, default_value = "5m")]
+    #[arg(long, value_name = "DURATION", value_parser = super::duration_arg, default_value = "5m")]
     pub interval: String,
 
     /// Seed of the deterministic generator.

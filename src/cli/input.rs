@@ -57,7 +57,8 @@ pub struct InputArgs {
     /// scrape stamped apart (Prometheus; default half the series' step, else
     /// 5s), or two exporters scraping one GPU (every input; default 0: only
     /// the same instant).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg)]
     pub align: Option<String>,
 
     /// Column names of an nvidia-smi log written with `noheader`, in order,

@@ -45,8 +45,8 @@ pub struct MfuArgs {
     #[arg(long, value_name = "N", value_parser = count_arg, requires_all = ["step_time", "gpus", "model_flops"])]
     pub tokens_per_step: Option<f64>,
 
-    /// Seconds per step (2.5, 2.5s, 850ms).
-    #[arg(long, value_name = "SECONDS", value_parser = seconds_arg, requires = "tokens_per_step")]
+    /// Time per step (2.5s, 850ms, 1m).
+    #[arg(long, value_name = "DURATION", value_parser = seconds_arg, requires = "tokens_per_step")]
     pub step_time: Option<f64>,
 
     /// Model FLOPs per token, when you know them.

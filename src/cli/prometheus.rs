@@ -22,6 +22,7 @@ pub struct PrometheusArgs {
     #[arg(
         long,
         value_name = "DURATION",
+        value_parser = super::duration_arg,
         default_value = "30s",
         requires = "prometheus",
         help_heading = "Live Prometheus"
@@ -81,6 +82,7 @@ pub struct PrometheusArgs {
     #[arg(
         long,
         value_name = "DURATION",
+        value_parser = super::duration_arg,
         default_value = "2m",
         help_heading = "Live Prometheus"
     )]

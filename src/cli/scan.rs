@@ -22,6 +22,7 @@ pub struct ScanArgs {
     #[arg(
         long,
         value_name = "DURATION",
+        value_parser = super::duration_arg,
         default_value = "5s",
         conflicts_with = "command"
     )]
@@ -32,6 +33,7 @@ pub struct ScanArgs {
         id = "sample_interval",
         long = "interval",
         value_name = "DURATION",
+        value_parser = super::duration_arg,
         default_value = "1s"
     )]
     pub sample_interval: String,
@@ -41,16 +43,19 @@ pub struct ScanArgs {
     pub once: bool,
 
     /// With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline).
-    #[arg(long, value_name = "DURATION", requires = "command")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg, requires = "command")]
     pub pre: Option<String>,
 
     /// With a CMD: go on sampling this long after it exits (e.g. 10s).
-    #[arg(long, value_name = "DURATION", requires = "command")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg, requires = "command")]
     pub post: Option<String>,
 
     /// Give up on a GPU whose NVML reading takes longer than this (a hung driver
     /// call); the other GPUs go on being sampled.
-    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    #[arg(long, value_name = "DURATION",
+        value_parser = super::duration_arg, default_value = "10s")]
     pub nvml_timeout: String,
 
     /// The NVML library to load instead of the driver's libnvidia-ml.so.1.

@@ -381,30 +381,14 @@ pub fn parse_count(text: &str) -> Result<f64> {
     Ok(v)
 }
 
-/// Seconds: `2.5`, `2.5s`, `850ms`, `1m`.
+/// Seconds, in the one duration grammar ([`crate::timeparse::parse_duration_us`]):
+/// `2.5s`, `850ms`, `1m`, `1h30m`; a bare number is refused as ambiguous.
 pub fn parse_seconds(text: &str) -> Result<f64> {
-    let t = text.trim().to_ascii_lowercase();
-    let (num, mult) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix("min") {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (t.as_str(), 1.0)
-    };
-    let v: f64 = num.trim().parse().map_err(|_| {
-        anyhow::anyhow!("'{text}' is not a duration (expected seconds, e.g. 2.5, 2.5s, 850ms)")
-    })?;
-    let v = v * mult;
-    if !v.is_finite() || v <= 0.0 {
+    let seconds = crate::timeparse::parse_duration(text)?.as_secs_f64();
+    if seconds <= 0.0 {
         bail!("'{text}' must be a positive duration");
     }
-    Ok(v)
+    Ok(seconds)
 }
 
 /// clap value parsers with the same messages.
@@ -464,7 +448,10 @@ mod tests {
 
     #[test]
     fn seconds() -> Result<()> {
-        assert_eq!(parse_seconds("2.5")?, 2.5);
+        assert_eq!(parse_seconds("2.5s")?, 2.5);
+        assert_eq!(parse_seconds("1h30m")?, 5400.0);
+        assert!(parse_seconds("2.5").is_err(), "a bare number is ambiguous");
+        assert!(parse_seconds("0s").is_err());
         assert_eq!(parse_seconds("850ms")?, 0.85);
         assert_eq!(parse_seconds("1m")?, 60.0);
         assert!(parse_seconds("soon").is_err());
