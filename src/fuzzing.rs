@@ -163,7 +163,7 @@ pub fn map_spec(data: &[u8]) {
 pub fn rules_toml(data: &[u8]) {
     use crate::audit::check::{Amount, MetricKind};
     let Some(s) = text(data) else { return };
-    let Ok(rules) = crate::cmd::check::rules_from_toml(s) else {
+    let Ok(rules) = crate::audit::rules_file::rules_from_toml(s) else {
         return;
     };
     for rule in &rules {

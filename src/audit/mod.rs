@@ -20,6 +20,7 @@ pub(crate) mod interval;
 pub(crate) mod listing;
 pub(crate) mod mfu;
 pub mod model;
+pub(crate) mod rules_file;
 pub(crate) mod scan;
 pub(crate) mod tally;
 pub(crate) mod weights;

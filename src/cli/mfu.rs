@@ -30,7 +30,7 @@ pub struct MfuArgs {
     pub peak_tflops: Option<f64>,
 
     /// Number format the model runs in: picks the peak.
-    #[arg(long, value_enum, default_value = "bf16")]
+    #[arg(long, value_parser = dtype_arg(), default_value = "bf16")]
     pub dtype: Dtype,
 
     /// Tokens per second of the whole job, all GPUs together (e.g. 238.3K or 238,300); needs --gpus.
@@ -58,7 +58,7 @@ pub struct MfuArgs {
     pub params: Option<f64>,
 
     /// train (6N + 12·L·H·Q·T per token) or inference (2N + 4·L·H·Q·T).
-    #[arg(long, value_enum, default_value = "train")]
+    #[arg(long, value_parser = mode_arg(), default_value = "train")]
     pub mode: Mode,
 
     /// Layers L: with --heads, --head-dim and --seq-len adds the attention term.
@@ -83,7 +83,7 @@ pub struct MfuArgs {
 
     /// Also give HFU: FLOPs of activation recomputation count too
     /// (full: one more forward pass; selective: the attention core again).
-    #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, default_missing_value = "full")]
+    #[arg(long, value_parser = recompute_arg(), value_name = "HOW", num_args = 0..=1, default_missing_value = "full")]
     pub recompute: Option<Recompute>,
 
     /// Output format.
@@ -120,7 +120,7 @@ pub struct DeclaredWorkArgs {
     pub params: Option<f64>,
 
     /// train (6N) or inference (2N), for --params.
-    #[arg(long, value_enum, value_name = "MODE", requires = "params")]
+    #[arg(long, value_parser = mode_arg(), value_name = "MODE", requires = "params")]
     pub mode: Option<Mode>,
 
     /// Achieved model TFLOP/s of the job on this node, when known (instead of the above).
@@ -128,6 +128,49 @@ pub struct DeclaredWorkArgs {
     pub achieved_tflops: Option<f64>,
 
     /// Number format the job runs in: picks each GPU's dense peak [default: bf16].
-    #[arg(long, value_enum, value_name = "DTYPE")]
+    #[arg(long, value_parser = dtype_arg(), value_name = "DTYPE")]
     pub dtype: Option<Dtype>,
+}
+
+// The domain enums stay free of clap: their names become the possible values
+// here, so help, man pages and completions list them as before.
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+
+fn one_of<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+    help: fn(T) -> Option<&'static str>,
+) -> impl TypedValueParser<Value = T> {
+    let values = all.iter().map(move |&v| {
+        let p = PossibleValue::new(name(v));
+        match help(v) {
+            Some(h) => p.help(h),
+            None => p,
+        }
+    });
+    PossibleValuesParser::new(values).try_map(move |text: String| {
+        all.iter()
+            .copied()
+            .find(|&v| name(v) == text)
+            .ok_or_else(|| format!("not one of the possible values: {text}"))
+    })
+}
+
+fn dtype_arg() -> impl TypedValueParser<Value = Dtype> {
+    one_of(&Dtype::ALL, Dtype::name, |_| None)
+}
+
+fn mode_arg() -> impl TypedValueParser<Value = Mode> {
+    one_of(&Mode::ALL, Mode::name, |_| None)
+}
+
+fn recompute_arg() -> impl TypedValueParser<Value = Recompute> {
+    one_of(&Recompute::ALL, Recompute::name, |r| {
+        Some(match r {
+            Recompute::Full => "the whole forward pass again: + 2N + 4·L·H·Q·T per token",
+            Recompute::Selective => {
+                "only the attention core again (Korthikanti et al.): + 4·L·H·Q·T per token"
+            }
+        })
+    })
 }

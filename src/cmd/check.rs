@@ -1,8 +1,6 @@
 //! `gpuaudit check`: rules on a run's report, against a baseline; exit 1 when
 //! one fails, so a CI build goes red when utilization regresses.
-use crate::audit::check::{
-    Rule, RuleKind, Side, Verdict, comparability, evaluate, parse_rule, rule_from_parts,
-};
+use crate::audit::check::{Rule, RuleKind, Side, Verdict, comparability, evaluate, parse_rule};
 use crate::audit::model::{Report, SCHEMA};
 use crate::cli::InputArgs;
 use crate::cli::check::{CheckArgs, CheckFormat};
@@ -224,64 +222,11 @@ fn collect_rules(args: &CheckArgs) -> Result<Vec<Rule>> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("{}: cannot read the rules file", path.display()))?;
         rules.extend(
-            rules_from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?,
+            crate::audit::rules_file::rules_from_toml(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?,
         );
     }
     Ok(rules)
-}
-
-/// The rules file: `[min]`, `[max]`, `[max-drop]`, `[max-rise]` tables of
-/// `metric = limit`, a limit being a number or a string such as "2pp".
-pub fn rules_from_toml(text: &str) -> Result<Vec<Rule>> {
-    let table: toml::Table = match toml::from_str(text) {
-        Ok(t) => t,
-        Err(e) => {
-            let at = e
-                .span()
-                .map(|s| line_col(text, s.start))
-                .map(|(l, c)| format!("line {l}, column {c}: "))
-                .unwrap_or_default();
-            bail!("{at}{}", e.message().trim());
-        }
-    };
-    let mut rules = Vec::new();
-    for (section, body) in &table {
-        let kind = match section.as_str() {
-            "min" => RuleKind::Min,
-            "max" => RuleKind::Max,
-            "max-drop" | "max_drop" => RuleKind::MaxDrop,
-            "max-rise" | "max_rise" => RuleKind::MaxRise,
-            other => bail!(
-                "unknown key '{other}' (expected the tables [min], [max], [max-drop], [max-rise])"
-            ),
-        };
-        let Some(body) = body.as_table() else {
-            bail!("'{section}' must be a table of metric = limit, e.g. [{section}] mfu = 0.35");
-        };
-        for (metric, limit) in body {
-            let limit = match limit {
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Float(f) => f.to_string(),
-                toml::Value::String(s) => s.clone(),
-                other => bail!(
-                    "[{section}] {metric}: expected a number or a string such as \"2pp\", found {}",
-                    other.type_str()
-                ),
-            };
-            rules.push(
-                rule_from_parts(kind, metric, &limit)
-                    .map_err(|e| anyhow::anyhow!("[{section}] {metric} = {limit}: {e}"))?,
-            );
-        }
-    }
-    Ok(rules)
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 /// A run as a report: a gpuaudit.report/1 document as is, else the inputs

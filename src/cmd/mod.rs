@@ -8,6 +8,7 @@ pub(crate) mod check;
 pub(crate) mod common;
 pub(crate) mod demo;
 pub(crate) mod explain;
+pub(crate) mod format;
 pub(crate) mod mfu;
 pub(crate) mod peaks;
 pub(crate) mod prometheus;

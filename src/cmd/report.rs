@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 
 pub fn run(cmd: ReportCommand) -> Result<u8> {
     let (args, layout) = (&cmd.report, &cmd.layout);
-    let format = crate::output::report_format(args.format, args.output.as_deref())?;
+    let format = super::format::report_format(args.format, args.output.as_deref())?;
     if layout.table != CsvTable::Layers && format != ReportFormat::Csv {
         bail!("--table picks the table of --format csv; add --format csv");
     }

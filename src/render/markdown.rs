@@ -1,7 +1,7 @@
 //! Markdown for a PR comment or a wiki page: the same figures as the table
 //! (cost rows, episodes, showback with its total), labels whole.
 use super::fmt::{Units, pct, short_time, usd};
-use super::table::{cost_rows, data_quality_text, headline, hosts_cell, window_line};
+use super::table::{cost_rows, data_quality_text, episode_group_cells, headline, window_line};
 use crate::audit::model::Layer;
 use crate::audit::model::Report;
 
@@ -44,17 +44,7 @@ fn episodes(report: &Report, u: Units, top: usize, per_gpu: bool, out: &mut Stri
         .map(String::from)));
         out.push_str("|---|---|---|---:|---|---|---|---:|---:|\n");
         for e in shown {
-            out.push_str(&row(&[
-                dash(e.job.as_deref()),
-                dash(e.user.as_deref()),
-                dash(e.team.as_deref()),
-                e.gpus.to_string(),
-                hosts_cell(&e.hosts),
-                short_time(&e.start),
-                short_time(&e.end),
-                u.amount(e.gpu_hours),
-                usd(e.usd),
-            ]));
+            out.push_str(&row(&episode_group_cells(e, u)));
         }
         return;
     }

@@ -239,6 +239,22 @@ fn dash(v: Option<&str>) -> String {
     v.unwrap_or("-").to_string()
 }
 
+/// One idle-episode group's cells (job, user, team, GPUs, host, start, end,
+/// GPU-h, USD): the same row in the terminal table and in markdown.
+pub fn episode_group_cells(e: &crate::audit::model::IdleEpisodeGroup, u: Units) -> Vec<String> {
+    vec![
+        dash(e.job.as_deref()),
+        dash(e.user.as_deref()),
+        dash(e.team.as_deref()),
+        e.gpus.to_string(),
+        hosts_cell(&e.hosts),
+        short_time(&e.start),
+        short_time(&e.end),
+        u.amount(e.gpu_hours),
+        usd(e.usd),
+    ]
+}
+
 fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
     // the bar takes what the other columns leave, 8 to 30 cells
     let bar_width = width.map_or(30, |w| (i64::from(w) - 58).clamp(0, 30) as usize);
@@ -352,17 +368,7 @@ fn grouped_episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
         Column::new("USD").right(),
     ]);
     for e in shown {
-        g.row(vec![
-            dash(e.job.as_deref()),
-            dash(e.user.as_deref()),
-            dash(e.team.as_deref()),
-            e.gpus.to_string(),
-            hosts_cell(&e.hosts),
-            short_time(&e.start),
-            short_time(&e.end),
-            u.amount(e.gpu_hours),
-            usd(e.usd),
-        ]);
+        g.row(episode_group_cells(e, u));
     }
     out.push_str(&g.render_with_note(opts.limit()));
     out

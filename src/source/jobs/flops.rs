@@ -5,21 +5,43 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 /// Training counts forward and backward (6N); inference the forward pass (2N).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Train,
     Inference,
 }
 
+impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::Train, Mode::Inference];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Train => "train",
+            Mode::Inference => "inference",
+        }
+    }
+}
+
 /// How activations are recomputed in the backward pass (for HFU only).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Recompute {
     /// the whole forward pass again: + 2N + 4·L·H·Q·T per token
     Full,
     /// only the attention core again (Korthikanti et al.): + 4·L·H·Q·T per token
     Selective,
+}
+
+impl Recompute {
+    pub const ALL: [Recompute; 2] = [Recompute::Full, Recompute::Selective];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Recompute::Full => "full",
+            Recompute::Selective => "selective",
+        }
+    }
 }
 
 /// The attention shape: layers, heads, head dimension, sequence length.
