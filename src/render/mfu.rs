@@ -252,7 +252,7 @@ pub fn peaks_table(gpus: &[&Gpu]) -> String {
     m.set_header(vec![
         "GPU (NVML name)",
         "memory",
-        "MIG profiles (×: instances per card)",
+        "MIG profiles / AMD partitions (×: per card)",
         "USD/GPU-h",
     ]);
     for g in gpus {
@@ -264,7 +264,7 @@ pub fn peaks_table(gpus: &[&Gpu]) -> String {
         ]);
     }
     out.push_str(&format!(
-        "\n\nMemory, MIG profiles (NVIDIA MIG user guide; g = compute slices of 7) and built-in price (\"{PROFILE_NAME}\", dated {PROFILE_DATE})\n"
+        "\n\nMemory, MIG profiles (NVIDIA MIG user guide; g = compute slices of 7), AMD compute partitions (XCDs of 8) and built-in price (\"{PROFILE_NAME}\", dated {PROFILE_DATE})\n"
     ));
     out.push_str(&m.to_string());
 
@@ -295,16 +295,19 @@ pub fn peaks_json(gpus: &[&Gpu]) -> Result<String> {
             let mig: Vec<Value> = g
                 .mig
                 .iter()
-                .map(|p| json!({ "name": p.name, "slices": p.slices, "memory_bytes": p.memory_bytes, "max_instances": p.max_instances }))
+                .map(|p| json!({ "name": p.name, "slices": p.slices, "of": p.of, "memory_bytes": p.memory_bytes, "max_instances": p.max_instances }))
                 .collect();
             json!({
                 "name": g.name,
+                "vendor": g.family.vendor(),
+                "family": g.family.name(),
                 "also": g.also,
                 "memory_bytes": g.memory_bytes,
                 "peak_tflops": peaks,
                 "source": g.peak_source,
                 "no_bf16": g.no_bf16,
                 "mig_profiles": mig,
+                "memory_modes": g.memory_modes,
                 "price": { "usd_per_gpu_hour": g.price.usd_per_gpu_hour, "source": g.price.source, "estimate": g.price.estimate },
             })
         })
