@@ -22,6 +22,7 @@ pub(crate) mod mfu;
 pub mod model;
 pub(crate) mod scan;
 pub(crate) mod tally;
+pub(crate) mod vendors;
 pub(crate) mod weights;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
