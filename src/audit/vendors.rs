@@ -51,14 +51,11 @@ pub fn lines<'a>(
     if known.is_empty() || known == [Family::Nvidia] {
         return Vec::new();
     }
-    let mut out: Vec<VendorLine> = by
-        .iter()
+    by.iter()
         .filter(|(f, _)| f.is_some())
         .chain(by.iter().filter(|(f, _)| f.is_none()))
         .map(|(family, acc)| line(*family, acc, present))
-        .collect();
-    out.dedup_by(|a, b| a.family == b.family);
-    out
+        .collect()
 }
 
 fn line(family: Option<Family>, acc: &Acc, present: &Present) -> VendorLine {
@@ -104,5 +101,79 @@ fn layer(source: Option<LayerMetric>, gpu_hours: Option<f64>, ratio: Option<f64>
         note: source.and_then(|s| s.approximate).map(str::to_string),
         gpu_hours,
         ratio,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::tally::{Basis, Row};
+
+    fn held(hours: f64, util: f64, sm: Option<f64>) -> Tally {
+        let mut t = Tally::default();
+        t.add(
+            &Row {
+                w: hours,
+                w_us: (hours * 3.6e9) as i64,
+                held: true,
+                device_util: Some(util),
+                sm_active: sm,
+                price: Some(2.0),
+                ..Row::default()
+            },
+            Basis::Active,
+        );
+        t
+    }
+
+    const PRESENT: Present = Present {
+        device_util: true,
+        sm_active: true,
+        tensor_active: false,
+        useful: false,
+    };
+
+    #[test]
+    fn family_from_the_catalog() {
+        assert_eq!(
+            family_of(Some("NVIDIA H100 80GB HBM3")),
+            Some(Family::Nvidia)
+        );
+        // ambiguous, but every candidate is NVIDIA's (or Gaudi's)
+        assert_eq!(family_of(Some("NVIDIA H100")), Some(Family::Nvidia));
+        assert_eq!(family_of(Some("Gaudi")), Some(Family::IntelGaudi));
+        assert_eq!(
+            family_of(Some("AMD Instinct MI300X CPX")),
+            Some(Family::AmdInstinct)
+        );
+        assert_eq!(family_of(Some("Mystery GPU")), None);
+        assert_eq!(family_of(None), None);
+    }
+
+    #[test]
+    fn lines_only_for_a_mixed_or_non_nvidia_fleet() {
+        let (a, b) = (held(2.0, 0.5, Some(0.25)), held(1.0, 0.9, None));
+        let nvidia_only = [(Some("NVIDIA L4"), &a), (Some("Mystery GPU"), &b)];
+        assert!(lines(nvidia_only.into_iter(), &PRESENT).is_empty());
+        let mixed = [
+            (Some("Mystery GPU"), &b),
+            (Some("MI300X"), &a),
+            (Some("NVIDIA L4"), &a),
+        ];
+        let got = lines(mixed.into_iter(), &PRESENT);
+        let fams: Vec<&str> = got.iter().map(|l| l.family.as_str()).collect();
+        assert_eq!(fams, ["NVIDIA", "AMD Instinct", "unknown"]);
+        let amd = &got[1];
+        assert_eq!(amd.layers.device.gpu_hours, Some(1.0));
+        assert_eq!(amd.layers.chip.gpu_hours, Some(0.5));
+        assert!(amd.layers.chip.approximate);
+        assert_eq!(amd.held_usd, Some(4.0));
+        // the unknown card: measured device, no SM sample, no known counter
+        let unknown = &got[2];
+        assert_eq!((unknown.vendor.as_str(), unknown.gpus), ("unknown", 1));
+        assert_eq!(unknown.layers.device.gpu_hours, Some(0.9));
+        assert_eq!(unknown.layers.device.metric, None);
+        assert_eq!(unknown.layers.chip.gpu_hours, None);
+        assert_eq!(unknown.layers.tensor.gpu_hours, None);
     }
 }
