@@ -571,6 +571,15 @@ fn peaks_resolves_amd_gaudi_and_intel_spellings() -> anyhow::Result<()> {
         v["chips"][0]["memory_modes"],
         serde_json::json!(["nps1", "nps4"])
     );
+    let out = gpuaudit()?
+        .args(["peaks", "AMD Instinct MI300X OAM"])
+        .env("COLUMNS", "160")
+        .output()?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        text.contains("cpx ×8, qpx ×4, dpx ×2, spx (nps1, nps4)"),
+        "{text}"
+    );
     // unknown and family names: exit 2, never another card's numbers
     for name in [
         "AMD Instinct MI300",

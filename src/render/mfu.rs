@@ -205,7 +205,14 @@ fn mig_profiles(g: &Gpu) -> String {
     if g.mig.is_empty() {
         return "-".to_string();
     }
-    g.mig
+    // an AMD card's memory (NPS) modes follow its compute partitions
+    let modes = if g.memory_modes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", g.memory_modes.join(", "))
+    };
+    let profiles = g
+        .mig
         .iter()
         .map(|p| {
             if p.max_instances > 1 {
@@ -215,7 +222,8 @@ fn mig_profiles(g: &Gpu) -> String {
             }
         })
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    format!("{profiles}{modes}")
 }
 
 fn price(g: &Gpu) -> String {
