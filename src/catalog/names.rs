@@ -325,6 +325,16 @@ mod tests {
             panic!("not a partition")
         };
         assert_eq!(p.share(), 0.25);
+        // the AMD exporter's labels joined: card_series, then the compute and
+        // memory partition types
+        let Resolved::Mig(g, p) = resolve("AMD Instinct MI300X OAM CPX NPS4") else {
+            panic!("not a partition")
+        };
+        assert_eq!((g.name, p.name), ("AMD Instinct MI300X", "cpx"));
+        assert!(matches!(
+            resolve("AMD Instinct MI300X OAM SPX NPS1"),
+            Resolved::Card(_)
+        ));
         // SPX, or a memory mode alone, is the whole card
         assert_eq!(card("AMD Instinct MI300X SPX"), Some("AMD Instinct MI300X"));
         assert!(matches!(
