@@ -1287,7 +1287,6 @@ impl<'a> Engine<'a> {
                 align_us: cfg.align_us,
             });
         }
-        let mut warnings = quality.warnings.clone();
         if self.paired_gpus > 0 {
             warnings.push(Warning::ClosePairs {
                 gpus: self.paired_gpus,
