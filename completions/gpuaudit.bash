@@ -532,7 +532,7 @@ _gpuaudit() {
                     return 0
                     ;;
                 --gpu)
-                    COMPREPLY=($(compgen -W "Tesla-T4 Tesla-V100-SXM2-16GB Tesla-V100-SXM2-32GB Tesla-V100-PCIE-16GB Tesla-V100-PCIE-32GB A100-SXM4-40GB A100-SXM4-80GB A100-PCIE-40GB A100-80GB-PCIe A10 A10G L4 L40 L40S H100-80GB-HBM3 H100-PCIe H100-NVL H200 H200-NVL B200 GB200 GeForce-RTX-4090 AMD-Instinct-MI300X AMD-Instinct-MI325X AMD-Instinct-MI250X Google-TPU-v4 Google-TPU-v5e Google-TPU-v5p" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "Tesla-T4 Tesla-V100-SXM2-16GB Tesla-V100-SXM2-32GB Tesla-V100-PCIE-16GB Tesla-V100-PCIE-32GB A100-SXM4-40GB A100-SXM4-80GB A100-PCIE-40GB A100-80GB-PCIe A10 A10G L4 L40 L40S H100-80GB-HBM3 H100-PCIe H100-NVL H200 H200-NVL B200 GB200 GeForce-RTX-4090 AMD-Instinct-MI300X AMD-Instinct-MI325X AMD-Instinct-MI350X AMD-Instinct-MI355X AMD-Instinct-MI250X Intel-Gaudi-2 Intel-Gaudi-3 Intel-Data-Center-GPU-Max-1550 Google-TPU-v4 Google-TPU-v5e Google-TPU-v5p" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -543,7 +543,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__peaks)
-            opts="-h -V --format --help --version Tesla-T4 Tesla-V100-SXM2-16GB Tesla-V100-SXM2-32GB Tesla-V100-PCIE-16GB Tesla-V100-PCIE-32GB A100-SXM4-40GB A100-SXM4-80GB A100-PCIE-40GB A100-80GB-PCIe A10 A10G L4 L40 L40S H100-80GB-HBM3 H100-PCIe H100-NVL H200 H200-NVL B200 GB200 GeForce-RTX-4090 AMD-Instinct-MI300X AMD-Instinct-MI325X AMD-Instinct-MI250X Google-TPU-v4 Google-TPU-v5e Google-TPU-v5p"
+            opts="-h -V --format --help --version Tesla-T4 Tesla-V100-SXM2-16GB Tesla-V100-SXM2-32GB Tesla-V100-PCIE-16GB Tesla-V100-PCIE-32GB A100-SXM4-40GB A100-SXM4-80GB A100-PCIE-40GB A100-80GB-PCIe A10 A10G L4 L40 L40S H100-80GB-HBM3 H100-PCIe H100-NVL H200 H200-NVL B200 GB200 GeForce-RTX-4090 AMD-Instinct-MI300X AMD-Instinct-MI325X AMD-Instinct-MI350X AMD-Instinct-MI355X AMD-Instinct-MI250X Intel-Gaudi-2 Intel-Gaudi-3 Intel-Data-Center-GPU-Max-1550 Google-TPU-v4 Google-TPU-v5e Google-TPU-v5p"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -348,6 +348,8 @@ fn with_value_hints(cmd: clap::Command) -> clap::Command {
             &*Box::leak(
                 c.name
                     .trim_start_matches("NVIDIA ")
+                    // "Intel(R) …": parentheses a shell would want quoted
+                    .replace("(R)", "")
                     .replace(' ', "-")
                     .into_boxed_str(),
             )
@@ -453,7 +455,11 @@ fn man_pages_pass_mandoc_lint() -> anyhow::Result<()> {
 #[test]
 fn offered_gpu_names_resolve() {
     for c in gpuaudit::catalog::GPUS {
-        let squashed = c.name.trim_start_matches("NVIDIA ").replace(' ', "-");
+        let squashed = c
+            .name
+            .trim_start_matches("NVIDIA ")
+            .replace("(R)", "")
+            .replace(' ', "-");
         assert_eq!(
             gpuaudit::catalog::peaks::lookup(&squashed).map(|x| x.name),
             Some(c.name),

@@ -281,6 +281,10 @@ fn mig_slices_are_priced_at_their_compute_share() -> anyhow::Result<()> {
 /// The MIG user guide's profile names: "<g>g.<memory>gb".
 fn check_profile(card: &str, p: &Value, memory_bytes: f64) {
     let name = p["name"].as_str().unwrap_or_default();
+    if num(p, "/of") == 8.0 {
+        return check_partition(card, p, memory_bytes);
+    }
+    assert_eq!(num(p, "/of"), 7.0, "{card} {name}");
     let (g, mem) = name.split_once("g.").unwrap_or_default();
     let gb: f64 = mem.trim_end_matches("gb").parse().unwrap_or(f64::NAN);
     assert_eq!(g.parse::<f64>().ok(), p["slices"].as_f64(), "{card} {name}");
@@ -291,6 +295,22 @@ fn check_profile(card: &str, p: &Value, memory_bytes: f64) {
     // as many as fit in 7 compute slices (1g with double memory: 4)
     let max = num(p, "/max_instances");
     assert!(max >= 1.0 && max * slices <= 7.0, "{card} {name} ×{max}");
+}
+
+/// An AMD compute partition: XCDs of 8, as many as fill the card, each its
+/// share of the card's memory.
+fn check_partition(card: &str, p: &Value, memory_bytes: f64) {
+    let name = p["name"].as_str().unwrap_or_default();
+    let (xcds, max) = match name {
+        "spx" => (8.0, 1.0),
+        "dpx" => (4.0, 2.0),
+        "qpx" => (2.0, 4.0),
+        "cpx" => (1.0, 8.0),
+        other => panic!("{card}: unknown partition {other}"),
+    };
+    assert_eq!(num(p, "/slices"), xcds, "{card} {name}");
+    assert_eq!(num(p, "/max_instances"), max, "{card} {name}");
+    assert_close(num(p, "/memory_bytes") * max, memory_bytes, name);
 }
 
 #[test]
@@ -423,5 +443,155 @@ fn peaks_table_shows_memory_mig_and_price() -> anyhow::Result<()> {
     let out = gpuaudit()?.args(["peaks", "NVIDIA Q9000"]).output()?;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not in the catalog"));
+    Ok(())
+}
+
+/// Every accelerator the fleet reports, by the spellings its tools export:
+/// `gpuaudit peaks NAME` gives the one card, its vendor, bf16 peak, memory and
+/// price (issue 32 item 6).
+#[test]
+fn peaks_resolves_amd_gaudi_and_intel_spellings() -> anyhow::Result<()> {
+    // (spelling, card, vendor, bf16 dense TFLOP/s, memory GB, built-in $/GPU-h)
+    let cases: &[(&str, &str, &str, f64, f64, f64)] = &[
+        (
+            "AMD Instinct MI300X",
+            "AMD Instinct MI300X",
+            "AMD",
+            1307.4,
+            192.0,
+            1.85,
+        ),
+        ("MI300X", "AMD Instinct MI300X", "AMD", 1307.4, 192.0, 1.85),
+        (
+            "AMD Instinct MI300X OAM",
+            "AMD Instinct MI300X",
+            "AMD",
+            1307.4,
+            192.0,
+            1.85,
+        ),
+        (
+            "MI300X-O",
+            "AMD Instinct MI300X",
+            "AMD",
+            1307.4,
+            192.0,
+            1.85,
+        ),
+        (
+            "102-G30211-0C",
+            "AMD Instinct MI300X",
+            "AMD",
+            1307.4,
+            192.0,
+            1.85,
+        ),
+        (
+            "AMD Instinct MI325X",
+            "AMD Instinct MI325X",
+            "AMD",
+            1307.4,
+            256.0,
+            1.95,
+        ),
+        (
+            "AMD Instinct MI350X",
+            "AMD Instinct MI350X",
+            "AMD",
+            2300.0,
+            288.0,
+            2.75,
+        ),
+        (
+            "AMD Instinct MI355X",
+            "AMD Instinct MI355X",
+            "AMD",
+            2500.0,
+            288.0,
+            3.00,
+        ),
+        (
+            "AMD Instinct MI250X",
+            "AMD Instinct MI250X",
+            "AMD",
+            191.5,
+            64.0,
+            0.80,
+        ),
+        ("HL-225", "Intel Gaudi 2", "Intel", 432.0, 96.0, 1.30),
+        ("HL-325L", "Intel Gaudi 3", "Intel", 1835.0, 128.0, 2.10),
+        ("HL-328", "Intel Gaudi 3", "Intel", 1835.0, 128.0, 2.10),
+        ("HL-338", "Intel Gaudi 3", "Intel", 1835.0, 128.0, 2.10),
+        (
+            "Intel(R) Data Center GPU Max 1550",
+            "Intel(R) Data Center GPU Max 1550",
+            "Intel",
+            838.9,
+            128.0,
+            1.00,
+        ),
+    ];
+    for (spelling, card, vendor, bf16, gb, usd) in cases {
+        let v = json_of(&["peaks", spelling])?;
+        let c = &v["chips"][0];
+        assert_eq!(c["name"], *card, "{spelling}");
+        assert_eq!(c["vendor"], *vendor, "{spelling}");
+        assert_eq!(num(c, "/peak_tflops/bf16"), *bf16, "{spelling}");
+        assert_eq!(
+            num(c, "/memory_bytes"),
+            gb * (1u64 << 30) as f64,
+            "{spelling}"
+        );
+        assert_eq!(num(c, "/price/usd_per_gpu_hour"), *usd, "{spelling}");
+    }
+    // MI300X partitions: CPX ×8 … SPX, and the NPS modes it takes
+    let v = json_of(&["peaks", "AMD Instinct MI300X CPX"])?;
+    let profiles: Vec<(String, f64, f64)> = v["chips"][0]["mig_profiles"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or_default().to_string(),
+                num(p, "/slices"),
+                num(p, "/max_instances"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        profiles,
+        vec![
+            ("cpx".to_string(), 1.0, 8.0),
+            ("qpx".to_string(), 2.0, 4.0),
+            ("dpx".to_string(), 4.0, 2.0),
+            ("spx".to_string(), 8.0, 1.0),
+        ]
+    );
+    assert_eq!(
+        v["chips"][0]["memory_modes"],
+        serde_json::json!(["nps1", "nps4"])
+    );
+    let out = gpuaudit()?
+        .args(["peaks", "AMD Instinct MI300X OAM"])
+        .env("COLUMNS", "160")
+        .output()?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        text.contains("cpx ×8, qpx ×4, dpx ×2, spx (nps1, nps4)"),
+        "{text}"
+    );
+    // unknown and family names: exit 2, never another card's numbers
+    for name in [
+        "AMD Instinct MI300",
+        "Gaudi",
+        "HL-325",
+        "Intel Data Center GPU Max 1100",
+    ] {
+        let out = gpuaudit()?.args(["peaks", name]).output()?;
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(name), "{name}: {err}");
+        assert!(out.stdout.is_empty(), "{name}");
+    }
     Ok(())
 }

@@ -24,6 +24,8 @@ pub struct Parts {
     pub episodes: Vec<IdleEpisode>,
     pub gpus: Vec<GpuSummary>,
     pub gpu_count: usize,
+    /// a line per vendor family, when the fleet is mixed (`audit::vendors`)
+    pub vendors: Vec<VendorLine>,
     /// observed GPU-hours per reported model name, to flag ambiguous names
     pub model_hours: Vec<(Option<String>, f64)>,
     /// the caller's data quality: counts, notes and warnings; the held-unknown
@@ -110,6 +112,7 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
         groups,
         gpu_count: parts.gpu_count,
         gpus: parts.gpus,
+        vendors: parts.vendors,
         idle_episode_groups: episode_groups,
         idle_episode_groups_total,
         diagnosis,

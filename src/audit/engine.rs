@@ -1317,6 +1317,7 @@ impl<'a> Engine<'a> {
                 .map(|g| (g.model.clone(), g.observed_gpu_hours))
                 .collect(),
             gpu_count: gpus.len(),
+            vendors: super::vendors::lines(folds.gpus.tallies(self), &self.present),
             gpus,
             quality: DataQuality {
                 duplicates: merged.counts.duplicates,

@@ -23,6 +23,7 @@ pub mod model;
 pub(crate) mod rules_file;
 pub(crate) mod scan;
 pub(crate) mod tally;
+pub(crate) mod vendors;
 pub(crate) mod weights;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

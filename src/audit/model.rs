@@ -40,9 +40,58 @@ pub struct Report {
     /// grouped episodes found (before --top)
     #[serde(default)]
     pub idle_episode_groups_total: usize,
+    /// a mixed fleet (or one without NVIDIA): a line per vendor family, with
+    /// the metric each layer came from (docs/semantics.md §9); absent otherwise
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vendors: Vec<VendorLine>,
     /// timeline, leaks, nodes, purchase (docs/semantics.md §10): top-level keys
     #[serde(flatten)]
     pub diagnosis: super::diagnosis::Sections,
+}
+
+/// One vendor family's part of the fleet: its GPUs, held hours, dollars and,
+/// per layer, which of the vendor's counters measured it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
+pub struct VendorLine {
+    /// "NVIDIA", "AMD", "Intel", "Google", or "unknown" (a model the catalog does not name)
+    pub vendor: String,
+    /// the product family: "AMD Instinct", "Intel Gaudi", … ("unknown")
+    pub family: String,
+    pub gpus: usize,
+    /// the model names the data reported, sorted
+    pub models: Vec<String>,
+    pub observed_gpu_hours: f64,
+    pub held_gpu_hours: f64,
+    pub held_usd: Option<f64>,
+    pub idle_held_usd: Option<f64>,
+    pub layers: VendorLayers,
+}
+
+/// The device (active), chip (SM) and tensor layers of one vendor line.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
+pub struct VendorLayers {
+    pub device: VendorLayer,
+    pub chip: VendorLayer,
+    pub tensor: VendorLayer,
+}
+
+/// One layer of a vendor line: its GPU-hours where measured and its source.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
+pub struct VendorLayer {
+    /// the vendor exporter's series that feeds this layer; null: the vendor
+    /// has no such counter (or the model is unknown)
+    pub metric: Option<String>,
+    /// true when the counter is not the measurement NVIDIA's layer is
+    pub approximate: bool,
+    /// why it is approximate ("vector-ALU (VALU) busy, …")
+    pub note: Option<String>,
+    /// layer GPU-hours over the line's held hours where measured; null when none was
+    pub gpu_hours: Option<f64>,
+    /// the layer over the held hours where it was measured
+    pub ratio: Option<f64>,
 }
 
 /// How held was decided, as data. Its words are in `render/notes.rs` (its

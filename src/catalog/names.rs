@@ -14,7 +14,22 @@
 use super::{GPUS, Gpu, MigProfile};
 use std::sync::OnceLock;
 
-const VENDOR_WORDS: &[&str] = &["nvidia", "tesla", "amd", "instinct", "google", "geforce"];
+const VENDOR_WORDS: &[&str] = &[
+    "nvidia",
+    "tesla",
+    "amd",
+    "instinct",
+    "google",
+    "geforce",
+    "intel",
+    "habana",
+    "habanalabs",
+    "labs",
+];
+
+/// AMD compute partition modes and memory (NPS) modes: a name carrying one
+/// ("AMD Instinct MI300X CPX", "MI300X cpx nps4") is a partition of its card.
+const PARTITION_WORDS: &[&str] = &["spx", "dpx", "qpx", "cpx", "nps1", "nps2", "nps4"];
 
 /// Lower case, letters and digits only.
 pub fn squash(name: &str) -> String {
@@ -26,6 +41,13 @@ pub fn squash(name: &str) -> String {
 
 /// The words a name compares by (see the module docs).
 fn words(name: &str) -> Vec<String> {
+    // "Intel(R) Data Center GPU Max 1550": the trademark signs are no words
+    let name = name
+        .replace("(R)", " ")
+        .replace("(r)", " ")
+        .replace("(TM)", " ")
+        .replace("(tm)", " ")
+        .replace(['®', '™'], " ");
     let mut out: Vec<String> = Vec::new();
     for raw in name
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -119,6 +141,11 @@ fn resolve_card(w: &[String]) -> Resolved {
 /// What `name` is in the catalog.
 pub fn resolve(name: &str) -> Resolved {
     let w = words(name);
+    if let Some(at) = w.iter().position(|x| PARTITION_WORDS.contains(&x.as_str()))
+        && at > 0
+    {
+        return resolve_partition(&w[..at], &w[at..]);
+    }
     let Some(at) = w.iter().position(|x| x == "mig") else {
         return resolve_card(&w);
     };
@@ -128,6 +155,26 @@ pub fn resolve(name: &str) -> Resolved {
             Some(p) => Resolved::Mig(g, p),
             None => Resolved::UnknownMig(g, profile),
         },
+        other => other,
+    }
+}
+
+/// An AMD compute partition: the card, then its mode words ("cpx", "cpx nps4").
+/// SPX is the whole card; a memory mode alone ("nps4") does not split compute.
+fn resolve_partition(card: &[String], mode: &[String]) -> Resolved {
+    match resolve_card(card) {
+        Resolved::Card(g) => {
+            let compute = mode.iter().any(|m| !m.starts_with("nps"));
+            let whole = |p: &MigProfile| p.is_whole_card();
+            match g.mig_profile(&mode.concat()) {
+                Some(p) if !whole(p) => Resolved::Mig(g, p),
+                Some(_) => Resolved::Card(g),
+                None if !compute && g.memory_modes.contains(&mode.concat().as_str()) => {
+                    Resolved::Card(g)
+                }
+                None => Resolved::UnknownMig(g, mode.join(" ")),
+            }
+        }
         other => other,
     }
 }
@@ -216,6 +263,94 @@ mod tests {
         assert_eq!(card("MI300X"), Some("AMD Instinct MI300X"));
         assert_eq!(card("RTX 4090"), Some("NVIDIA GeForce RTX 4090"));
         assert_eq!(card("tpu v4"), Some("Google TPU v4"));
+    }
+
+    #[test]
+    fn amd_intel_and_gaudi_spellings() {
+        for (name, want) in [
+            ("AMD Instinct MI300X", "AMD Instinct MI300X"),
+            ("MI300X", "AMD Instinct MI300X"),
+            ("AMD Instinct MI300X OAM", "AMD Instinct MI300X"),
+            ("MI300X-O", "AMD Instinct MI300X"),
+            ("102-G30211-0C", "AMD Instinct MI300X"),
+            ("amd instinct mi325x", "AMD Instinct MI325X"),
+            ("AMD Instinct MI350X", "AMD Instinct MI350X"),
+            ("MI355X", "AMD Instinct MI355X"),
+            ("AMD Instinct MI250X", "AMD Instinct MI250X"),
+            ("HL-225", "Intel Gaudi 2"),
+            ("Gaudi2", "Intel Gaudi 2"),
+            ("Intel Gaudi 2", "Intel Gaudi 2"),
+            ("HL-325L", "Intel Gaudi 3"),
+            ("HL-328", "Intel Gaudi 3"),
+            ("HL-338", "Intel Gaudi 3"),
+            ("Habana Labs Gaudi 3", "Intel Gaudi 3"),
+            (
+                "Intel(R) Data Center GPU Max 1550",
+                "Intel(R) Data Center GPU Max 1550",
+            ),
+            (
+                "Intel Data Center GPU Max 1550",
+                "Intel(R) Data Center GPU Max 1550",
+            ),
+            (
+                "Intel® Data Center GPU Max 1550",
+                "Intel(R) Data Center GPU Max 1550",
+            ),
+        ] {
+            assert_eq!(card(name), Some(want), "{name}");
+        }
+        // a family name is refused, never guessed
+        assert!(matches!(resolve("Gaudi"), Resolved::Ambiguous(_)));
+        assert_eq!(resolve("HL-325"), Resolved::Unknown);
+        assert_eq!(resolve("MI300"), Resolved::Unknown);
+        assert_eq!(resolve("AMD Instinct MI250X / MI250"), Resolved::Unknown);
+        assert_eq!(resolve("Intel Data Center GPU Max 1100"), Resolved::Unknown);
+    }
+
+    #[test]
+    fn amd_partitions_are_shares_of_their_card() {
+        let Resolved::Mig(g, p) = resolve("AMD Instinct MI300X CPX") else {
+            panic!("not a partition")
+        };
+        assert_eq!(
+            (g.name, p.name, p.slices, p.of),
+            ("AMD Instinct MI300X", "cpx", 1, 8)
+        );
+        assert_eq!(p.share(), 0.125);
+        let Resolved::Mig(_, p) = resolve("mi300x cpx nps4") else {
+            panic!("not a partition")
+        };
+        assert_eq!((p.name, p.max_instances), ("cpx", 8));
+        let Resolved::Mig(_, p) = resolve("AMD Instinct MI325X QPX") else {
+            panic!("not a partition")
+        };
+        assert_eq!(p.share(), 0.25);
+        // the AMD exporter's labels joined: card_series, then the compute and
+        // memory partition types
+        let Resolved::Mig(g, p) = resolve("AMD Instinct MI300X OAM CPX NPS4") else {
+            panic!("not a partition")
+        };
+        assert_eq!((g.name, p.name), ("AMD Instinct MI300X", "cpx"));
+        assert!(matches!(
+            resolve("AMD Instinct MI300X OAM SPX NPS1"),
+            Resolved::Card(_)
+        ));
+        // SPX, or a memory mode alone, is the whole card
+        assert_eq!(card("AMD Instinct MI300X SPX"), Some("AMD Instinct MI300X"));
+        assert!(matches!(
+            resolve("AMD Instinct MI300X SPX"),
+            Resolved::Card(_)
+        ));
+        assert!(matches!(resolve("MI300X NPS1"), Resolved::Card(_)));
+        // a mode the card does not take is no guess
+        assert!(matches!(
+            resolve("AMD Instinct MI355X CPX NPS4"),
+            Resolved::UnknownMig(_, _)
+        ));
+        assert!(matches!(
+            resolve("AMD Instinct MI250X CPX"),
+            Resolved::UnknownMig(_, _)
+        ));
     }
 
     #[test]

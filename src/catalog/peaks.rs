@@ -1,7 +1,7 @@
 //! Dense peaks by reported name, for MFU: an unknown, ambiguous or unpeaked
 //! name is an error that says why and names the closest cards with peaks;
 //! never another GPU's numbers.
-use super::{Dtype, Gpu, Resolved, closest, resolve};
+use super::{Dtype, Family, Gpu, Resolved, closest, resolve};
 use anyhow::{Result, bail};
 
 fn has_peaks(g: &Gpu) -> bool {
@@ -26,6 +26,13 @@ pub fn find(name: &str) -> Result<&'static Gpu> {
             g.no_bf16.unwrap_or(g.peak_source),
             closest(name, 3, &has_peaks).join(", ")
         ),
+        Resolved::Mig(g, p) if g.family == Family::AmdInstinct => bail!(
+            "'{name}' is a {} compute partition of {}: its dense peak is not in the table (about {}/{} of the card's); {hint}",
+            p.name.to_uppercase(),
+            g.name,
+            p.slices,
+            p.of
+        ),
         Resolved::Mig(g, p) => bail!(
             "'{name}' is a MIG {} instance of {}: its dense peak is not in the table (a slice's share of the card's peak is not exactly {}/7); {hint}",
             p.name,
@@ -33,8 +40,9 @@ pub fn find(name: &str) -> Result<&'static Gpu> {
             p.slices
         ),
         Resolved::UnknownMig(g, profile) => bail!(
-            "'{name}': {} has no MIG profile '{profile}' (it has {}); {hint}",
+            "'{name}': {} has no {} '{profile}' (it has {}); {hint}",
             g.name,
+            g.split_word(),
             g.mig.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
         ),
         Resolved::Ambiguous(c) => bail!(
@@ -120,6 +128,36 @@ mod tests {
             "{err}"
         );
         assert_eq!(peak_tflops("Tesla T4", Dtype::Fp16)?, 65.0);
+        Ok(())
+    }
+
+    #[test]
+    fn amd_and_intel_peaks() -> Result<()> {
+        assert_eq!(peak_tflops("AMD Instinct MI300X", Dtype::Bf16)?, 1307.4);
+        assert_eq!(peak_tflops("MI325X", Dtype::Bf16)?, 1307.4);
+        assert_eq!(peak_tflops("AMD Instinct MI350X", Dtype::Bf16)?, 2300.0);
+        assert_eq!(peak_tflops("AMD Instinct MI355X", Dtype::Fp8)?, 5000.0);
+        assert_eq!(peak_tflops("AMD Instinct MI250X", Dtype::Bf16)?, 191.5);
+        assert_eq!(peak_tflops("HL-225", Dtype::Bf16)?, 432.0);
+        assert_eq!(peak_tflops("HL-325L", Dtype::Bf16)?, 1835.0);
+        assert_eq!(
+            peak_tflops("Intel(R) Data Center GPU Max 1550", Dtype::Bf16)?,
+            838.9
+        );
+        // CDNA 4 has no tf32: an error naming what it has
+        let err = peak_tflops("MI355X", Dtype::Tf32)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("no dense tf32 peak"), "{err}");
+        let err = find("AMD Instinct MI300X CPX")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("CPX compute partition of AMD Instinct MI300X") && err.contains("1/8"),
+            "{err}"
+        );
         Ok(())
     }
 

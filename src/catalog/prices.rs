@@ -257,11 +257,12 @@ impl PriceBook {
     }
 }
 
-/// The card a model name means and its share of the card (a MIG slice: g/7).
+/// The card a model name means and its share of the card (a MIG slice: g/7;
+/// an AMD compute partition: its XCDs of 8).
 fn card_share(model: &str) -> Option<(&'static catalog::Gpu, f64)> {
     match catalog::resolve(model) {
         Resolved::Card(g) => Some((g, 1.0)),
-        Resolved::Mig(g, p) => Some((g, f64::from(p.slices) / 7.0)),
+        Resolved::Mig(g, p) => Some((g, p.share())),
         _ => None,
     }
 }

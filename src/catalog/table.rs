@@ -4,9 +4,13 @@
 //! "Supported MIG Profiles" (one table per product and memory size, named at
 //! each constant below). Prices: the built-in profile "on-demand, specialist
 //! cloud, observed 2026" (see prices.rs); each says where it comes from, and
-//! one that no observed price backs is marked `estimate`.
+//! one that no observed price backs is marked `estimate`. AMD compute
+//! partitions are modelled as MIG profiles are (XCDs of 8). Intel Gaudi and
+//! Data Center GPU Max peaks: Intel's white paper and product brief. Gaudi 3
+//! is given its spec-clock peak (1835 bf16), as every other entry is given its
+//! datasheet's; the cards ship at 1600 MHz (1677): `--peak-tflops` says that.
 use super::Dtype::*;
-use super::{Dtype, GIB, Gpu, MigProfile, Price};
+use super::{Dtype, Family, GIB, Gpu, MigProfile, Price};
 
 const fn gib(n: u64) -> u64 {
     n * GIB
@@ -16,6 +20,7 @@ const fn mig(name: &'static str, slices: u8, gb: u64, max_instances: u8) -> MigP
     MigProfile {
         name,
         slices,
+        of: 7,
         memory_bytes: gib(gb),
         max_instances,
     }
@@ -102,6 +107,40 @@ const MIG_GB200_186GB: &[MigProfile] = &[
     mig("7g.186gb", 7, 186, 1),
 ];
 
+// AMD compute partitions (amd-smi: SPX, DPX, QPX, CPX): XCDs per partition
+// of the card's 8, the partition's share of the card's memory (in NPS1 the
+// partitions share all of it), and how many the card holds.
+const fn xcp(name: &'static str, xcds: u8, gb: u64, max_instances: u8) -> MigProfile {
+    MigProfile {
+        name,
+        slices: xcds,
+        of: 8,
+        memory_bytes: gib(gb),
+        max_instances,
+    }
+}
+// AMD Instinct MI300X partitioning overview (8 XCDs, 192 GB)
+const XCP_MI300X: &[MigProfile] = &[
+    xcp("cpx", 1, 24, 8),
+    xcp("qpx", 2, 48, 4),
+    xcp("dpx", 4, 96, 2),
+    xcp("spx", 8, 192, 1),
+];
+// MI325X: the MI300X's 8 XCDs with 256 GB
+const XCP_MI325X: &[MigProfile] = &[
+    xcp("cpx", 1, 32, 8),
+    xcp("qpx", 2, 64, 4),
+    xcp("dpx", 4, 128, 2),
+    xcp("spx", 8, 256, 1),
+];
+// MI350X and MI355X: 8 XCDs, 288 GB
+const XCP_MI350: &[MigProfile] = &[
+    xcp("cpx", 1, 36, 8),
+    xcp("qpx", 2, 72, 4),
+    xcp("dpx", 4, 144, 2),
+    xcp("spx", 8, 288, 1),
+];
+
 const V100_SXM: &[(Dtype, f64)] = &[(Fp16, 125.0), (Fp32, 15.7), (Fp64, 7.8)];
 const V100_PCIE: &[(Dtype, f64)] = &[(Fp16, 112.0), (Fp32, 14.0), (Fp64, 7.0)];
 const A100: &[(Dtype, f64)] = &[
@@ -153,12 +192,14 @@ const A100_80_PRICE: Price = observed(
 pub const GPUS: &[Gpu] = &[
     Gpu {
         name: "Tesla T4",
+        family: Family::Nvidia,
         also: &["T4 16GB"],
         memory_bytes: gib(16),
         peaks: &[(Fp16, 65.0), (Int8, 130.0), (Fp32, 8.1)],
         peak_source: "NVIDIA T4 datasheet (fp16 tensor, mixed precision; Turing has no bf16/tf32)",
         no_bf16: Some("Turing has no bf16: use --dtype fp16"),
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             0.35,
             "estimate: hyperscaler list price of one attached T4, about $0.35 per GPU-hour",
@@ -166,86 +207,103 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "Tesla V100-SXM2-16GB",
+        family: Family::Nvidia,
         also: &["V100 SXM2 16GB", "V100 16GB SXM2"],
         memory_bytes: gib(16),
         peaks: V100_SXM,
         peak_source: V100_SOURCE,
         no_bf16: V100_NO_BF16,
         mig: &[],
+        memory_modes: &[],
         price: V100_PRICE,
     },
     Gpu {
         name: "Tesla V100-SXM2-32GB",
+        family: Family::Nvidia,
         also: &["V100 32GB SXM2"],
         memory_bytes: gib(32),
         peaks: V100_SXM,
         peak_source: V100_SOURCE,
         no_bf16: V100_NO_BF16,
         mig: &[],
+        memory_modes: &[],
         price: V100_PRICE,
     },
     Gpu {
         name: "Tesla V100-PCIE-16GB",
+        family: Family::Nvidia,
         also: &["V100 16GB PCIe"],
         memory_bytes: gib(16),
         peaks: V100_PCIE,
         peak_source: V100_SOURCE,
         no_bf16: V100_NO_BF16,
         mig: &[],
+        memory_modes: &[],
         price: V100_PRICE,
     },
     Gpu {
         name: "Tesla V100-PCIE-32GB",
+        family: Family::Nvidia,
         also: &["V100 32GB PCIe"],
         memory_bytes: gib(32),
         peaks: V100_PCIE,
         peak_source: V100_SOURCE,
         no_bf16: V100_NO_BF16,
         mig: &[],
+        memory_modes: &[],
         price: V100_PRICE,
     },
     Gpu {
         name: "NVIDIA A100-SXM4-40GB",
+        family: Family::Nvidia,
         also: &["A100 SXM 40GB", "A100 40GB SXM", "A100 40GB SXM4"],
         memory_bytes: gib(40),
         peaks: A100,
         peak_source: A100_SOURCE,
         no_bf16: None,
         mig: MIG_A100_40GB,
+        memory_modes: &[],
         price: A100_40_PRICE,
     },
     Gpu {
         name: "NVIDIA A100-SXM4-80GB",
+        family: Family::Nvidia,
         also: &["A100 SXM 80GB", "A100 80GB SXM", "A100 80GB SXM4"],
         memory_bytes: gib(80),
         peaks: A100,
         peak_source: A100_SOURCE,
         no_bf16: None,
         mig: MIG_A100_80GB,
+        memory_modes: &[],
         price: A100_80_PRICE,
     },
     Gpu {
         name: "NVIDIA A100-PCIE-40GB",
+        family: Family::Nvidia,
         also: &["A100 40GB PCIe"],
         memory_bytes: gib(40),
         peaks: A100,
         peak_source: A100_SOURCE,
         no_bf16: None,
         mig: MIG_A100_40GB,
+        memory_modes: &[],
         price: A100_40_PRICE,
     },
     Gpu {
         name: "NVIDIA A100 80GB PCIe",
+        family: Family::Nvidia,
         also: &["A100 PCIe 80GB"],
         memory_bytes: gib(80),
         peaks: A100,
         peak_source: A100_SOURCE,
         no_bf16: None,
         mig: MIG_A100_80GB,
+        memory_modes: &[],
         price: A100_80_PRICE,
     },
     Gpu {
         name: "NVIDIA A10",
+        family: Family::Nvidia,
         also: &["A10 24GB"],
         memory_bytes: gib(24),
         peaks: &[
@@ -258,6 +316,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA A10 datasheet (dense); not the A10G",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             0.75,
             "estimate: 1x A10 at a specialist cloud, about $0.75 per GPU-hour",
@@ -265,12 +324,14 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA A10G",
+        family: Family::Nvidia,
         also: &["A10G 24GB"],
         memory_bytes: gib(24),
         peaks: &[],
         peak_source: "no peak: its tensor rate is lower than the A10's and unpublished: it is not an A10",
         no_bf16: Some("its tensor rate is lower than the A10's and unpublished: it is not an A10"),
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             1.01,
             "estimate: AWS g5.xlarge (one A10G, 4 vCPUs) on demand, about $1.01 an hour",
@@ -278,6 +339,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA L4",
+        family: Family::Nvidia,
         also: &["L4 24GB"],
         memory_bytes: gib(24),
         peaks: &[
@@ -291,6 +353,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA L4 datasheet (dense = half the sparse figure)",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             0.70,
             "estimate: a one-L4 cloud VM on demand, about $0.70 an hour",
@@ -298,6 +361,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA L40",
+        family: Family::Nvidia,
         also: &[],
         memory_bytes: gib(48),
         peaks: &[
@@ -311,6 +375,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA L40 datasheet (dense)",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             1.00,
             "estimate: about half the L40S price (metrics.md: L40S ~$2.00)",
@@ -318,6 +383,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA L40S",
+        family: Family::Nvidia,
         also: &[],
         memory_bytes: gib(48),
         peaks: &[
@@ -331,10 +397,12 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA L40S datasheet (dense = half the sparse figure)",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: observed(2.00, "metrics.md: L40S ~$2.00 (observed 2025-2026)"),
     },
     Gpu {
         name: "NVIDIA H100 80GB HBM3",
+        family: Family::Nvidia,
         also: &[
             "H100 SXM",
             "H100 SXM5",
@@ -348,6 +416,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA H100 SXM5 datasheet (dense); torchtitan 989.4",
         no_bf16: None,
         mig: MIG_H100_80GB,
+        memory_modes: &[],
         price: observed(
             3.00,
             "metrics.md: H100 SXM $2.50-3.50 at specialist clouds (Lambda 8x H100 SXM $2.99)",
@@ -355,6 +424,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA H100 PCIe",
+        family: Family::Nvidia,
         also: &["H100 PCIe 80GB", "H100 80GB PCIe"],
         memory_bytes: gib(80),
         peaks: &[
@@ -369,6 +439,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA H100 PCIe datasheet (dense)",
         no_bf16: None,
         mig: MIG_H100_80GB,
+        memory_modes: &[],
         price: estimate(
             2.49,
             "estimate: 1x H100 PCIe at a specialist cloud, about $2.49 per GPU-hour",
@@ -376,6 +447,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA H100 NVL",
+        family: Family::Nvidia,
         also: &["H100 NVL 94GB", "H100 94GB NVL", "H100 PCIe 94GB"],
         memory_bytes: gib(94),
         peaks: &[
@@ -390,6 +462,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA H100 NVL datasheet, per card (Lightning's 'h100 nvl' is the two-card figure)",
         no_bf16: None,
         mig: MIG_H100_94GB,
+        memory_modes: &[],
         price: estimate(
             3.00,
             "estimate: priced as the H100 SXM (metrics.md: H100 $2.50-3.50)",
@@ -397,6 +470,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA H200",
+        family: Family::Nvidia,
         also: &[
             "H200 SXM",
             "H200 SXM5",
@@ -409,6 +483,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA H200 SXM datasheet (dense; same compute as H100 SXM)",
         no_bf16: None,
         mig: MIG_H200_141GB,
+        memory_modes: &[],
         price: observed(
             3.60,
             "metrics.md: H200 $3.50-4.50 at specialist clouds (observed 2025-2026)",
@@ -416,6 +491,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA H200 NVL",
+        family: Family::Nvidia,
         also: &["H200 NVL 141GB"],
         memory_bytes: gib(141),
         peaks: &[
@@ -430,6 +506,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA H200 datasheet, NVL column (dense = half the sparse figure)",
         no_bf16: None,
         mig: MIG_H200_141GB,
+        memory_modes: &[],
         price: estimate(
             3.60,
             "estimate: priced as the H200 SXM (metrics.md: H200 $3.50-4.50)",
@@ -437,6 +514,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA B200",
+        family: Family::Nvidia,
         also: &["B200 SXM", "HGX B200", "B200 180GB"],
         memory_bytes: gib(180),
         peaks: &[
@@ -451,10 +529,12 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA HGX B200 datasheet, per GPU (dense)",
         no_bf16: None,
         mig: MIG_B200_180GB,
+        memory_modes: &[],
         price: observed(6.00, "metrics.md: B200 ~$6.00 (observed 2025-2026)"),
     },
     Gpu {
         name: "NVIDIA GB200",
+        family: Family::Nvidia,
         also: &["GB200 NVL72", "GB200 186GB"],
         memory_bytes: gib(186),
         peaks: &[
@@ -469,6 +549,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA GB200 NVL72 datasheet, per GPU (dense)",
         no_bf16: None,
         mig: MIG_GB200_186GB,
+        memory_modes: &[],
         price: estimate(
             7.50,
             "estimate: above the B200's $6.00 (GB200 NVL72 capacity lists higher per GPU)",
@@ -476,6 +557,7 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "NVIDIA GeForce RTX 4090",
+        family: Family::Nvidia,
         also: &["RTX 4090 24GB"],
         memory_bytes: gib(24),
         peaks: &[
@@ -488,6 +570,7 @@ pub const GPUS: &[Gpu] = &[
         peak_source: "NVIDIA Ada whitepaper, tensor with FP32 accumulate (Lightning's bf16 figure is the non-tensor rate)",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             0.40,
             "estimate: GPU marketplaces list an RTX 4090 at about $0.30-0.70 an hour",
@@ -495,52 +578,174 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "AMD Instinct MI300X",
-        also: &["MI300X 192GB"],
+        family: Family::AmdInstinct,
+        also: &[
+            "MI300X 192GB",
+            "AMD Instinct MI300X OAM",
+            "MI300X-O",
+            // the exporter's card_model label: the OAM board's part number
+            "102-G30211-0C",
+        ],
         memory_bytes: gib(192),
         peaks: MI300X,
         peak_source: "AMD Instinct MI300X datasheet (dense)",
         no_bf16: None,
-        mig: &[],
-        price: estimate(
-            2.00,
-            "estimate: specialist clouds list an MI300X at about $1.50-2.50 per GPU-hour",
+        mig: XCP_MI300X,
+        memory_modes: &["nps1", "nps4"],
+        price: observed(
+            1.85,
+            "on demand at specialist clouds: Vultr $1.85, TensorWave $1.50 per GPU-hour (cliffcenter.com research note, 2026-05-18)",
         ),
     },
     Gpu {
         name: "AMD Instinct MI325X",
-        also: &["MI325X 256GB"],
+        family: Family::AmdInstinct,
+        also: &["MI325X 256GB", "AMD Instinct MI325X OAM", "MI325X-O"],
         memory_bytes: gib(256),
         peaks: MI300X,
-        peak_source: "AMD Instinct MI325X datasheet (dense)",
+        peak_source: "AMD Instinct MI325X datasheet (dense; the MI300X's compute, 1307.4 bf16)",
         no_bf16: None,
-        mig: &[],
+        mig: XCP_MI325X,
+        memory_modes: &["nps1", "nps4"],
+        price: observed(
+            1.95,
+            "on demand at a specialist cloud: TensorWave MI325X $1.95 per GPU-hour (cliffcenter.com research note, 2026-05-18)",
+        ),
+    },
+    Gpu {
+        name: "AMD Instinct MI350X",
+        family: Family::AmdInstinct,
+        also: &["MI350X 288GB", "AMD Instinct MI350X OAM"],
+        memory_bytes: gib(288),
+        peaks: &[
+            (Bf16, 2300.0),
+            (Fp16, 2300.0),
+            (Fp8, 4600.0),
+            (Fp32, 144.2),
+            (Fp64, 72.1),
+        ],
+        peak_source: "AMD Instinct MI350X datasheet (dense; bf16/fp16 2.3 and fp8 4.6 PFLOP/s as rounded there; fp32/fp64 vector; CDNA 4 has no tf32)",
+        no_bf16: None,
+        mig: XCP_MI350,
+        memory_modes: &["nps1", "nps2"],
         price: estimate(
-            2.50,
-            "estimate: above the MI300X's $2.00 for the larger memory",
+            2.75,
+            "estimate: between the MI325X's $1.95 and the H100 SXM's $3.00; few on-demand listings",
+        ),
+    },
+    Gpu {
+        name: "AMD Instinct MI355X",
+        family: Family::AmdInstinct,
+        also: &["MI355X 288GB", "AMD Instinct MI355X OAM"],
+        memory_bytes: gib(288),
+        peaks: &[
+            (Bf16, 2500.0),
+            (Fp16, 2500.0),
+            (Fp8, 5000.0),
+            (Fp32, 157.3),
+            (Fp64, 78.6),
+        ],
+        peak_source: "AMD Instinct MI355X datasheet (dense; bf16/fp16 2.5 and fp8 5.0 PFLOP/s as rounded there; fp32/fp64 vector; CDNA 4 has no tf32)",
+        no_bf16: None,
+        mig: XCP_MI350,
+        memory_modes: &["nps1", "nps2"],
+        price: estimate(
+            3.00,
+            "estimate: priced as the H100 SXM; few on-demand listings",
         ),
     },
     Gpu {
         name: "AMD Instinct MI250X",
-        also: &[],
+        family: Family::AmdInstinct,
+        also: &["MI250X GCD"],
         // per GCD, as it enumerates: half of the card's 128 GB
         memory_bytes: gib(64),
         peaks: &[(Bf16, 191.5), (Fp16, 191.5), (Fp32, 23.9), (Fp64, 47.9)],
-        peak_source: "AMD Instinct MI250X datasheet, per GCD (it enumerates as two devices)",
+        peak_source: "AMD Instinct MI250X datasheet, per GCD (the card enumerates as two devices, each half the card's 383 bf16)",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             0.80,
             "estimate: per GCD; little on-demand market (HPC allocations)",
         ),
     },
     Gpu {
+        name: "Intel Gaudi 2",
+        family: Family::IntelGaudi,
+        // hl-smi's name for the OAM card
+        also: &["HL-225", "Gaudi2", "Habana Gaudi 2", "Gaudi 2 96GB"],
+        memory_bytes: gib(96),
+        peaks: &[(Bf16, 432.0), (Fp8, 865.0)],
+        peak_source: "Intel Gaudi 2 white paper, MME (matrix engine) dense: bf16 432, fp8 865",
+        no_bf16: None,
+        mig: &[],
+        memory_modes: &[],
+        price: estimate(
+            1.30,
+            "estimate: Intel's developer cloud listed an 8x Gaudi 2 node at about $10.42 an hour",
+        ),
+    },
+    Gpu {
+        name: "Intel Gaudi 3",
+        family: Family::IntelGaudi,
+        // hl-smi's names: HL-325L (OAM, air-cooled), HL-328 (OAM), HL-338 (PCIe card)
+        also: &[
+            "HL-325L",
+            "HL-328",
+            "HL-338",
+            "Gaudi3",
+            "Habana Gaudi 3",
+            "Gaudi 3 128GB",
+        ],
+        memory_bytes: gib(128),
+        peaks: &[(Bf16, 1835.0), (Fp8, 1835.0)],
+        peak_source: "Intel Gaudi 3 white paper, MME dense at the spec clock: bf16 = fp8 = 1835 (1677 at the 1600 MHz the cards ship at: give --peak-tflops 1677 for that)",
+        no_bf16: None,
+        mig: &[],
+        memory_modes: &[],
+        price: estimate(
+            2.10,
+            "estimate: below the H100 SXM's $3.00; few on-demand listings",
+        ),
+    },
+    Gpu {
+        name: "Intel(R) Data Center GPU Max 1550",
+        family: Family::IntelMax,
+        also: &[
+            "Data Center GPU Max 1550",
+            "GPU Max 1550",
+            "Max 1550",
+            "Ponte Vecchio Max 1550",
+        ],
+        memory_bytes: gib(128),
+        peaks: &[
+            (Bf16, 838.9),
+            (Fp16, 838.9),
+            (Tf32, 419.4),
+            (Int8, 1677.7),
+            (Fp32, 52.4),
+            (Fp64, 52.4),
+        ],
+        peak_source: "Intel Data Center GPU Max 1550 product brief: 128 Xe cores at 1600 MHz, XMX dense (bf16 838.9); per card of two stacks (a stack enumerated alone is half)",
+        no_bf16: None,
+        mig: &[],
+        memory_modes: &[],
+        price: estimate(
+            1.00,
+            "estimate: few on-demand listings (HPC allocations and Intel's developer cloud)",
+        ),
+    },
+    Gpu {
         name: "Google TPU v4",
+        family: Family::GoogleTpu,
         also: &[],
         memory_bytes: gib(32),
         peaks: &[(Bf16, 275.0)],
         peak_source: "Google Cloud TPU v4 docs, per chip",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             3.22,
             "estimate: Google Cloud TPU v4 on-demand list price per chip-hour, about $3.22",
@@ -548,12 +753,14 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "Google TPU v5e",
+        family: Family::GoogleTpu,
         also: &[],
         memory_bytes: gib(16),
         peaks: &[(Bf16, 197.0)],
         peak_source: "Google Cloud TPU v5e docs, per chip",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             1.20,
             "estimate: Google Cloud TPU v5e on-demand list price per chip-hour, about $1.20",
@@ -561,12 +768,14 @@ pub const GPUS: &[Gpu] = &[
     },
     Gpu {
         name: "Google TPU v5p",
+        family: Family::GoogleTpu,
         also: &[],
         memory_bytes: gib(95),
         peaks: &[(Bf16, 459.0)],
         peak_source: "Google Cloud TPU v5p docs, per chip",
         no_bf16: None,
         mig: &[],
+        memory_modes: &[],
         price: estimate(
             4.20,
             "estimate: Google Cloud TPU v5p on-demand list price per chip-hour, about $4.20",

@@ -132,6 +132,24 @@ fn showback(report: &Report, u: Units, top: usize, out: &mut String) {
     )));
 }
 
+/// A mixed fleet: a row per vendor family, then where each layer came from.
+fn vendors(report: &Report, u: &crate::render::fmt::Units, out: &mut String) {
+    use crate::render::vendors as v;
+    if report.vendors.is_empty() {
+        return;
+    }
+    out.push_str(&format!("\n### {}\n\n", v::TITLE));
+    out.push_str(&row(&v::headers(u)));
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+    for line in &report.vendors {
+        out.push_str(&row(&v::cells(line, u)));
+    }
+    out.push('\n');
+    for s in v::sources(report) {
+        out.push_str(&format!("- {s}\n"));
+    }
+}
+
 pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {
     let u = Units::of(report);
     let mut out = format!("## GPU audit\n\n**{}**\n\n", headline(report));
@@ -157,6 +175,7 @@ pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {
             pct(s.pct_of_observed),
         ]));
     }
+    vendors(report, &u, &mut out);
     let c = &report.cost;
     out.push_str(&format!("\n### Cost (USD{})\n\n", u.per));
     out.push_str(&row(&[

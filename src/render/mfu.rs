@@ -205,7 +205,14 @@ fn mig_profiles(g: &Gpu) -> String {
     if g.mig.is_empty() {
         return "-".to_string();
     }
-    g.mig
+    // an AMD card's memory (NPS) modes follow its compute partitions
+    let modes = if g.memory_modes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", g.memory_modes.join(", "))
+    };
+    let profiles = g
+        .mig
         .iter()
         .map(|p| {
             if p.max_instances > 1 {
@@ -215,7 +222,8 @@ fn mig_profiles(g: &Gpu) -> String {
             }
         })
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    format!("{profiles}{modes}")
 }
 
 fn price(g: &Gpu) -> String {
@@ -252,7 +260,7 @@ pub fn peaks_table(gpus: &[&Gpu]) -> String {
     m.set_header(vec![
         "GPU (NVML name)",
         "memory",
-        "MIG profiles (×: instances per card)",
+        "MIG profiles / AMD partitions (×: per card)",
         "USD/GPU-h",
     ]);
     for g in gpus {
@@ -264,7 +272,7 @@ pub fn peaks_table(gpus: &[&Gpu]) -> String {
         ]);
     }
     out.push_str(&format!(
-        "\n\nMemory, MIG profiles (NVIDIA MIG user guide; g = compute slices of 7) and built-in price (\"{PROFILE_NAME}\", dated {PROFILE_DATE})\n"
+        "\n\nMemory, MIG profiles (NVIDIA MIG user guide; g = compute slices of 7), AMD compute partitions (XCDs of 8) and built-in price (\"{PROFILE_NAME}\", dated {PROFILE_DATE})\n"
     ));
     out.push_str(&m.to_string());
 
@@ -295,16 +303,19 @@ pub fn peaks_json(gpus: &[&Gpu]) -> Result<String> {
             let mig: Vec<Value> = g
                 .mig
                 .iter()
-                .map(|p| json!({ "name": p.name, "slices": p.slices, "memory_bytes": p.memory_bytes, "max_instances": p.max_instances }))
+                .map(|p| json!({ "name": p.name, "slices": p.slices, "of": p.of, "memory_bytes": p.memory_bytes, "max_instances": p.max_instances }))
                 .collect();
             json!({
                 "name": g.name,
+                "vendor": g.family.vendor(),
+                "family": g.family.name(),
                 "also": g.also,
                 "memory_bytes": g.memory_bytes,
                 "peak_tflops": peaks,
                 "source": g.peak_source,
                 "no_bf16": g.no_bf16,
                 "mig_profiles": mig,
+                "memory_modes": g.memory_modes,
                 "price": { "usd_per_gpu_hour": g.price.usd_per_gpu_hour, "source": g.price.source, "estimate": g.price.estimate },
             })
         })

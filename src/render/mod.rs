@@ -12,4 +12,5 @@ pub mod mfu;
 pub mod notes;
 pub mod scan;
 pub mod table;
+pub mod vendors;
 pub mod wrap;

@@ -294,6 +294,32 @@ fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
     g.render_with_note(width)
 }
 
+/// A mixed fleet: a line per vendor family, then where each layer came from.
+fn vendors(report: &Report, u: Units, width: Option<u16>) -> Option<String> {
+    if report.vendors.is_empty() {
+        return None;
+    }
+    let cols: Vec<Column> = crate::render::vendors::headers(&u)
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| match i {
+            0 => Column::new(h).label(),
+            _ => Column::new(h).right(),
+        })
+        .collect();
+    let mut g = Grid::new(cols);
+    for v in &report.vendors {
+        g.row(crate::render::vendors::cells(v, &u));
+    }
+    let mut out = format!("{}\n", crate::render::vendors::TITLE);
+    out.push_str(&g.render_with_note(width));
+    for line in crate::render::vendors::sources(report) {
+        out.push_str(&fill(&format!("  {line}"), width, "    "));
+        out.push('\n');
+    }
+    Some(out)
+}
+
 fn cost(report: &Report, u: Units, width: Option<u16>) -> String {
     // a snapshot's dollars are per hour now: no window, no run-rate
     let snapshot = report.window.snapshot;
@@ -549,6 +575,10 @@ pub fn render(report: &Report, opts: &TableOptions) -> String {
     out.push_str("Held → used waterfall\n");
     out.push_str(&waterfall(report, u, width));
     out.push('\n');
+    if let Some(v) = vendors(report, u, width) {
+        out.push_str(&v);
+        out.push('\n');
+    }
     out.push_str("Cost\n");
     out.push_str(&cost(report, u, width));
     out.push('\n');

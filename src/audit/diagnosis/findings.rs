@@ -184,9 +184,13 @@ impl Sizing {
 
 /// The smallest MIG profile (fewest slices, then least memory) of `gpu` that
 /// holds 1.1 × the peak memory and, where sm_active is known, has g/7 ≥ p95
-/// sm_active; None when it is the whole card or nothing fits.
+/// sm_active; None when it is the whole card or nothing fits. NVIDIA MIG
+/// only: an AMD partition's share is XCDs of 8, not g/7.
 pub fn smallest_fitting_profile(gpu: &Gpu, sizing: &Sizing) -> Option<&'static MigProfile> {
     let peak = sizing.peak_mem? as f64;
+    if gpu.family != crate::catalog::Family::Nvidia {
+        return None;
+    }
     gpu.mig
         .iter()
         .filter(|p| p.memory_bytes as f64 >= OVERSIZED_MEMORY_HEADROOM * peak)

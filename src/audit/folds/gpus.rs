@@ -67,6 +67,17 @@ impl GpusFold {
         g.last_power = iv.power;
     }
 
+    /// Each GPU with samples: its reported model name and its tally.
+    pub fn tallies<'a>(
+        &'a self,
+        names: &'a dyn Names,
+    ) -> impl Iterator<Item = (Option<&'a str>, &'a Tally)> + 'a {
+        self.gpus
+            .iter()
+            .filter(|g| g.samples > 0)
+            .map(move |g| (g.model.map(|m| names.label(m)), &g.tally))
+    }
+
     /// Every GPU has at most one sample (a snapshot of the fleet).
     pub fn all_single(&self) -> bool {
         self.gpus.iter().all(|g| g.samples <= 1)

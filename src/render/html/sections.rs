@@ -150,7 +150,36 @@ pub fn waterfall(out: &mut String, r: &Report) {
     ));
     out.push_str("<figcaption>Each layer as a share of the observed GPU-hours; idle held is the part of held in which device activity was below the idle threshold.</figcaption></figure>\n");
     waterfall_table(out, r);
+    vendors_table(out, r);
     out.push_str("</section>\n");
+}
+
+/// A mixed fleet: a row per vendor family, then where each layer came from.
+fn vendors_table(out: &mut String, r: &Report) {
+    use crate::render::vendors as v;
+    if r.vendors.is_empty() {
+        return;
+    }
+    let u = crate::render::fmt::Units::of(r);
+    let _ = write!(out, "<h3>{}</h3><table><thead><tr>", text(v::TITLE));
+    for (i, h) in v::headers(&u).iter().enumerate() {
+        let class = if i == 0 { "" } else { " class=\"n\"" };
+        let _ = write!(out, "<th{class}>{}</th>", text(h));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for line in &r.vendors {
+        out.push_str("<tr>");
+        for (i, c) in v::cells(line, &u).iter().enumerate() {
+            let class = if i == 0 { "" } else { " class=\"n\"" };
+            let _ = write!(out, "<td{class}>{}</td>", text(c));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>\n<ul class=\"note\">");
+    for s in v::sources(r) {
+        let _ = write!(out, "<li>{}</li>", text(&s));
+    }
+    out.push_str("</ul>\n");
 }
 
 /// The waterfall's figures as a table, and the not-useful dollars against MFU.

@@ -603,6 +603,8 @@ fn parts_of(
         episodes: Vec::new(),
         gpus: Vec::new(),
         gpu_count,
+        // vendor lines count GPUs per family: no per-GPU rows from sums
+        vendors: Vec::new(),
         model_hours: sums.model_hours,
         quality: DataQuality {
             notes,
