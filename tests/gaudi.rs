@@ -24,7 +24,11 @@ fn refused(args: &[&str]) -> anyhow::Result<String> {
 }
 
 fn deeper_layers_are_na(v: &Value) {
-    for layer in ["sm_active_gpu_hours", "tensor_active_gpu_hours", "useful_gpu_hours"] {
+    for layer in [
+        "sm_active_gpu_hours",
+        "tensor_active_gpu_hours",
+        "useful_gpu_hours",
+    ] {
         assert!(v["layers"][layer].is_null(), "{layer}: {}", v["layers"]);
     }
     assert!(v["ratios"]["sm_active"].is_null());
@@ -42,7 +46,11 @@ fn real_hl205_capture_reads_with_no_flags() -> anyhow::Result<()> {
     assert_close(num(&v, "/layers/observed_gpu_hours"), 8.0, "observed");
     assert_close(num(&v, "/layers/held_gpu_hours"), 0.0, "held");
     deeper_layers_are_na(&v);
-    let v = report_json(&[gaudi("hlsmi-hl205-8cards.csv"), "--held-mem".into(), "256MiB".into()])?;
+    let v = report_json(&[
+        gaudi("hlsmi-hl205-8cards.csv"),
+        "--held-mem".into(),
+        "256MiB".into(),
+    ])?;
     assert_close(num(&v, "/layers/held_gpu_hours"), 8.0, "held");
     assert_close(num(&v, "/layers/active_gpu_hours"), 1.12, "active");
     assert_close(num(&v, "/ratios/active"), 0.14, "active ratio");
@@ -63,7 +71,10 @@ fn real_hl205_capture_reads_with_no_flags() -> anyhow::Result<()> {
 fn noheader_gaudi3_rows_need_columns_then_read_units_in_cells() -> anyhow::Result<()> {
     let file = gaudi("hlsmi-gaudi3-noheader.csv");
     let err = refused(&[&file])?;
-    assert!(err.contains("hlsmi-gaudi3-noheader.csv:1: no header row"), "{err}");
+    assert!(
+        err.contains("hlsmi-gaudi3-noheader.csv:1: no header row"),
+        "{err}"
+    );
     assert!(err.contains("--columns"), "{err}");
     let v = report_json(&[
         file,
@@ -73,7 +84,11 @@ fn noheader_gaudi3_rows_need_columns_then_read_units_in_cells() -> anyhow::Resul
         "512MiB".into(),
     ])?;
     assert_eq!(v["gpu_count"], 2);
-    assert_close(num(&v, "/layers/held_gpu_hours"), 2.0, "held (672 MiB > 512 MiB)");
+    assert_close(
+        num(&v, "/layers/held_gpu_hours"),
+        2.0,
+        "held (672 MiB > 512 MiB)",
+    );
     assert_close(num(&v, "/layers/active_gpu_hours"), 0.0, "0 % busy");
     assert_close(num(&v, "/layers/idle_held_gpu_hours"), 2.0, "idle held");
     let g = gpu(&v, "01P4-HL3090A0-18-U4V298-03-04-04");

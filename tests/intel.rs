@@ -20,7 +20,12 @@ fn gpu<'a>(v: &'a Value, id: &str) -> &'a Value {
 fn notes(v: &Value) -> String {
     v["data_quality"]["notes"]
         .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"))
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
         .unwrap_or_default()
 }
 
@@ -43,7 +48,11 @@ fn real_max1100_dump_reads_with_no_format_flag() -> anyhow::Result<()> {
     assert_eq!(v["window"]["start"], "2026-07-14T21:48:07.398Z");
     assert_eq!(v["gpu_count"], 2);
     assert_close(num(&v, "/layers/observed_gpu_hours"), 2.0, "snapshot");
-    assert_close(num(&v, "/layers/held_gpu_hours"), 2.0, "held (28 MiB > 16 MiB)");
+    assert_close(
+        num(&v, "/layers/held_gpu_hours"),
+        2.0,
+        "held (28 MiB > 16 MiB)",
+    );
     assert_close(num(&v, "/layers/active_gpu_hours"), 0.0, "0.00 % busy");
     let g = gpu(&v, "0");
     assert_eq!(g["last_mem_used_bytes"], (27.99f64 * 1_048_576.0) as u64);
@@ -65,7 +74,11 @@ fn real_flex_dump_reads_device_activity() -> anyhow::Result<()> {
         AT,
         "--assume-held",
     ])?;
-    assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 3600.0, "observed");
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        4.0 / 3600.0,
+        "observed",
+    );
     assert_close(num(&v, "/ratios/active"), 0.995325, "device activity");
     assert_close(num(gpu(&v, "0"), "/last_power_w"), 119.24, "power");
     Ok(())
@@ -87,7 +100,10 @@ fn eu_active_is_the_sm_layer_marked_approximate() -> anyhow::Result<()> {
     assert_eq!(g["last_mem_used_bytes"], 65_536u64 * 1_048_576);
     assert_close(num(g, "/last_power_w"), 515.0, "power");
     let n = notes(&v);
-    assert!(n.contains("SM active is xpu-smi's GPU EU Array Active, an approximation"), "{n}");
+    assert!(
+        n.contains("SM active is xpu-smi's GPU EU Array Active, an approximation"),
+        "{n}"
+    );
     assert_eq!(v["data_quality"]["invalid"], serde_json::json!({}));
     Ok(())
 }
@@ -130,9 +146,17 @@ fn xpum_scrape_counts_tiles_not_the_card_twice() -> anyhow::Result<()> {
 fn otlp_json_reads_both_vendors_by_hw_id() -> anyhow::Result<()> {
     let v = report_json(&[file("otel/otlp-mixed-vendors.jsonl").as_str()])?;
     assert_eq!(v["window"]["start"], "2026-07-13T08:00:00Z");
-    assert_close(num(&v, "/layers/observed_gpu_hours"), 4.0 / 60.0, "observed");
+    assert_close(
+        num(&v, "/layers/observed_gpu_hours"),
+        4.0 / 60.0,
+        "observed",
+    );
     assert_close(num(&v, "/layers/held_gpu_hours"), 2.0 / 60.0, "held");
-    assert_close(num(&v, "/layers/active_gpu_hours"), 0.8 * 2.0 / 60.0, "active");
+    assert_close(
+        num(&v, "/layers/active_gpu_hours"),
+        0.8 * 2.0 / 60.0,
+        "active",
+    );
     let h100 = gpu(&v, "GPU-5c2a1f0e-3f7b-4c1d-9a55-0d2e6b7c8a91");
     assert_eq!(h100["model"], "NVIDIA H100 80GB HBM3");
     assert_eq!(h100["host"], "gpu-node-12");
@@ -151,7 +175,10 @@ fn otlp_json_reads_both_vendors_by_hw_id() -> anyhow::Result<()> {
 #[test]
 fn a_truncated_otlp_line_is_refused_naming_file_and_line() -> anyhow::Result<()> {
     let err = refused(&[&file("otel/otlp-truncated.jsonl")])?;
-    assert!(err.contains("otlp-truncated.jsonl:2: not OTLP JSON"), "{err}");
+    assert!(
+        err.contains("otlp-truncated.jsonl:2: not OTLP JSON"),
+        "{err}"
+    );
     Ok(())
 }
 
@@ -162,7 +189,11 @@ fn hw_gpu_prometheus_series_read_like_otlp() -> anyhow::Result<()> {
     let v = report_json(&[file("otel/hw-gpu-prometheus.prom").as_str(), "--at", AT])?;
     assert_eq!(v["gpu_count"], 2);
     assert_close(num(&v, "/layers/held_gpu_hours"), 1.0, "held by its pod");
-    assert_close(num(&v, "/layers/active_gpu_hours"), 0.75, "general task only");
+    assert_close(
+        num(&v, "/layers/active_gpu_hours"),
+        0.75,
+        "general task only",
+    );
     let h100 = gpu(&v, "GPU-5c2a1f0e-3f7b-4c1d-9a55-0d2e6b7c8a91");
     assert_eq!(h100["host"], "gpu-node-12");
     assert_close(num(h100, "/last_power_w"), 512.5, "power");

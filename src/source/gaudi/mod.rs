@@ -69,7 +69,10 @@ fn parse(name: &str, text: &str, columns: Option<&[String]>) -> Result<Parsed> {
     let header: Vec<String> = match columns {
         Some(cols) => {
             let same = first_fields.len() == cols.len()
-                && first_fields.iter().zip(cols).all(|(a, b)| bare(a) == bare(b));
+                && first_fields
+                    .iter()
+                    .zip(cols)
+                    .all(|(a, b)| bare(a) == bare(b));
             if !same {
                 rows.push((first_no, first_fields));
             }
@@ -83,8 +86,7 @@ fn parse(name: &str, text: &str, columns: Option<&[String]>) -> Result<Parsed> {
     for (no, line) in lines {
         let fields = split_fields(line);
         // logs appended poll after poll may repeat the header
-        if fields.len() == header.len() && fields.iter().zip(&header).all(|(a, b)| bare(a) == *b)
-        {
+        if fields.len() == header.len() && fields.iter().zip(&header).all(|(a, b)| bare(a) == *b) {
             continue;
         }
         if fields.len() != header.len() {
@@ -139,10 +141,7 @@ pub fn read_hlsmi(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleT
     })?;
     let ids: Vec<String> = rows.iter().map(|(_, f)| f[id].clone()).collect();
     if let Some((no, _)) = rows.iter().find(|(_, f)| is_missing_marker(&f[id])) {
-        bail!(
-            "{name}:{no}: the device id field '{}' is empty",
-            header[id]
-        );
+        bail!("{name}:{no}: the device id field '{}' is empty", header[id]);
     }
     let mut quality = Quality::default();
     let mut cols = vec![Column::new(col::GPU.into(), ids.clone())];

@@ -35,9 +35,7 @@ fn split_fields(line: &str) -> Vec<String> {
 /// Whether a first line is an xpu-smi dump header.
 pub fn looks_like_xpusmi_dump(first_line: &str) -> bool {
     let f = split_fields(first_line);
-    f.len() >= 2
-        && f[0].eq_ignore_ascii_case("timestamp")
-        && f[1].eq_ignore_ascii_case("deviceid")
+    f.len() >= 2 && f[0].eq_ignore_ascii_case("timestamp") && f[1].eq_ignore_ascii_case("deviceid")
 }
 
 /// A dump's time: `2026-07-14T08:12:53.000` (with --date) or the time of day

@@ -105,14 +105,10 @@ fn column_of(metric: &Value, labels: &BTreeMap<String, String>) -> Option<(&'sta
 }
 
 /// One `{"resourceMetrics": [...]}` object's GPU points as samples.
-fn samples_of(
-    doc: &Value,
-    where_: &str,
-    out: &mut Vec<PromSample>,
-) -> Result<()> {
-    let resources = doc["resourceMetrics"]
-        .as_array()
-        .with_context(|| format!("{where_}: no resourceMetrics array (expected OTLP JSON metrics)"))?;
+fn samples_of(doc: &Value, where_: &str, out: &mut Vec<PromSample>) -> Result<()> {
+    let resources = doc["resourceMetrics"].as_array().with_context(|| {
+        format!("{where_}: no resourceMetrics array (expected OTLP JSON metrics)")
+    })?;
     for rm in resources {
         let mut resource = BTreeMap::new();
         read_attributes(rm.pointer("/resource/attributes"), &mut resource);

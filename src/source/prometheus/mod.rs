@@ -86,8 +86,8 @@ pub const MODEL_LABELS: &[&str] = &["modelName", "model", "dev_name", "hw_gpu_mo
 /// The workload's (pod, namespace) labels other exporters write: the Gaudi
 /// exporter, the xpum exporter and OpenTelemetry's k8s attributes.
 const POD_LABELS: &[(&str, &str)] = &[
-    ("pod_name", "pod_namespace"),     // format: gaudi exporter
-    ("kube_pod", "kube_namespace"),    // format: xpum exporter
+    ("pod_name", "pod_namespace"),          // format: gaudi exporter
+    ("kube_pod", "kube_namespace"),         // format: xpum exporter
     ("k8s_pod_name", "k8s_namespace_name"), // format: otel
 ];
 
@@ -623,7 +623,11 @@ pub fn read_files(
     }
     notes.append(&mut quality.notes);
     quality.notes = notes;
-    if frame.get_column_names().iter().any(|c| c.as_str() == "xpum_eu_active_ratio") {
+    if frame
+        .get_column_names()
+        .iter()
+        .any(|c| c.as_str() == "xpum_eu_active_ratio")
+    {
         quality.notes.push(Note::ApproximateLayer {
             file: names.join(", "),
             layer: "SM active".to_string(),
