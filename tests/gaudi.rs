@@ -148,6 +148,7 @@ fn exporter_scrape_reads_milliwatts_and_pods() -> anyhow::Result<()> {
     assert_eq!(g["last_mem_used_bytes"], 85_899_345_920u64);
     assert_eq!(g["last_mem_total_bytes"], 103_079_215_104u64);
     assert_eq!(g["jobs"], serde_json::json!(["llama-train-0"]));
+    assert_eq!(g["host"], "gaudi-node-7", "the exporter's node");
     let idle = gpu(&v, "01P0-HL2080A0-15-TNPS34-20-07-07");
     assert_close(num(idle, "/last_power_w"), 98.5, "98500 mW");
     assert_eq!(v["data_quality"]["warnings"], serde_json::json!([]));

@@ -319,9 +319,40 @@ fn tiled_gpus(series: &[PromSeries]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The node each Gaudi exporter runs on, by scrape target (None: a file
+/// scraped by hand), from its `habanalabs_kube_info{node, hostname}`: the
+/// device series name no host of their own.
+fn exporter_nodes(series: &[PromSeries]) -> BTreeMap<Option<(String, String)>, String> {
+    series
+        .iter()
+        .filter(|s| s.metric == "habanalabs_kube_info")
+        .filter_map(|s| {
+            let node = first(&s.labels, &["node", "hostname"])?;
+            Some((target_of(&s.labels), node.to_string()))
+        })
+        .collect()
+}
+
+/// A series' host: a host label, else its exporter's node, else the scrape target.
+fn host_of(
+    labels: &BTreeMap<String, String>,
+    exporter_nodes: &BTreeMap<Option<(String, String)>, String>,
+) -> String {
+    let named: Vec<&str> = HOST_LABELS
+        .iter()
+        .copied()
+        .filter(|l| *l != "instance")
+        .collect();
+    first(labels, &named)
+        .or_else(|| exporter_nodes.get(&target_of(labels)).map(String::as_str))
+        .or_else(|| first(labels, &["instance"]))
+        .unwrap_or("")
+        .to_string()
+}
+
 /// Series read as samples: not a tiled GPU's device-level series, not
 /// encoder/decoder time (OpenTelemetry's hw_gpu_task), not the Gaudi
-/// exporter's own-pod info series (it names no device).
+/// exporter's own-pod info series (it names no device; its node is the host).
 fn read_series(s: &PromSeries, tiled: &BTreeSet<String>) -> bool {
     let device_level_of_tiled = !s.labels.contains_key("sub_dev")
         && first(&s.labels, GPU_LABELS).is_some_and(|g| tiled.contains(g));
@@ -365,6 +396,7 @@ fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Qual
         col::TEAM,
     ];
     let tiled = tiled_gpus(&series);
+    let exporter_nodes = exporter_nodes(&series);
     for s in series {
         if s.points.is_empty() || !read_series(&s, &tiled) {
             continue;
@@ -377,7 +409,7 @@ fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Qual
             continue;
         }
         let gpu = device_id(gpu_base, &s.labels);
-        let host = first(&s.labels, HOST_LABELS).unwrap_or("").to_string();
+        let host = host_of(&s.labels, &exporter_nodes);
         let who = owner(&s.labels, opts, &renamed_targets);
         if let Some(src) = who.source {
             let shown = match src {
