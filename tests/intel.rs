@@ -200,3 +200,20 @@ fn hw_gpu_prometheus_series_read_like_otlp() -> anyhow::Result<()> {
     assert_eq!(v["data_quality"]["warnings"], serde_json::json!([]));
     Ok(())
 }
+
+/// One export as a single pretty-printed `.json` object (no line per export):
+/// sniffed by content; one snapshot, the H100 held by its pod and 75 % busy.
+#[test]
+fn one_pretty_printed_otlp_object_reads_as_a_snapshot() -> anyhow::Result<()> {
+    let v = report_json(&[file("otel/otlp-one-export.json").as_str()])?;
+    assert_eq!(v["gpu_count"], 2);
+    assert_eq!(v["window"]["start"], "2026-07-13T08:00:00Z");
+    assert_close(num(&v, "/layers/observed_gpu_hours"), 2.0, "snapshot");
+    assert_close(num(&v, "/layers/held_gpu_hours"), 1.0, "held by its pod");
+    assert_close(
+        num(&v, "/layers/active_gpu_hours"),
+        0.75,
+        "general task only",
+    );
+    Ok(())
+}

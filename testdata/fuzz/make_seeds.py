@@ -105,7 +105,7 @@ for f in glob("testdata/gaudi/*.csv"):
     copy("gaudi_hlsmi", f)
 for f in glob("testdata/intel/*.csv"):
     copy("intel_xpusmi", f)
-for f in glob("testdata/otel/*.jsonl"):
+for f in glob("testdata/otel/*.jsonl") + glob("testdata/otel/*.json"):
     copy("otel_otlp", f)
 
 for f in glob("testdata/awkward/*.csv") + glob("testdata/invalid/*.csv") + [ROOT / "testdata/small-fleet.csv"]:
