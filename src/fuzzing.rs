@@ -30,6 +30,9 @@ pub const TARGETS: &[(&str, EntryPoint)] = &[
     ("smi_csv", smi_csv),
     ("smi_dmon", smi_dmon),
     ("smi_xml", smi_xml),
+    ("gaudi_hlsmi", gaudi_hlsmi),   // format: gaudi-hlsmi
+    ("intel_xpusmi", intel_xpusmi), // format: intel-xpusmi
+    ("otel_otlp", otel_otlp),       // format: otel-otlp-json
     ("normalize", normalize),
     ("weights", weights),
 ];
@@ -319,6 +322,30 @@ pub fn smi_dmon(data: &[u8]) {
 pub fn smi_xml(data: &[u8]) {
     let path = scratch_file(data, "snapshot.xml");
     if let Ok(table) = crate::source::nvidia_smi::xml::read_xml("fuzz", &path, &read_options()) {
+        check_table(&table);
+    }
+}
+
+/// hl-smi CSV logs (Intel Gaudi): an accepted log is a valid canonical table.
+pub fn gaudi_hlsmi(data: &[u8]) {
+    let path = scratch_file(data, "hlsmi.csv");
+    if let Ok(table) = crate::source::gaudi::read_hlsmi("fuzz", &path, &read_options()) {
+        check_table(&table);
+    }
+}
+
+/// xpu-smi dump CSV (Intel Data Center GPU): an accepted dump is a valid canonical table.
+pub fn intel_xpusmi(data: &[u8]) {
+    let path = scratch_file(data, "xpusmi.csv");
+    if let Ok(table) = crate::source::intel::read_xpusmi_dump("fuzz", &path, &read_options()) {
+        check_table(&table);
+    }
+}
+
+/// OpenTelemetry OTLP JSON metrics: an accepted file is a valid canonical table.
+pub fn otel_otlp(data: &[u8]) {
+    let path = scratch_file(data, "otlp.jsonl");
+    if let Ok(table) = crate::source::otel::read_otlp("fuzz", &path, &read_options()) {
         check_table(&table);
     }
 }

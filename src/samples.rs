@@ -97,6 +97,8 @@ pub enum Unit {
     Fraction,
     /// already bytes, as `--map X=Y:bytes` states (never inferred)
     Bytes,
+    /// thousandths (milliwatts -> watts: the Gaudi exporter's habanalabs_power_mW)
+    Milli,
 }
 
 impl Unit {
@@ -105,6 +107,7 @@ impl Unit {
             Unit::AsIs | Unit::Fraction | Unit::Bytes => 1.0,
             Unit::Percent => 0.01,
             Unit::Mib => 1_048_576.0,
+            Unit::Milli => 0.001,
         }
     }
     /// Canonical as is: no conversion (stated or not).
@@ -151,6 +154,12 @@ const ALIASES: &[(&str, &str, Unit)] = &[
     ("dcgm_fi_dev_gpu_util", col::DEVICE_UTIL, Unit::Percent),
     ("utilization.gpu [%]", col::DEVICE_UTIL, Unit::Percent),
     ("utilization.gpu", col::DEVICE_UTIL, Unit::Percent),
+    // format: gaudi-hlsmi, gaudi exporter, xpum exporter, OpenTelemetry hw.gpu.*
+    ("utilization.aip", col::DEVICE_UTIL, Unit::Percent),
+    ("habanalabs_utilization", col::DEVICE_UTIL, Unit::Percent),
+    ("xpum_engine_ratio", col::DEVICE_UTIL, Unit::Fraction),
+    ("hw_gpu_utilization", col::DEVICE_UTIL, Unit::Fraction),
+    ("hw_gpu_utilization_ratio", col::DEVICE_UTIL, Unit::Fraction),
     ("gr_engine_active", col::GR_ENGINE_ACTIVE, Unit::AsIs),
     (
         "dcgm_fi_prof_gr_engine_active",
@@ -175,6 +184,8 @@ const ALIASES: &[(&str, &str, Unit)] = &[
         col::SM_ACTIVE,
         Unit::AsIs,
     ),
+    // format: xpum exporter (EU array active: approximate, docs/semantics.md)
+    ("xpum_eu_active_ratio", col::SM_ACTIVE, Unit::Fraction),
     ("sm_occupancy", col::SM_OCCUPANCY, Unit::AsIs),
     ("dcgm_fi_prof_sm_occupancy", col::SM_OCCUPANCY, Unit::AsIs),
     (
@@ -210,13 +221,42 @@ const ALIASES: &[(&str, &str, Unit)] = &[
     ("dcgm_fi_dev_fb_used", col::MEM_USED_BYTES, Unit::Mib),
     ("memory.used [mib]", col::MEM_USED_BYTES, Unit::Mib),
     ("memory.used", col::MEM_USED_BYTES, Unit::Mib),
+    // format: gaudi exporter, xpum exporter, OpenTelemetry hw.gpu.memory.*
+    (
+        "habanalabs_memory_used_bytes",
+        col::MEM_USED_BYTES,
+        Unit::Bytes,
+    ),
+    ("xpum_memory_used_bytes", col::MEM_USED_BYTES, Unit::Bytes),
+    ("hw_gpu_memory_usage", col::MEM_USED_BYTES, Unit::Bytes),
+    (
+        "hw_gpu_memory_usage_bytes",
+        col::MEM_USED_BYTES,
+        Unit::Bytes,
+    ),
     ("mem_total_bytes", col::MEM_TOTAL_BYTES, Unit::AsIs),
     ("memory.total [mib]", col::MEM_TOTAL_BYTES, Unit::Mib),
     ("memory.total", col::MEM_TOTAL_BYTES, Unit::Mib),
+    (
+        "habanalabs_memory_total_bytes",
+        col::MEM_TOTAL_BYTES,
+        Unit::Bytes,
+    ),
+    ("hw_gpu_memory_limit", col::MEM_TOTAL_BYTES, Unit::Bytes),
+    (
+        "hw_gpu_memory_limit_bytes",
+        col::MEM_TOTAL_BYTES,
+        Unit::Bytes,
+    ),
     ("power_w", col::POWER_W, Unit::AsIs),
     ("dcgm_fi_dev_power_usage", col::POWER_W, Unit::AsIs),
     ("power.draw [w]", col::POWER_W, Unit::AsIs),
     ("power.draw", col::POWER_W, Unit::AsIs),
+    // format: gaudi exporter (milliwatts), xpum exporter, OpenTelemetry hw.gpu.power
+    ("habanalabs_power_mw", col::POWER_W, Unit::Milli),
+    ("xpum_power_watts", col::POWER_W, Unit::AsIs),
+    ("hw_gpu_power", col::POWER_W, Unit::AsIs),
+    ("hw_gpu_power_watts", col::POWER_W, Unit::AsIs),
 ];
 
 /// One user `--map SOURCE=CANONICAL[:percent|:mib]`.

@@ -220,6 +220,13 @@ pub enum Note {
         /// the zone they were read in (`--queue-tz`): "UTC" or an offset like "+02:00"
         zone: String,
     },
+    /// a layer read from another vendor's nearest counter (Intel EU array
+    /// active as SM active): approximate, never silently the same measure
+    ApproximateLayer {
+        file: String,
+        layer: String,
+        source: String,
+    },
     /// nvidia-smi has no device activity for MIG-enabled GPUs
     MigNoActivity {
         file: String,
@@ -493,6 +500,8 @@ pub enum UntimedRows {
     DmonSamples,
     /// nvidia-smi pmon without -o DT: ticks taken 1 s apart
     PmonTicks,
+    /// xpu-smi dump without --date: a time of day, the date from --at or the file
+    TimeOfDay,
 }
 
 /// Which time untimed rows took.

@@ -71,6 +71,13 @@ pub fn note_text(note: &Note) -> String {
             naive_times,
             zone,
         } => queue_text(file, family, (*requests, *without_gpus), *naive_times, zone),
+        Note::ApproximateLayer {
+            file,
+            layer,
+            source,
+        } => format!(
+            "{file}: {layer} is {source}, an approximation (not the same counter as NVIDIA's)"
+        ),
         Note::MigNoActivity { file, gpus } => format!(
             "{file}: MIG enabled on {gpus} GPU(s): nvidia-smi reports no device activity for them (n/a, not 0)"
         ),
@@ -433,6 +440,7 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
         UntimedRows::Snapshots => "snapshots".to_string(),
         UntimedRows::DmonSamples => "dmon samples".to_string(),
         UntimedRows::PmonTicks => "pmon ticks".to_string(),
+        UntimedRows::TimeOfDay => "xpu-smi dump rows".to_string(),
     };
     let took = match from {
         TimeFrom::At => format!("--at {}", format_time(time_us)),
@@ -444,6 +452,9 @@ fn untimed_text(file: &str, rows: UntimedRows, time_us: i64, from: TimeFrom) -> 
     let spacing = match rows {
         UntimedRows::DmonSamples => "; taken 1 s apart (dmon's default -d 1)",
         UntimedRows::PmonTicks => "; taken 1 s apart (pmon's default -d 1)",
+        UntimedRows::TimeOfDay => {
+            " as their date (a time of day only, dump without --date; the last within the day before it, read as UTC)"
+        }
         _ => "",
     };
     format!("{file}: {what} without timestamps took {took}{spacing}")

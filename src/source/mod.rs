@@ -10,9 +10,12 @@ use std::time::Duration;
 mod decode;
 pub mod files;
 mod filetime;
+pub mod gaudi; // format: gaudi-hlsmi
+pub mod intel; // format: intel-xpusmi
 pub(crate) mod jobs;
 pub mod live;
 pub mod nvidia_smi;
+pub mod otel; // format: otel-otlp-json
 pub mod prometheus;
 pub mod queue;
 pub mod stream;
@@ -35,6 +38,12 @@ pub enum InputFormat {
     NvidiaSmiDmon,
     /// nvidia-smi -q -x snapshots
     NvidiaSmiXml,
+    /// hl-smi -Q ... -f csv log (Intel Gaudi)
+    GaudiHlSmi, // format: gaudi-hlsmi
+    /// xpu-smi dump CSV (Intel Data Center GPU)
+    IntelXpuSmi, // format: intel-xpusmi
+    /// OpenTelemetry OTLP JSON metrics (collector file exporter), hw.gpu.*
+    OtlpJson, // format: otel-otlp-json
 }
 
 impl InputFormat {
@@ -48,6 +57,9 @@ impl InputFormat {
             InputFormat::NvidiaSmiCsv => "nvidia-smi csv",
             InputFormat::NvidiaSmiDmon => "nvidia-smi dmon",
             InputFormat::NvidiaSmiXml => "nvidia-smi xml",
+            InputFormat::GaudiHlSmi => "hl-smi csv", // format: gaudi-hlsmi
+            InputFormat::IntelXpuSmi => "xpu-smi dump", // format: intel-xpusmi
+            InputFormat::OtlpJson => "opentelemetry otlp json", // format: otel-otlp-json
         }
     }
 
@@ -76,7 +88,16 @@ impl InputFormat {
         if prometheus::json::looks_like_response(&text) {
             return Some(InputFormat::PromJson);
         }
+        if otel::looks_like_otlp(&text) {
+            return Some(InputFormat::OtlpJson); // format: otel-otlp-json
+        }
         let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
+        if intel::looks_like_xpusmi_dump(first) {
+            return Some(InputFormat::IntelXpuSmi); // format: intel-xpusmi
+        }
+        if gaudi::looks_like_hlsmi(first) {
+            return Some(InputFormat::GaudiHlSmi); // format: gaudi-hlsmi
+        }
         if nvidia_smi::looks_like_dmon(first) {
             return Some(InputFormat::NvidiaSmiDmon);
         }
@@ -188,11 +209,21 @@ pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat
         return Ok(f);
     }
     if let Some(f) = InputFormat::from_extension(path) {
-        // nvidia-smi logs are .csv too: their header (or timestamp) tells.
-        if f == InputFormat::Csv {
+        // nvidia-smi, hl-smi and xpu-smi logs are .csv too, OTLP file exports
+        // .jsonl: their header (or content) tells.
+        if matches!(f, InputFormat::Csv | InputFormat::Ndjson) {
             let head = files::read_head(path, 4096)?;
-            if InputFormat::sniff(&head) == Some(InputFormat::NvidiaSmiCsv) {
-                return Ok(InputFormat::NvidiaSmiCsv);
+            let tool = InputFormat::sniff(&head).filter(|s| {
+                matches!(
+                    s,
+                    InputFormat::NvidiaSmiCsv
+                        | InputFormat::GaudiHlSmi // format: gaudi-hlsmi
+                        | InputFormat::IntelXpuSmi // format: intel-xpusmi
+                        | InputFormat::OtlpJson // format: otel-otlp-json
+                )
+            });
+            if let Some(tool) = tool {
+                return Ok(tool);
             }
         }
         return Ok(f);
@@ -200,7 +231,7 @@ pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat
     let head = files::read_head(path, 4096)?;
     InputFormat::sniff(&head).with_context(|| {
         format!(
-            "{}: cannot tell the format from the extension or the content (expected parquet, csv, ndjson, a Prometheus scrape or API response, or an nvidia-smi log; use --input-format)",
+            "{}: cannot tell the format from the extension or the content (expected parquet, csv, ndjson, a Prometheus scrape or API response, an nvidia-smi, hl-smi or xpu-smi log, or OpenTelemetry OTLP JSON; use --input-format)",
             path.display()
         )
     })
@@ -301,6 +332,9 @@ pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<Sampl
                 }
                 InputFormat::NvidiaSmiDmon => nvidia_smi::read_dmon(name, path, opts),
                 InputFormat::NvidiaSmiXml => nvidia_smi::xml::read_xml(name, path, opts),
+                InputFormat::GaudiHlSmi => gaudi::read_hlsmi(name, path, opts), // format: gaudi-hlsmi
+                InputFormat::IntelXpuSmi => intel::read_xpusmi_dump(name, path, opts), // format: intel-xpusmi
+                InputFormat::OtlpJson => otel::read_otlp(name, path, opts), // format: otel-otlp-json
             }
         }
     }

@@ -100,6 +100,14 @@ for f in glob("testdata/captures/*.xml") + glob("testdata/invalid/formats/*.xml"
 for f in glob("nvidia-smi/xml/telegraf_a10g.xml", SHARED):
     copy("smi_xml", f)
 
+# format: gaudi-hlsmi, intel-xpusmi, otel-otlp-json
+for f in glob("testdata/gaudi/*.csv"):
+    copy("gaudi_hlsmi", f)
+for f in glob("testdata/intel/*.csv"):
+    copy("intel_xpusmi", f)
+for f in glob("testdata/otel/*.jsonl") + glob("testdata/otel/*.json"):
+    copy("otel_otlp", f)
+
 for f in glob("testdata/awkward/*.csv") + glob("testdata/invalid/*.csv") + [ROOT / "testdata/small-fleet.csv"]:
     data = f.read_bytes()
     if len(data) <= LIMIT:

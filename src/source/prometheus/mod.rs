@@ -76,10 +76,20 @@ pub const HOST_LABELS: &[&str] = &[
     "host",
     "node",
     "kubernetes_node",
+    "host_name", // format: otel (hw.gpu.* through the Prometheus exporter)
     "instance",
 ];
-pub const GPU_LABELS: &[&str] = &["UUID", "uuid", "gpu_uuid", "gpu"];
-pub const MODEL_LABELS: &[&str] = &["modelName", "model"];
+// format: gaudi exporter (UUID), xpum exporter (uuid), otel (hw_id)
+pub const GPU_LABELS: &[&str] = &["UUID", "uuid", "gpu_uuid", "gpu", "hw_id"];
+// format: xpum exporter (dev_name), otel (hw_model, hw_gpu_model)
+pub const MODEL_LABELS: &[&str] = &["modelName", "model", "dev_name", "hw_gpu_model", "hw_model"];
+/// The workload's (pod, namespace) labels other exporters write: the Gaudi
+/// exporter, the xpum exporter and OpenTelemetry's k8s attributes.
+const POD_LABELS: &[(&str, &str)] = &[
+    ("pod_name", "pod_namespace"),          // format: gaudi exporter
+    ("kube_pod", "kube_namespace"),         // format: xpum exporter
+    ("k8s_pod_name", "k8s_namespace_name"), // format: otel
+];
 
 fn first<'a>(labels: &'a BTreeMap<String, String>, names: &[&str]) -> Option<&'a str> {
     names
@@ -173,6 +183,16 @@ fn workload(
                 source: Some(OwnerSource::Pod),
             };
         }
+    }
+    if let Some((p, ns)) = POD_LABELS
+        .iter()
+        .find_map(|(p, ns)| get(p).map(|pod| (pod, get(ns))))
+    {
+        return Owner {
+            job: Some(p),
+            team: ns,
+            source: Some(OwnerSource::Pod),
+        };
     }
     if let Some(j) = get("hpc_job") {
         return Owner {
@@ -280,12 +300,67 @@ fn renamed_targets(series: &[PromSeries]) -> BTreeSet<(String, String)> {
         .collect()
 }
 
-/// A MIG instance is its own device: <gpu>/<gpu instance id>.
+/// A MIG instance is its own device: <gpu>/<gpu instance id>; so is an
+/// Intel tile (xpum's `sub_dev`).
 fn device_id(gpu_base: &str, labels: &BTreeMap<String, String>) -> String {
-    match first(labels, &["GPU_I_ID"]) {
+    match first(labels, &["GPU_I_ID", "sub_dev"]) {
         Some(gi) => format!("{gpu_base}/{gi}"),
         None => gpu_base.to_string(),
     }
+}
+
+/// GPUs whose series come per tile (xpum's `sub_dev`): their device-level
+/// series would count the card beside its tiles.
+fn tiled_gpus(series: &[PromSeries]) -> BTreeSet<String> {
+    series
+        .iter()
+        .filter(|s| s.labels.contains_key("sub_dev"))
+        .filter_map(|s| first(&s.labels, GPU_LABELS).map(str::to_string))
+        .collect()
+}
+
+/// The node each Gaudi exporter runs on, by scrape target (None: a file
+/// scraped by hand), from its `habanalabs_kube_info{node, hostname}`: the
+/// device series name no host of their own.
+fn exporter_nodes(series: &[PromSeries]) -> BTreeMap<Option<(String, String)>, String> {
+    series
+        .iter()
+        .filter(|s| s.metric == "habanalabs_kube_info")
+        .filter_map(|s| {
+            let node = first(&s.labels, &["node", "hostname"])?;
+            Some((target_of(&s.labels), node.to_string()))
+        })
+        .collect()
+}
+
+/// A series' host: a host label, else its exporter's node, else the scrape target.
+fn host_of(
+    labels: &BTreeMap<String, String>,
+    exporter_nodes: &BTreeMap<Option<(String, String)>, String>,
+) -> String {
+    let named: Vec<&str> = HOST_LABELS
+        .iter()
+        .copied()
+        .filter(|l| *l != "instance")
+        .collect();
+    first(labels, &named)
+        .or_else(|| exporter_nodes.get(&target_of(labels)).map(String::as_str))
+        .or_else(|| first(labels, &["instance"]))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Series read as samples: not a tiled GPU's device-level series, not
+/// encoder/decoder time (OpenTelemetry's hw_gpu_task), not the Gaudi
+/// exporter's own-pod info series (it names no device; its node is the host).
+fn read_series(s: &PromSeries, tiled: &BTreeSet<String>) -> bool {
+    let device_level_of_tiled = !s.labels.contains_key("sub_dev")
+        && first(&s.labels, GPU_LABELS).is_some_and(|g| tiled.contains(g));
+    let other_task = s
+        .labels
+        .get("hw_gpu_task")
+        .is_some_and(|t| !t.eq_ignore_ascii_case("general"));
+    !(device_level_of_tiled || other_task || s.metric == "habanalabs_kube_info")
 }
 
 /// Samples of series with no GPU label, counted by metric: one warning.
@@ -320,8 +395,10 @@ fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Qual
         col::JOB,
         col::TEAM,
     ];
+    let tiled = tiled_gpus(&series);
+    let exporter_nodes = exporter_nodes(&series);
     for s in series {
-        if s.points.is_empty() {
+        if s.points.is_empty() || !read_series(&s, &tiled) {
             continue;
         }
         let Some(gpu_base) = first(&s.labels, GPU_LABELS) else {
@@ -332,7 +409,7 @@ fn group_by_gpu(series: Vec<PromSeries>, opts: &LabelOptions, quality: &mut Qual
             continue;
         }
         let gpu = device_id(gpu_base, &s.labels);
-        let host = first(&s.labels, HOST_LABELS).unwrap_or("").to_string();
+        let host = host_of(&s.labels, &exporter_nodes);
         let who = owner(&s.labels, opts, &renamed_targets);
         if let Some(src) = who.source {
             let shown = match src {
@@ -578,6 +655,17 @@ pub fn read_files(
     }
     notes.append(&mut quality.notes);
     quality.notes = notes;
+    if frame
+        .get_column_names()
+        .iter()
+        .any(|c| c.as_str() == "xpum_eu_active_ratio")
+    {
+        quality.notes.push(Note::ApproximateLayer {
+            file: names.join(", "),
+            layer: "SM active".to_string(),
+            source: "xpum_eu_active_ratio (Intel EU array active)".to_string(),
+        });
+    }
     let mut table = from_frame(&names.join(", "), frame, &opts.maps, quality)?;
     table.sources = names;
     Ok(table)
