@@ -49,6 +49,33 @@ pub struct Gpm {
     pub dram_active: Option<f64>,
 }
 
+impl Gpm {
+    /// The reading of canonical column `column` (a registry GPM metric).
+    pub fn get(&self, column: &str) -> Option<f64> {
+        match column {
+            col::GR_ENGINE_ACTIVE => self.gr_engine_active,
+            col::SM_ACTIVE => self.sm_active,
+            col::SM_OCCUPANCY => self.sm_occupancy,
+            col::TENSOR_ACTIVE => self.tensor_active,
+            col::DRAM_ACTIVE => self.dram_active,
+            _ => None,
+        }
+    }
+
+    /// Record `v` for canonical column `column`; a column Gpm has no field for is left out.
+    pub fn set(&mut self, column: &str, v: f64) {
+        let slot = match column {
+            col::GR_ENGINE_ACTIVE => &mut self.gr_engine_active,
+            col::SM_ACTIVE => &mut self.sm_active,
+            col::SM_OCCUPANCY => &mut self.sm_occupancy,
+            col::TENSOR_ACTIVE => &mut self.tensor_active,
+            col::DRAM_ACTIVE => &mut self.dram_active,
+            _ => return,
+        };
+        *slot = Some(v);
+    }
+}
+
 /// A process on a unit at one tick.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProcSample {
@@ -349,16 +376,20 @@ pub fn to_frame(data: &ScanData, held_mem_bytes: u64) -> Result<DataFrame> {
     if users.iter().any(Option::is_some) {
         cols.push(Column::new(col::USER.into(), users));
     }
-    let f64_cols: [Getter<f64>; 7] = [
+    let f64_cols: [Getter<f64>; 2] = [
         (col::DEVICE_UTIL, |r| r.device_util),
-        (col::GR_ENGINE_ACTIVE, |r| r.gpm.gr_engine_active),
-        (col::SM_ACTIVE, |r| r.gpm.sm_active),
-        (col::SM_OCCUPANCY, |r| r.gpm.sm_occupancy),
-        (col::TENSOR_ACTIVE, |r| r.gpm.tensor_active),
-        (col::DRAM_ACTIVE, |r| r.gpm.dram_active),
         (col::POWER_W, |r| r.power_w),
     ];
-    for (name, get) in f64_cols {
+    // device activity, the registry's GPM metrics, power: canonical column order
+    let gpm = crate::metric::gpm_readings().map(|(_, name)| name);
+    let names = std::iter::once(col::DEVICE_UTIL)
+        .chain(gpm)
+        .chain(std::iter::once(col::POWER_W));
+    for name in names {
+        let get = |r: &Reading| match f64_cols.iter().find(|(n, _)| *n == name) {
+            Some((_, get)) => get(r),
+            None => r.gpm.get(name),
+        };
         let v: Vec<Option<f64>> = rows.iter().map(|r| get(&r.reading)).collect();
         if v.iter().any(Option::is_some) {
             cols.push(Column::new(name.into(), v));

@@ -27,12 +27,13 @@
 //! set operations per point ([`diagnosis`]). The node view and the jobs need
 //! each host's and each job's samples per bucket: null, with a note.
 use super::http::Client;
-use super::live::{LiveQuery, METRICS};
+use super::live::{LiveQuery, metrics};
 use super::{GPU_LABELS, HOST_LABELS};
 use crate::audit::assemble::{Parts, assemble};
 use crate::audit::model::{DataQuality, Note, Report, Sources, Warning};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
+use crate::metric;
 use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -434,7 +435,7 @@ fn plan_of(
 ) -> Result<Plan> {
     let last = q.last_point_us();
     let present_metrics =
-        client.label_values("__name__", &q.selector(METRICS, &[]), q.since_us, last)?;
+        client.label_values("__name__", &q.selector(&metrics(), &[]), q.since_us, last)?;
     let has = |m: &str| present_metrics.iter().any(|p| p == m);
     if !has(UTIL) {
         bail!(
@@ -445,7 +446,8 @@ fn plan_of(
             format_time(q.until_us)
         );
     }
-    let pick = |names: [&'static str; 2]| names.into_iter().find(|n| has(n));
+    // a layer's series: the first of the registry's DCGM names the fleet exports
+    let pick = |s: metric::Slot| metric::AUDITED_DEFS[s.0].promql_name(&has);
     let util_sel = q.selector(&[UTIL], &[]);
     let labels = client.label_names(&util_sel, q.since_us, last)?;
     let gpu_keys = gpu_keys_of(&labels, client)?;
@@ -481,16 +483,10 @@ fn plan_of(
         },
         held,
         step_us: q.step_us,
-        sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
-        occ: pick([
-            "DCGM_FI_PROF_SM_OCCUPANCY",
-            "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO",
-        ]),
-        tensor: pick([
-            "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
-            "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
-        ]),
-        dram: pick(["DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_DRAM_UTIL_RATIO"]),
+        sm: pick(metric::SM_ACTIVE),
+        occ: pick(metric::SM_OCCUPANCY),
+        tensor: pick(metric::TENSOR_ACTIVE),
+        dram: pick(metric::DRAM_ACTIVE),
     })
 }
 
