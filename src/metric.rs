@@ -480,6 +480,42 @@ const fn ratio_flags() -> [bool; AUDITED] {
 /// Per slot: whether the tallies sum the metric into a ratio.
 pub const IS_RATIO: [bool; AUDITED] = ratio_flags();
 
+const fn idle_usd_flags() -> [bool; AUDITED] {
+    let mut out = [false; AUDITED];
+    let mut i = 0;
+    while i < AUDITED {
+        out[i] = AUDITED_DEFS[i].idle_usd.is_some();
+        i += 1;
+    }
+    out
+}
+
+/// Per slot: whether the tallies price the metric's busy share of held dollars.
+pub const HAS_IDLE_USD: [bool; AUDITED] = idle_usd_flags();
+
+const fn rank_order() -> [Slot; AUDITED] {
+    let mut out = [Slot(0); AUDITED];
+    let mut n = 0;
+    let mut pass = 0;
+    while pass < 2 {
+        let mut i = 0;
+        while i < AUDITED {
+            // the waterfall's layers first, then the others
+            if AUDITED_DEFS[i].has_layer == (pass == 0) {
+                out[n] = Slot(i);
+                n += 1;
+            }
+            i += 1;
+        }
+        pass += 1;
+    }
+    out
+}
+
+/// The order two repeats of a sample are compared in, metric by metric
+/// (docs/semantics.md §2): device, SM, tensor active, then occupancy, DRAM.
+pub const RANK_ORDER: [Slot; AUDITED] = rank_order();
+
 /// One sample's audited metrics, fractions 0..1; None where not measured.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Activity(pub [Option<f64>; AUDITED]);

@@ -622,6 +622,22 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         Basis::SmActive => h(a.sm),
         Basis::Active | Basis::Useful => h(a.active),
     };
+    // the layers' sums by registry slot: device activity over held points
+    let mut busy_h: [Sum; metric::AUDITED] = Default::default();
+    let mut known_h: [Sum; metric::AUDITED] = Default::default();
+    let mut busy_usd: [Sum; metric::AUDITED] = Default::default();
+    for (slot, busy, known) in [
+        (metric::DEVICE_UTIL, a.active, a.held),
+        (metric::SM_ACTIVE, a.sm, a.sm_known),
+        (metric::SM_OCCUPANCY, a.occ, a.occ_known),
+        (metric::TENSOR_ACTIVE, a.tensor, a.tensor_known),
+    ] {
+        busy_h[slot.0] = Sum::from(h(busy));
+        known_h[slot.0] = Sum::from(h(known));
+        if metric::HAS_IDLE_USD[slot.0] {
+            busy_usd[slot.0] = Sum::from(h(busy) * p);
+        }
+    }
     Tally {
         observed_us: ticks(a.observed),
         held_us: ticks(a.held),
@@ -631,22 +647,14 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         } else {
             0
         },
-        active_h: Sum::from(h(a.active)),
-        active_known_h: Sum::from(held_h),
-        sm_h: Sum::from(h(a.sm)),
-        sm_known_h: Sum::from(h(a.sm_known)),
-        occ_h: Sum::from(h(a.occ)),
-        occ_known_h: Sum::from(h(a.occ_known)),
-        tensor_h: Sum::from(h(a.tensor)),
-        tensor_known_h: Sum::from(h(a.tensor_known)),
+        busy_h,
+        known_h,
         observed_usd: Sum::from(observed_h * p),
         held_usd: Sum::from(held_h * p),
         idle_held_usd: Sum::from(h(a.idle) * p),
         unallocated_usd: Sum::from((observed_h - held_h) * p),
         basis_usd: Sum::from(fraction_h * p),
-        active_usd: Sum::from(h(a.active) * p),
-        sm_usd: Sum::from(h(a.sm) * p),
-        tensor_usd: Sum::from(h(a.tensor) * p),
+        busy_usd,
         priced_rows: u64::from(price.is_some()),
         ..Tally::default()
     }
@@ -731,6 +739,40 @@ mod tests {
             tensor: None,
             dram: None,
         }
+    }
+
+    /// Every registry ratio metric is summed in the PromQL plan when the fleet
+    /// exports it, read from the registry's DCGM name (device activity from UTIL).
+    #[test]
+    fn every_registry_ratio_metric_is_in_the_promql_plan() {
+        let all = |_: &str| true;
+        let pick = |s: metric::Slot| metric::AUDITED_DEFS[s.0].promql_name(&all);
+        let p = Plan {
+            sm: pick(metric::SM_ACTIVE),
+            occ: pick(metric::SM_OCCUPANCY),
+            tensor: pick(metric::TENSOR_ACTIVE),
+            dram: pick(metric::DRAM_ACTIVE),
+            ..plan(Held::Label("exported_pod".into()))
+        };
+        let text: String = p
+            .expressions(0.01)
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(
+            metric::AUDITED_DEFS[metric::DEVICE_UTIL.0].dcgm_exporter()[0],
+            UTIL
+        );
+        for m in metric::AUDITED_DEFS.iter().filter(|m| m.ratio.is_some()) {
+            let name = m.dcgm_exporter()[0];
+            assert!(
+                text.contains(&format!("{name}{{")),
+                "{name} not in the plan:\n{text}"
+            );
+        }
+        let fb = metric::by_name("mem_used_bytes").map(|m| m.dcgm_exporter()[0]);
+        assert_eq!(fb, Some(FB));
     }
 
     #[test]
