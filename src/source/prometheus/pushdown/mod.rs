@@ -68,12 +68,10 @@ struct Agg {
     held: f64,
     active: f64,
     idle: f64,
-    sm: f64,
-    sm_known: f64,
-    occ: f64,
-    occ_known: f64,
-    tensor: f64,
-    tensor_known: f64,
+    /// per registry ratio metric but device activity (by slot): the held
+    /// points' values summed, and the held points that have one
+    metric: [f64; metric::AUDITED],
+    metric_known: [f64; metric::AUDITED],
     /// leak classes (§9) that are not differences of other sums
     busy: f64,
     starved: f64,
@@ -83,20 +81,28 @@ struct Agg {
     effective: f64,
 }
 
+/// What a PromQL expression's points sum to: a named sum, or a registry
+/// metric's values or known points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Named(&'static str),
+    Metric(metric::Slot),
+    Known(metric::Slot),
+}
+
 impl Agg {
-    /// The sum a named PromQL expression adds to.
-    fn slot(&mut self, name: &str) -> &mut f64 {
+    /// The sum an expression adds to.
+    fn slot(&mut self, key: Key) -> &mut f64 {
+        let name = match key {
+            Key::Metric(s) => return &mut self.metric[s.0],
+            Key::Known(s) => return &mut self.metric_known[s.0],
+            Key::Named(name) => name,
+        };
         match name {
             "observed" => &mut self.observed,
             "held" => &mut self.held,
             "active" => &mut self.active,
             "idle" => &mut self.idle,
-            "sm" => &mut self.sm,
-            "sm_known" => &mut self.sm_known,
-            "occ" => &mut self.occ,
-            "occ_known" => &mut self.occ_known,
-            "tensor" => &mut self.tensor,
-            "tensor_known" => &mut self.tensor_known,
             "busy" => &mut self.busy,
             "starved" => &mut self.starved,
             "underfilled" => &mut self.underfilled,
@@ -123,11 +129,8 @@ struct Plan {
     job_label: Option<String>,
     held: Held,
     step_us: i64,
-    /// metric names per layer (None when the fleet does not export it)
-    sm: Option<&'static str>,
-    occ: Option<&'static str>,
-    tensor: Option<&'static str>,
-    dram: Option<&'static str>,
+    /// per registry slot, the series the fleet exports the metric as (None: not exported)
+    series: [Option<&'static str>; metric::AUDITED],
 }
 
 /// Labels joined for `by (...)`, each once, in order.
@@ -142,6 +145,11 @@ fn key_list<'a>(labels: impl IntoIterator<Item = &'a String>) -> String {
 }
 
 impl Plan {
+    /// The series of registry metric `s` (None when the fleet does not export it).
+    fn series(&self, s: metric::Slot) -> Option<&'static str> {
+        self.series[s.0]
+    }
+
     /// The series of `metric` at each point, only from a sample within the last
     /// step (as in pulled mode: no repeats over the lookback).
     fn sel(&self, metric: &str, extra: &str) -> String {
@@ -210,9 +218,9 @@ impl Plan {
     }
 
     /// Per-point expressions, by layer name.
-    fn expressions(&self, idle_below: f64) -> Vec<(&'static str, String)> {
+    fn expressions(&self, idle_below: f64) -> Vec<(Key, String)> {
         let k = self.inner_keys();
-        let mut v = vec![
+        let named = [
             (
                 "observed",
                 format!("group by ({k}) ({})", self.sel(UTIL, "")),
@@ -231,14 +239,15 @@ impl Plan {
                 ),
             ),
         ];
-        for (metric, sum, known) in [
-            (self.sm, "sm", "sm_known"),
-            (self.occ, "occ", "occ_known"),
-            (self.tensor, "tensor", "tensor_known"),
-        ] {
-            if let Some(m) = metric {
-                v.push((sum, format!("max by ({k}) ({})", self.held(m))));
-                v.push((known, format!("group by ({k}) ({})", self.held(m))));
+        let mut v: Vec<(Key, String)> =
+            named.into_iter().map(|(n, e)| (Key::Named(n), e)).collect();
+        // every registry ratio metric but device activity (held and active are read on UTIL)
+        for i in (0..metric::AUDITED).filter(|&i| metric::IS_RATIO[i] && i != metric::DEVICE_UTIL.0)
+        {
+            let s = metric::Slot(i);
+            if let Some(m) = self.series(s) {
+                v.push((Key::Metric(s), format!("max by ({k}) ({})", self.held(m))));
+                v.push((Key::Known(s), format!("group by ({k}) ({})", self.held(m))));
             }
         }
         v
@@ -298,18 +307,13 @@ fn timeline_of(
     let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).max(1);
     let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
     let mut per_bucket: BTreeMap<i64, Agg> = BTreeMap::new();
-    const SERIES: [&str; 8] = [
-        "observed",
-        "held",
-        "active",
-        "idle",
-        "sm",
-        "sm_known",
-        "tensor",
-        "tensor_known",
-    ];
+    // the waterfall's layers: the named sums and the metrics with a layer
     for (name, inner) in plan.expressions(cfg.idle_below) {
-        if !SERIES.contains(&name) {
+        let layer = match name {
+            Key::Named(n) => ["observed", "held", "active", "idle"].contains(&n),
+            Key::Metric(s) | Key::Known(s) => metric::AUDITED_DEFS[s.0].has_layer,
+        };
+        if !layer {
             continue;
         }
         batches::run(client, &inner, "", q.step_us, &batches, |t, _, v| {
@@ -483,10 +487,7 @@ fn plan_of(
         },
         held,
         step_us: q.step_us,
-        sm: pick(metric::SM_ACTIVE),
-        occ: pick(metric::SM_OCCUPANCY),
-        tensor: pick(metric::TENSOR_ACTIVE),
-        dram: pick(metric::DRAM_ACTIVE),
+        series: std::array::from_fn(|i| pick(metric::Slot(i))),
     })
 }
 
@@ -526,7 +527,8 @@ fn sum_points(
     let mut aggs = Aggs::new();
     let outer = plan.outer_keys();
     let mut expressions = plan.expressions(cfg.idle_below);
-    expressions.extend(plan.class_expressions(&diagnosis::thresholds_of(cfg)));
+    let classes = plan.class_expressions(&diagnosis::thresholds_of(cfg));
+    expressions.extend(classes.into_iter().map(|(n, e)| (Key::Named(n), e)));
     for (name, inner) in expressions {
         batches::run(
             client,
@@ -553,8 +555,8 @@ fn parts_of(
 ) -> Parts {
     let present = Present {
         device_util: true,
-        sm_active: plan.sm.is_some(),
-        tensor_active: plan.tensor.is_some(),
+        sm_active: plan.series(metric::SM_ACTIVE).is_some(),
+        tensor_active: plan.series(metric::TENSOR_ACTIVE).is_some(),
         useful: false,
     };
     let held_rule = match &plan.held {
@@ -617,25 +619,25 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
     let ticks = |n: f64| (n * step_us as f64).round() as i64;
     let p = price.unwrap_or(0.0);
     let (observed_h, held_h) = (h(a.observed), h(a.held));
-    let fraction_h = match basis {
-        Basis::TensorActive => h(a.tensor),
-        Basis::SmActive => h(a.sm),
-        Basis::Active | Basis::Useful => h(a.active),
+    let fraction_h = match basis.slot() {
+        Some(s) if s != metric::DEVICE_UTIL => h(a.metric[s.0]),
+        _ => h(a.active),
     };
     // the layers' sums by registry slot: device activity over held points
     let mut busy_h: [Sum; metric::AUDITED] = Default::default();
     let mut known_h: [Sum; metric::AUDITED] = Default::default();
     let mut busy_usd: [Sum; metric::AUDITED] = Default::default();
-    for (slot, busy, known) in [
-        (metric::DEVICE_UTIL, a.active, a.held),
-        (metric::SM_ACTIVE, a.sm, a.sm_known),
-        (metric::SM_OCCUPANCY, a.occ, a.occ_known),
-        (metric::TENSOR_ACTIVE, a.tensor, a.tensor_known),
-    ] {
-        busy_h[slot.0] = Sum::from(h(busy));
-        known_h[slot.0] = Sum::from(h(known));
-        if metric::HAS_IDLE_USD[slot.0] {
-            busy_usd[slot.0] = Sum::from(h(busy) * p);
+    for i in (0..metric::AUDITED).filter(|&i| metric::IS_RATIO[i]) {
+        let (busy, known) = if i == metric::DEVICE_UTIL.0 {
+            // every held point has a UTIL value (held is read on UTIL)
+            (a.active, a.held)
+        } else {
+            (a.metric[i], a.metric_known[i])
+        };
+        busy_h[i] = Sum::from(h(busy));
+        known_h[i] = Sum::from(h(known));
+        if metric::HAS_IDLE_USD[i] {
+            busy_usd[i] = Sum::from(h(busy) * p);
         }
     }
     Tally {
@@ -722,6 +724,15 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
 }
 
 #[cfg(test)]
+impl Plan {
+    /// The plan with registry metric `s` exported as `series`.
+    fn with(mut self, s: metric::Slot, series: &'static str) -> Self {
+        self.series[s.0] = Some(series);
+        self
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -734,11 +745,9 @@ mod tests {
             job_label: None,
             held,
             step_us: 60_000_000,
-            sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
-            occ: None,
-            tensor: None,
-            dram: None,
+            series: [None; metric::AUDITED],
         }
+        .with(metric::SM_ACTIVE, "DCGM_FI_PROF_SM_ACTIVE")
     }
 
     /// Every registry ratio metric is summed in the PromQL plan when the fleet
@@ -748,10 +757,7 @@ mod tests {
         let all = |_: &str| true;
         let pick = |s: metric::Slot| metric::AUDITED_DEFS[s.0].promql_name(&all);
         let p = Plan {
-            sm: pick(metric::SM_ACTIVE),
-            occ: pick(metric::SM_OCCUPANCY),
-            tensor: pick(metric::TENSOR_ACTIVE),
-            dram: pick(metric::DRAM_ACTIVE),
+            series: std::array::from_fn(|i| pick(metric::Slot(i))),
             ..plan(Held::Label("exported_pod".into()))
         };
         let text: String = p
@@ -778,7 +784,15 @@ mod tests {
     #[test]
     fn promql_per_layer() {
         let p = plan(Held::Label("exported_pod".into()));
-        let e: BTreeMap<&str, String> = p.expressions(0.01).into_iter().collect();
+        let e: BTreeMap<&str, String> = p
+            .expressions(0.01)
+            .into_iter()
+            .map(|(k, e)| match k {
+                Key::Named(n) => (n, e),
+                Key::Metric(s) => (metric::AUDITED_DEFS[s.0].name, e),
+                Key::Known(_) => ("known", e),
+            })
+            .collect();
         assert_eq!(
             e["held"],
             "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]))"
@@ -787,8 +801,8 @@ mod tests {
             e["idle"],
             "group by (Hostname, UUID, exported_namespace, modelName) ((last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms])) * 0.01 < 0.01)"
         );
-        assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
-        assert!(!e.contains_key("tensor"));
+        assert!(e["sm_active"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
+        assert!(!e.contains_key("tensor_active"));
         let m = plan(Held::Memory(1024));
         assert_eq!(
             m.held(UTIL),
