@@ -606,6 +606,25 @@ mod tests {
     }
 
     #[test]
+    fn the_canonical_column_names_are_the_registry_names() {
+        use crate::samples::col;
+        for c in [
+            col::DEVICE_UTIL,
+            col::GR_ENGINE_ACTIVE,
+            col::SM_ACTIVE,
+            col::SM_OCCUPANCY,
+            col::TENSOR_ACTIVE,
+            col::DRAM_ACTIVE,
+            col::MEM_USED_BYTES,
+            col::MEM_TOTAL_BYTES,
+            col::POWER_W,
+        ] {
+            assert_eq!(by_name(c).map(|m| m.name), Some(c));
+        }
+        assert_eq!(METRICS.len(), 9);
+    }
+
+    #[test]
     fn lookups_and_lists() {
         assert_eq!(
             by_name("SM_OCCUPANCY").map(|m| m.name),

@@ -191,12 +191,11 @@ impl Tally {
         self.held_us += r.w_us;
         self.held_usd.add(usd.unwrap_or(0.0));
         // a fixed-size loop over constant flags: unrolled, no lookup per row
-        for i in 0..AUDITED {
-            if IS_RATIO[i]
-                && let Some(v) = r.activity.0[i]
-            {
-                self.busy_h[i].add(r.w * v);
-                self.known_h[i].add(r.w);
+        let sums = self.busy_h.iter_mut().zip(self.known_h.iter_mut());
+        for (((busy, known), is_ratio), value) in sums.zip(IS_RATIO).zip(r.activity.0) {
+            if let (true, Some(v)) = (is_ratio, value) {
+                busy.add(r.w * v);
+                known.add(r.w);
             }
         }
         if r.activity.device_util().is_none() {
@@ -218,9 +217,10 @@ impl Tally {
         .unwrap_or(0.0);
         self.basis_usd.add(usd.unwrap_or(0.0) * fraction);
         let held_usd = usd.unwrap_or(0.0);
-        for i in 0..AUDITED {
-            if HAS_IDLE_USD[i] {
-                self.busy_usd[i].add(held_usd * r.activity.0[i].unwrap_or(0.0));
+        let priced = self.busy_usd.iter_mut().zip(HAS_IDLE_USD);
+        for ((busy, has_idle_usd), value) in priced.zip(r.activity.0) {
+            if has_idle_usd {
+                busy.add(held_usd * value.unwrap_or(0.0));
             }
         }
     }
