@@ -71,6 +71,9 @@ pub struct Sources {
     pub dcgm_exporter: Spelling,
     /// further spellings of the DCGM field met in files (never queried from Prometheus)
     pub dcgm_files: &'static [&'static str],
+    /// further column names that feed this metric (vendor tools and exporters
+    /// read as columns), each with its unit; after the DCGM and nvidia-smi names
+    pub columns: &'static [(&'static str, Unit)],
     /// `nvidia-smi --query-gpu` columns, with and without the unit suffix
     pub nvidia_smi: Spelling,
     /// the NVML call, or the GPM metric (`nvmlGpmMetricId_t`)
@@ -93,6 +96,7 @@ const SOURCES: Sources = Sources {
     dcgm_field: None,
     dcgm_exporter: NONE,
     dcgm_files: &[],
+    columns: &[],
     nvidia_smi: NONE,
     nvml: None,
     gpm_id: None,
@@ -371,7 +375,7 @@ pub const METRICS: &[MetricDef] = &[
                 unit: Unit::AsIs,
             },
             nvml: Some("nvmlDeviceGetPowerUsage() / 1000"),
-            amd_exporter: &["gpu_package_power"],
+            amd_exporter: &["gpu_package_power", "gpu_power_usage"],
             amd_smi: &["socket_power"],
             rocm_smi: &["Current Socket Graphics Package Power (W)"],
             gaudi: &["power.draw [W]", "habanalabs_power_mW"],
@@ -558,6 +562,15 @@ pub fn dcgm_series() -> Vec<&'static str> {
             .flat_map(|m| m.dcgm_exporter().iter().skip(1)),
     );
     out
+}
+
+/// The AMD Device Metrics Exporter series of every metric, in registry order
+/// (for a live Prometheus selector beside [`dcgm_series`]).
+pub fn amd_exporter_series() -> Vec<&'static str> {
+    METRICS
+        .iter()
+        .flat_map(|m| m.sources.amd_exporter.iter().copied())
+        .collect()
 }
 
 /// The GPM metrics NVML is asked for, with the canonical column each fills.

@@ -282,6 +282,18 @@ impl Tally {
         }
     }
 
+    /// A ratio metric's sums from totals computed elsewhere (the pushdown
+    /// plan, SQL partials): its held hours x value, the held hours that
+    /// measured it, and (for a metric with idle dollars) its busy share of held
+    /// dollars at `usd_per_hour`.
+    pub fn set_metric(&mut self, s: Slot, busy_h: f64, known_h: f64, usd_per_hour: f64) {
+        self.busy_h[s.0] = Sum::from(busy_h);
+        self.known_h[s.0] = Sum::from(known_h);
+        if HAS_IDLE_USD[s.0] {
+            self.busy_usd[s.0] = Sum::from(busy_h * usd_per_hour);
+        }
+    }
+
     /// Held hours x a ratio metric's value (its layer's GPU-hours).
     pub fn busy_h(&self, s: Slot) -> f64 {
         self.busy_h[s.0].get()

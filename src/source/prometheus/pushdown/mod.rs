@@ -623,24 +623,7 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         Some(s) if s != metric::DEVICE_UTIL => h(a.metric[s.0]),
         _ => h(a.active),
     };
-    // the layers' sums by registry slot: device activity over held points
-    let mut busy_h: [Sum; metric::AUDITED] = Default::default();
-    let mut known_h: [Sum; metric::AUDITED] = Default::default();
-    let mut busy_usd: [Sum; metric::AUDITED] = Default::default();
-    for i in (0..metric::AUDITED).filter(|&i| metric::IS_RATIO[i]) {
-        let (busy, known) = if i == metric::DEVICE_UTIL.0 {
-            // every held point has a UTIL value (held is read on UTIL)
-            (a.active, a.held)
-        } else {
-            (a.metric[i], a.metric_known[i])
-        };
-        busy_h[i] = Sum::from(h(busy));
-        known_h[i] = Sum::from(h(known));
-        if metric::HAS_IDLE_USD[i] {
-            busy_usd[i] = Sum::from(h(busy) * p);
-        }
-    }
-    Tally {
+    let mut t = Tally {
         observed_us: ticks(a.observed),
         held_us: ticks(a.held),
         idle_held_us: ticks(a.idle),
@@ -649,17 +632,25 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         } else {
             0
         },
-        busy_h,
-        known_h,
         observed_usd: Sum::from(observed_h * p),
         held_usd: Sum::from(held_h * p),
         idle_held_usd: Sum::from(h(a.idle) * p),
         unallocated_usd: Sum::from((observed_h - held_h) * p),
         basis_usd: Sum::from(fraction_h * p),
-        busy_usd,
         priced_rows: u64::from(price.is_some()),
         ..Tally::default()
+    };
+    // the registry's ratio metrics: device activity over every held point
+    // (held is read on UTIL), the others over the points that have a value
+    for i in (0..metric::AUDITED).filter(|&i| metric::IS_RATIO[i]) {
+        let (busy, known) = if i == metric::DEVICE_UTIL.0 {
+            (a.active, a.held)
+        } else {
+            (a.metric[i], a.metric_known[i])
+        };
+        t.set_metric(metric::Slot(i), h(busy), h(known), p);
     }
+    t
 }
 
 /// The Prometheus sums in the audit's tallies: the fleet, the --by groups
