@@ -638,6 +638,22 @@ mod tests {
     }
 
     #[test]
+    fn every_spelling_resolves_to_its_metric_in_its_unit() {
+        for m in METRICS {
+            for (alias, unit) in m.column_aliases() {
+                let r = crate::samples::resolve_columns(&[alias.to_string()], &[]);
+                let got: Vec<_> = r.iter().map(|r| (r.canonical, r.unit)).collect();
+                assert_eq!(got, vec![(m.name, unit)], "{alias}");
+            }
+        }
+        // percent and MiB where DCGM and nvidia-smi write them
+        let unit = |n: &str| by_name(n).map(|m| m.sources.dcgm_exporter.unit);
+        assert_eq!(unit("device_util"), Some(Unit::Percent));
+        assert_eq!(unit("mem_used_bytes"), Some(Unit::Mib));
+        assert_eq!(unit("sm_active"), Some(Unit::AsIs));
+    }
+
+    #[test]
     fn lookups_and_lists() {
         assert_eq!(
             by_name("SM_OCCUPANCY").map(|m| m.name),
@@ -656,6 +672,11 @@ mod tests {
                 (5, "tensor_active"),
                 (10, "dram_active")
             ]
+        );
+        let amd = amd_exporter_series();
+        assert_eq!(
+            (amd.len(), amd[0], amd[9]),
+            (10, "gpu_gfx_activity", "gpu_power_usage")
         );
         assert_eq!(
             by_name("sm_occupancy").and_then(|m| m.ratio_path()),
