@@ -573,6 +573,25 @@ pub fn amd_exporter_series() -> Vec<&'static str> {
         .collect()
 }
 
+const fn count_gpm() -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < METRICS.len() {
+        if METRICS[i].sources.gpm_id.is_some() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// How many registry metrics NVML GPM reads.
+pub const GPM: usize = count_gpm();
+
+/// The place of canonical column `column` among the GPM metrics (registry order).
+pub fn gpm_index(column: &str) -> Option<usize> {
+    gpm_readings().position(|(_, name)| name == column)
+}
+
 /// The GPM metrics NVML is asked for, with the canonical column each fills.
 pub fn gpm_readings() -> impl Iterator<Item = (u32, &'static str)> {
     METRICS

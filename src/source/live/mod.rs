@@ -39,40 +39,22 @@ pub struct MigParent {
     pub device_util_reason: String,
 }
 
-/// Chip activity from two consecutive GPM samples, as fractions 0..1.
+/// Chip activity from two consecutive GPM samples, as fractions 0..1: one
+/// value per registry metric with a GPM id, in registry order.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Gpm {
-    pub gr_engine_active: Option<f64>,
-    pub sm_active: Option<f64>,
-    pub sm_occupancy: Option<f64>,
-    pub tensor_active: Option<f64>,
-    pub dram_active: Option<f64>,
-}
+pub struct Gpm(pub [Option<f64>; crate::metric::GPM]);
 
 impl Gpm {
-    /// The reading of canonical column `column` (a registry GPM metric).
+    /// The reading of canonical column `column` (None: not a GPM metric, or not read).
     pub fn get(&self, column: &str) -> Option<f64> {
-        match column {
-            col::GR_ENGINE_ACTIVE => self.gr_engine_active,
-            col::SM_ACTIVE => self.sm_active,
-            col::SM_OCCUPANCY => self.sm_occupancy,
-            col::TENSOR_ACTIVE => self.tensor_active,
-            col::DRAM_ACTIVE => self.dram_active,
-            _ => None,
-        }
+        crate::metric::gpm_index(column).and_then(|i| self.0[i])
     }
 
-    /// Record `v` for canonical column `column`; a column Gpm has no field for is left out.
+    /// Record `v` for canonical column `column` (a registry GPM metric).
     pub fn set(&mut self, column: &str, v: f64) {
-        let slot = match column {
-            col::GR_ENGINE_ACTIVE => &mut self.gr_engine_active,
-            col::SM_ACTIVE => &mut self.sm_active,
-            col::SM_OCCUPANCY => &mut self.sm_occupancy,
-            col::TENSOR_ACTIVE => &mut self.tensor_active,
-            col::DRAM_ACTIVE => &mut self.dram_active,
-            _ => return,
-        };
-        *slot = Some(v);
+        if let Some(i) = crate::metric::gpm_index(column) {
+            self.0[i] = Some(v);
+        }
     }
 }
 
