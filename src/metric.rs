@@ -451,7 +451,6 @@ pub struct Slot(pub usize);
 
 pub const DEVICE_UTIL: Slot = slot_of("device_util");
 pub const SM_ACTIVE: Slot = slot_of("sm_active");
-pub const SM_OCCUPANCY: Slot = slot_of("sm_occupancy");
 pub const TENSOR_ACTIVE: Slot = slot_of("tensor_active");
 pub const DRAM_ACTIVE: Slot = slot_of("dram_active");
 

@@ -501,9 +501,6 @@ impl Ratios {
     pub fn sm_active(&self) -> Option<f64> {
         self.get(metric::SM_ACTIVE)
     }
-    pub fn sm_occupancy(&self) -> Option<f64> {
-        self.get(metric::SM_OCCUPANCY)
-    }
     pub fn tensor_active(&self) -> Option<f64> {
         self.get(metric::TENSOR_ACTIVE)
     }
