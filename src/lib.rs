@@ -11,6 +11,7 @@ pub mod error;
 /// Entry points for the cargo-fuzz targets in fuzz/ (not an API).
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod metric;
 pub(crate) mod output;
 pub(crate) mod pipeline;
 pub(crate) mod render;

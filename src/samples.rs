@@ -46,8 +46,8 @@ pub enum Kind {
     Watts,
 }
 
-/// The canonical columns in output order.
-pub const COLUMNS: &[(&str, Kind)] = &[
+/// The label columns, in output order (the metric columns follow, from the registry).
+const LABEL_COLUMNS: [(&str, Kind); 8] = [
     (col::TIME, Kind::Time),
     (col::HOST, Kind::Label),
     (col::GPU, Kind::Label),
@@ -56,16 +56,28 @@ pub const COLUMNS: &[(&str, Kind)] = &[
     (col::JOB, Kind::Label),
     (col::USER, Kind::Label),
     (col::TEAM, Kind::Label),
-    (col::DEVICE_UTIL, Kind::Fraction),
-    (col::GR_ENGINE_ACTIVE, Kind::Fraction),
-    (col::SM_ACTIVE, Kind::Fraction),
-    (col::SM_OCCUPANCY, Kind::Fraction),
-    (col::TENSOR_ACTIVE, Kind::Fraction),
-    (col::DRAM_ACTIVE, Kind::Fraction),
-    (col::MEM_USED_BYTES, Kind::Bytes),
-    (col::MEM_TOTAL_BYTES, Kind::Bytes),
-    (col::POWER_W, Kind::Watts),
 ];
+
+const ALL_COLUMNS: usize = LABEL_COLUMNS.len() + crate::metric::METRICS.len();
+
+const fn columns() -> [(&'static str, Kind); ALL_COLUMNS] {
+    let mut out = [(col::TIME, Kind::Time); ALL_COLUMNS];
+    let mut i = 0;
+    while i < LABEL_COLUMNS.len() {
+        out[i] = LABEL_COLUMNS[i];
+        i += 1;
+    }
+    let metrics = crate::metric::METRICS;
+    let mut j = 0;
+    while j < metrics.len() {
+        out[i + j] = (metrics[j].name, metrics[j].kind);
+        j += 1;
+    }
+    out
+}
+
+/// The canonical columns in output order: the labels, then the metric registry's.
+pub const COLUMNS: &[(&str, Kind)] = &columns();
 
 pub fn kind_of(canonical: &str) -> Option<Kind> {
     COLUMNS
@@ -116,9 +128,10 @@ impl Unit {
     }
 }
 
-/// Known source names, lower-case, in priority order per canonical column
-/// (the first one present wins: `UUID` beats `gpu`, which beats `index`).
-const ALIASES: &[(&str, &str, Unit)] = &[
+/// Known source names of the label columns, lower-case, in priority order per
+/// canonical column (the first one present wins: `UUID` beats `gpu`, which
+/// beats `index`). The metric columns' names are the registry's ([`aliases_of`]).
+const LABEL_ALIASES: &[(&str, &str, Unit)] = &[
     ("time", col::TIME, Unit::AsIs),
     ("timestamp", col::TIME, Unit::AsIs),
     ("ts", col::TIME, Unit::AsIs),
@@ -150,114 +163,20 @@ const ALIASES: &[(&str, &str, Unit)] = &[
     ("exported_namespace", col::TEAM, Unit::AsIs),
     ("namespace", col::TEAM, Unit::AsIs),
     ("project", col::TEAM, Unit::AsIs),
-    ("device_util", col::DEVICE_UTIL, Unit::AsIs),
-    ("dcgm_fi_dev_gpu_util", col::DEVICE_UTIL, Unit::Percent),
-    ("utilization.gpu [%]", col::DEVICE_UTIL, Unit::Percent),
-    ("utilization.gpu", col::DEVICE_UTIL, Unit::Percent),
-    // format: gaudi-hlsmi, gaudi exporter, xpum exporter, OpenTelemetry hw.gpu.*
-    ("utilization.aip", col::DEVICE_UTIL, Unit::Percent),
-    ("habanalabs_utilization", col::DEVICE_UTIL, Unit::Percent),
-    ("xpum_engine_ratio", col::DEVICE_UTIL, Unit::Fraction),
-    ("hw_gpu_utilization", col::DEVICE_UTIL, Unit::Fraction),
-    ("hw_gpu_utilization_ratio", col::DEVICE_UTIL, Unit::Fraction),
-    ("gr_engine_active", col::GR_ENGINE_ACTIVE, Unit::AsIs),
-    (
-        "dcgm_fi_prof_gr_engine_active",
-        col::GR_ENGINE_ACTIVE,
-        Unit::AsIs,
-    ),
-    (
-        "dcgm_fi_prof_gr_engine_util_ratio",
-        col::GR_ENGINE_ACTIVE,
-        Unit::AsIs,
-    ),
-    (
-        "dcgm_fi_prof_gr_engine_active_util_ratio",
-        col::GR_ENGINE_ACTIVE,
-        Unit::AsIs,
-    ),
-    ("sm_active", col::SM_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_sm_active", col::SM_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_sm_util_ratio", col::SM_ACTIVE, Unit::AsIs),
-    (
-        "dcgm_fi_prof_sm_active_util_ratio",
-        col::SM_ACTIVE,
-        Unit::AsIs,
-    ),
-    // format: xpum exporter (EU array active: approximate, docs/semantics.md)
-    ("xpum_eu_active_ratio", col::SM_ACTIVE, Unit::Fraction),
-    ("sm_occupancy", col::SM_OCCUPANCY, Unit::AsIs),
-    ("dcgm_fi_prof_sm_occupancy", col::SM_OCCUPANCY, Unit::AsIs),
-    (
-        "dcgm_fi_prof_sm_occupancy_util_ratio",
-        col::SM_OCCUPANCY,
-        Unit::AsIs,
-    ),
-    ("tensor_active", col::TENSOR_ACTIVE, Unit::AsIs),
-    (
-        "dcgm_fi_prof_pipe_tensor_active",
-        col::TENSOR_ACTIVE,
-        Unit::AsIs,
-    ),
-    (
-        "dcgm_fi_prof_pipe_tensor_util_ratio",
-        col::TENSOR_ACTIVE,
-        Unit::AsIs,
-    ),
-    (
-        "dcgm_fi_prof_pipe_tensor_active_util_ratio",
-        col::TENSOR_ACTIVE,
-        Unit::AsIs,
-    ),
-    ("dram_active", col::DRAM_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_dram_active", col::DRAM_ACTIVE, Unit::AsIs),
-    ("dcgm_fi_prof_dram_util_ratio", col::DRAM_ACTIVE, Unit::AsIs),
-    (
-        "dcgm_fi_prof_dram_active_util_ratio",
-        col::DRAM_ACTIVE,
-        Unit::AsIs,
-    ),
-    ("mem_used_bytes", col::MEM_USED_BYTES, Unit::AsIs),
-    ("dcgm_fi_dev_fb_used", col::MEM_USED_BYTES, Unit::Mib),
-    ("memory.used [mib]", col::MEM_USED_BYTES, Unit::Mib),
-    ("memory.used", col::MEM_USED_BYTES, Unit::Mib),
-    // format: gaudi exporter, xpum exporter, OpenTelemetry hw.gpu.memory.*
-    (
-        "habanalabs_memory_used_bytes",
-        col::MEM_USED_BYTES,
-        Unit::Bytes,
-    ),
-    ("xpum_memory_used_bytes", col::MEM_USED_BYTES, Unit::Bytes),
-    ("hw_gpu_memory_usage", col::MEM_USED_BYTES, Unit::Bytes),
-    (
-        "hw_gpu_memory_usage_bytes",
-        col::MEM_USED_BYTES,
-        Unit::Bytes,
-    ),
-    ("mem_total_bytes", col::MEM_TOTAL_BYTES, Unit::AsIs),
-    ("memory.total [mib]", col::MEM_TOTAL_BYTES, Unit::Mib),
-    ("memory.total", col::MEM_TOTAL_BYTES, Unit::Mib),
-    (
-        "habanalabs_memory_total_bytes",
-        col::MEM_TOTAL_BYTES,
-        Unit::Bytes,
-    ),
-    ("hw_gpu_memory_limit", col::MEM_TOTAL_BYTES, Unit::Bytes),
-    (
-        "hw_gpu_memory_limit_bytes",
-        col::MEM_TOTAL_BYTES,
-        Unit::Bytes,
-    ),
-    ("power_w", col::POWER_W, Unit::AsIs),
-    ("dcgm_fi_dev_power_usage", col::POWER_W, Unit::AsIs),
-    ("power.draw [w]", col::POWER_W, Unit::AsIs),
-    ("power.draw", col::POWER_W, Unit::AsIs),
-    // format: gaudi exporter (milliwatts), xpum exporter, OpenTelemetry hw.gpu.power
-    ("habanalabs_power_mw", col::POWER_W, Unit::Milli),
-    ("xpum_power_watts", col::POWER_W, Unit::AsIs),
-    ("hw_gpu_power", col::POWER_W, Unit::AsIs),
-    ("hw_gpu_power_watts", col::POWER_W, Unit::AsIs),
 ];
+
+/// The known source names of a canonical column, in priority order.
+fn aliases_of(canonical: &str) -> impl Iterator<Item = (&'static str, Unit)> + '_ {
+    LABEL_ALIASES
+        .iter()
+        .filter(move |(_, c, _)| *c == canonical)
+        .map(|(s, _, u)| (*s, *u))
+        .chain(
+            crate::metric::by_name(canonical)
+                .into_iter()
+                .flat_map(|m| m.column_aliases()),
+        )
+}
 
 /// One user `--map SOURCE=CANONICAL[:percent|:mib]`.
 #[derive(Debug, Clone, PartialEq)]
@@ -332,12 +251,8 @@ pub fn resolve_columns(source_columns: &[String], user_maps: &[UserMap]) -> Vec<
             .iter()
             .filter(|m| m.canonical == *canonical)
             .map(|m| (m.source.as_str(), m.unit))
-            .chain(
-                ALIASES
-                    .iter()
-                    .filter(|(_, c, _)| c == canonical)
-                    .map(|(s, _, u)| (*s, *u)),
-            );
+            // a registry name lives longer than a --map: shorten it to match
+            .chain(aliases_of(canonical).map(|(s, u)| -> (&str, Unit) { (s, u) }));
         for (source_name, unit) in candidates {
             if let Some(found) = find(source_name)
                 && !used_sources.contains(&found)
@@ -454,10 +369,9 @@ pub fn twins(columns: &[String], resolved: &[Resolved]) -> Vec<Resolved> {
             let unit = if lower.starts_with(&dup_prefix) {
                 Some(r.unit)
             } else {
-                ALIASES
-                    .iter()
-                    .find(|(a, canonical, _)| *canonical == r.canonical && *a == lower)
-                    .map(|(_, _, u)| *u)
+                aliases_of(r.canonical)
+                    .find(|(a, _)| a.eq_ignore_ascii_case(&lower))
+                    .map(|(_, u)| u)
             };
             if let Some(unit) = unit {
                 out.push(Resolved {

@@ -168,12 +168,7 @@ fn unmeasured_basis_note(total: &Tally, basis: Basis, cost: &Cost) -> Option<Not
     if cost.not_useful_usd.is_none() || total.held_h() <= 0.0 {
         return None;
     }
-    let known = match basis {
-        Basis::Useful => return None,
-        Basis::TensorActive => total.tensor_known_h.get(),
-        Basis::SmActive => total.sm_known_h.get(),
-        Basis::Active => total.active_known_h.get(),
-    };
+    let known = total.known_h(basis.slot()?);
     (total.held_h() - known > 1e-9 * total.held_h()).then(|| Note::UnmeasuredBasis {
         held_gpu_hours: total.held_h() - known,
         basis: basis.name().to_string(),

@@ -29,13 +29,21 @@ impl MetricKind {
     }
 }
 
+/// How a figure is read from a report.
+#[derive(Clone, Copy)]
+pub enum Read {
+    Figure(fn(&Report) -> Option<f64>),
+    /// a registry metric's ratio (`ratios.<name>`)
+    Ratio(crate::metric::Slot),
+}
+
 /// One figure of the report that a rule can name.
 pub struct Metric {
     pub name: &'static str,
     pub kind: MetricKind,
     /// where the figure lives in the "gpuaudit.report/1" JSON
-    pub path: &'static str,
-    pub read: fn(&Report) -> Option<f64>,
+    pub path: std::borrow::Cow<'static, str>,
+    pub read: Read,
     /// a total over the window (GPU-hours, dollars): it grows with the window's
     /// length, so two runs of different lengths do not compare
     pub total: bool,
@@ -44,8 +52,25 @@ pub struct Metric {
 }
 
 impl Metric {
+    /// The figure in `report` (None: not measured there).
+    pub fn read(&self, report: &Report) -> Option<f64> {
+        match self.read {
+            Read::Figure(f) => f(report),
+            Read::Ratio(slot) => report.ratios.get(slot),
+        }
+    }
+
     pub fn is_dollars(&self) -> bool {
         matches!(self.kind, MetricKind::Usd | MetricKind::UsdPerHour)
+    }
+}
+
+impl Clone for Metric {
+    fn clone(&self) -> Self {
+        Metric {
+            path: self.path.clone(),
+            ..*self
+        }
     }
 }
 
@@ -60,8 +85,8 @@ macro_rules! metric {
         Metric {
             name: $name,
             kind: MetricKind::$kind,
-            path: $path,
-            read: |$r: &Report| $read,
+            path: std::borrow::Cow::Borrowed($path),
+            read: Read::Figure(|$r: &Report| $read),
             total: false,
             instead: None,
         }
@@ -74,8 +99,8 @@ macro_rules! total {
         Metric {
             name: $name,
             kind: MetricKind::$kind,
-            path: $path,
-            read: |$r: &Report| $read,
+            path: std::borrow::Cow::Borrowed($path),
+            read: Read::Figure(|$r: &Report| $read),
             total: true,
             instead: $instead,
         }
@@ -94,13 +119,27 @@ fn per_hour(r: &Report, usd: Option<f64>) -> Option<f64> {
 }
 
 /// Every figure a rule may name: the one table `--list-metrics` prints and
-/// rule parsing reads.
+/// rule parsing reads. The metric registry's ratios first, then [`FIGURES`].
+pub static METRICS: std::sync::LazyLock<Vec<Metric>> = std::sync::LazyLock::new(|| {
+    let ratios = crate::metric::AUDITED_DEFS
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            Some(Metric {
+                name: m.check_metric()?,
+                kind: MetricKind::Ratio,
+                path: m.ratio_path()?.into(),
+                read: Read::Ratio(crate::metric::Slot(i)),
+                total: false,
+                instead: None,
+            })
+        });
+    ratios.chain(FIGURES.iter().map(Metric::clone)).collect()
+});
+
+/// The figures that are not a registry metric's ratio.
 #[rustfmt::skip]
-pub static METRICS: &[Metric] = &[
-    metric!("active", Ratio, "ratios.active", |r| r.ratios.active),
-    metric!("sm_active", Ratio, "ratios.sm_active", |r| r.ratios.sm_active),
-    metric!("sm_occupancy", Ratio, "ratios.sm_occupancy", |r| r.ratios.sm_occupancy),
-    metric!("tensor_active", Ratio, "ratios.tensor_active", |r| r.ratios.tensor_active),
+static FIGURES: &[Metric] = &[
     metric!("mfu", Ratio, "ratios.mfu", |r| r.ratios.mfu),
     metric!("held_of_observed", Ratio, "ratios.held_of_observed", |r| r.ratios.held_of_observed),
     metric!("idle_held", Ratio, "ratios.idle_held", |r| r.ratios.idle_held),
@@ -442,8 +481,8 @@ pub(crate) fn evaluate(
 }
 
 fn evaluate_one(rule: &Rule, current: &Report, baseline: Option<&Report>) -> Outcome {
-    let cur = (rule.metric.read)(current);
-    let base = baseline.and_then(|b| (rule.metric.read)(b));
+    let cur = rule.metric.read(current);
+    let base = baseline.and_then(|b| rule.metric.read(b));
     let delta = match (cur, base) {
         (Some(c), Some(b)) => Some(c - b),
         _ => None,
@@ -687,7 +726,7 @@ const RATIO_NOISE: f64 = 1e-9;
 /// like samples are, so a baseline's 50 is never compared as 50 (not 0.5).
 pub fn impossible_figure(report: &Report) -> Option<(&'static Metric, f64)> {
     METRICS.iter().find_map(|m| {
-        let v = (m.read)(report)?;
+        let v = m.read(report)?;
         let top = if m.kind == MetricKind::Ratio {
             1.0 + RATIO_NOISE
         } else {
@@ -720,7 +759,7 @@ mod tests {
             "waterfall": [], "idle_episodes": [], "idle_episodes_total": 0, "gpus": [], "gpu_count": 1
         }))
         .expect("a minimal report deserialises");
-        r.ratios.active = active;
+        r.ratios.by_metric[crate::metric::DEVICE_UTIL.0] = active;
         r.cost.idle_held_usd = idle_usd;
         r
     }
@@ -731,7 +770,7 @@ mod tests {
 
     #[test]
     fn impossible_figures_are_found() {
-        let name = |r: &Report| impossible_figure(r).map(|(m, v)| (m.path, v));
+        let name = |r: &Report| impossible_figure(r).map(|(m, v)| (m.path.as_ref(), v));
         assert_eq!(name(&report(Some(0.5), Some(1.0))), None);
         assert_eq!(name(&report(Some(1.0 + 1e-12), None)), None, "float noise");
         assert_eq!(
@@ -877,12 +916,12 @@ mod tests {
                 .contains("CURRENT by 'job column', BASELINE by 'held column'")
         );
         let m = metric("idle_held_usd_per_hour").expect("listed");
-        assert_eq!((m.read)(&cur), Some(10.0 / 6.0));
+        assert_eq!(m.read(&cur), Some(10.0 / 6.0));
     }
 
     #[test]
     fn metric_names_are_unique() {
-        for m in METRICS {
+        for m in METRICS.iter() {
             if let Some(i) = m.instead {
                 assert!(metric(i).is_some_and(|o| !o.total), "{} offers {i}", m.name);
             }

@@ -12,6 +12,7 @@ use super::interval::{Fold, Interval, Names};
 use super::model::*;
 use super::tally::Present;
 use super::{AuditConfig, HeldRule, weights};
+use crate::metric::{self, Activity};
 use crate::samples::col;
 use crate::timeparse::US_PER_HOUR;
 use anyhow::Result;
@@ -76,11 +77,7 @@ struct Pending {
     held: bool,
     held_unknown: bool,
     idle: bool,
-    device_util: Option<f64>,
-    sm_active: Option<f64>,
-    sm_occupancy: Option<f64>,
-    tensor_active: Option<f64>,
-    dram_active: Option<f64>,
+    activity: Activity,
     price: Option<f64>,
     model: Option<u32>,
     job: Option<u32>,
@@ -139,21 +136,19 @@ enum Admit {
 
 impl Pending {
     /// The values a repeat is ranked by: held first, then the activity
-    /// metrics, memory and power (a value beats none).
-    fn rank(&self) -> [f64; 9] {
+    /// metrics (the waterfall's layers, then the others, registry order),
+    /// memory and power (a value beats none).
+    fn rank(&self) -> [f64; 4 + metric::AUDITED] {
         let v = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
         let b = |x: Option<u64>| x.map_or(f64::NEG_INFINITY, |b| b as f64);
-        [
-            f64::from(u8::from(self.held)),
-            v(self.device_util),
-            v(self.sm_active),
-            v(self.tensor_active),
-            v(self.sm_occupancy),
-            v(self.dram_active),
-            b(self.mem_used),
-            v(self.power),
-            b(self.mem_total),
-        ]
+        let mut out = [f64::NEG_INFINITY; 4 + metric::AUDITED];
+        out[0] = f64::from(u8::from(self.held));
+        for (at, slot) in out[1..].iter_mut().zip(metric::RANK_ORDER) {
+            *at = v(self.activity.get(slot));
+        }
+        let n = 1 + metric::AUDITED;
+        out[n..].copy_from_slice(&[b(self.mem_used), v(self.power), b(self.mem_total)]);
+        out
     }
 
     /// Of two repeats of one sample, whether `self` is kept over `other`:
@@ -379,14 +374,8 @@ impl Shard {
     fn add(&mut self, k: u32, sh: &Shared, s: &Slice) -> RowResult {
         let c = s.cols;
         let time = Num::of(Some(&c.time));
-        let (device_util, sm_active, sm_occupancy, tensor_active, power) = (
-            Num::of(c.device_util.as_ref()),
-            Num::of(c.sm_active.as_ref()),
-            Num::of(c.sm_occupancy.as_ref()),
-            Num::of(c.tensor_active.as_ref()),
-            Num::of(c.power.as_ref()),
-        );
-        let dram_active = Num::of(c.dram_active.as_ref());
+        let activity = c.activity.each_ref().map(|a| Num::of(a.as_ref()));
+        let power = Num::of(c.power.as_ref());
         let (mem_used, mem_total) = (Num::of(c.mem_used.as_ref()), Num::of(c.mem_total.as_ref()));
         for (i, &g) in s.slots.iter().enumerate() {
             let (shard, local) = sh.place[g];
@@ -405,17 +394,16 @@ impl Shard {
             let held_value = c.held.as_ref().and_then(|h| h.get(i));
             let held = sh.rule.holds(held_value, job.is_some(), mem_used.get(i));
             let held_unknown = sh.rule == HeldRule::HeldColumn && held_value.is_none();
-            let device_util = device_util.get(i);
+            let activity = Activity(activity.each_ref().map(|a| a.get(i)));
             let p = Pending {
                 t,
                 held,
                 held_unknown,
-                idle: held && device_util.is_some_and(|u| u < sh.cfg.idle_below),
-                device_util,
-                sm_active: sm_active.get(i),
-                sm_occupancy: sm_occupancy.get(i),
-                tensor_active: tensor_active.get(i),
-                dram_active: dram_active.get(i),
+                idle: held
+                    && activity
+                        .device_util()
+                        .is_some_and(|u| u < sh.cfg.idle_below),
+                activity,
                 price: sh.price(model),
                 model,
                 job,
@@ -502,11 +490,7 @@ impl Shard {
             held: p.held,
             held_unknown: p.held_unknown,
             idle: p.idle,
-            device_util: p.device_util,
-            sm_active: p.sm_active,
-            sm_occupancy: p.sm_occupancy,
-            tensor_active: p.tensor_active,
-            dram_active: p.dram_active,
+            activity: p.activity,
             mem_used: p.mem_used,
             mem_total: p.mem_total,
             power: p.power,
@@ -598,11 +582,8 @@ struct Cols {
     job: Option<StringChunked>,
     user: Option<StringChunked>,
     team: Option<StringChunked>,
-    device_util: Option<Float64Chunked>,
-    sm_active: Option<Float64Chunked>,
-    sm_occupancy: Option<Float64Chunked>,
-    tensor_active: Option<Float64Chunked>,
-    dram_active: Option<Float64Chunked>,
+    /// the registry's audited metrics, by slot
+    activity: [Option<Float64Chunked>; metric::AUDITED],
     mem_used: Option<UInt64Chunked>,
     mem_total: Option<UInt64Chunked>,
     power: Option<Float64Chunked>,
@@ -676,16 +657,21 @@ impl Cols {
             job: opt_str(df, col::JOB)?,
             user: opt_str(df, col::USER)?,
             team: opt_str(df, col::TEAM)?,
-            device_util: opt_f64(df, col::DEVICE_UTIL)?,
-            sm_active: opt_f64(df, col::SM_ACTIVE)?,
-            sm_occupancy: opt_f64(df, col::SM_OCCUPANCY)?,
-            tensor_active: opt_f64(df, col::TENSOR_ACTIVE)?,
-            dram_active: opt_f64(df, col::DRAM_ACTIVE)?,
+            activity: activity_columns(df)?,
             mem_used: opt_u64(df, col::MEM_USED_BYTES)?,
             mem_total: opt_u64(df, col::MEM_TOTAL_BYTES)?,
             power: opt_f64(df, col::POWER_W)?,
         })
     }
+}
+
+/// The audited metrics' columns of a chunk, by registry slot.
+fn activity_columns(df: &DataFrame) -> Result<[Option<Float64Chunked>; metric::AUDITED]> {
+    let mut out: [Option<Float64Chunked>; metric::AUDITED] = Default::default();
+    for (at, m) in out.iter_mut().zip(metric::AUDITED_DEFS) {
+        *at = opt_f64(df, m.name)?;
+    }
+    Ok(out)
 }
 
 /// Row access to a numeric column without `ChunkedArray::get`'s chunk search

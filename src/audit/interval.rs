@@ -8,6 +8,8 @@
 //! time column's unit (weights are exact to the microsecond). Code that needs
 //! hours divides by [`TICKS_PER_HOUR`], never by a literal.
 
+use crate::metric::Activity;
+
 /// Engine ticks in one hour (ticks are microseconds).
 pub const TICKS_PER_HOUR: f64 = crate::timeparse::US_PER_HOUR;
 /// Engine ticks in one second and one minute.
@@ -34,12 +36,9 @@ pub struct Interval {
     pub held_unknown: bool,
     /// held and device activity below the idle threshold
     pub idle: bool,
-    /// fractions 0..1; None where not measured
-    pub device_util: Option<f64>,
-    pub sm_active: Option<f64>,
-    pub sm_occupancy: Option<f64>,
-    pub tensor_active: Option<f64>,
-    pub dram_active: Option<f64>,
+    /// the registry's audited metrics (device_util, sm_active, ...), fractions
+    /// 0..1; None where not measured
+    pub activity: Activity,
     /// bytes
     pub mem_used: Option<u64>,
     pub mem_total: Option<u64>,
@@ -58,6 +57,19 @@ pub struct Interval {
 }
 
 impl Interval {
+    pub fn device_util(&self) -> Option<f64> {
+        self.activity.device_util()
+    }
+    pub fn sm_active(&self) -> Option<f64> {
+        self.activity.sm_active()
+    }
+    pub fn tensor_active(&self) -> Option<f64> {
+        self.activity.tensor_active()
+    }
+    pub fn dram_active(&self) -> Option<f64> {
+        self.activity.dram_active()
+    }
+
     pub fn end(&self) -> i64 {
         self.start + self.weight
     }

@@ -2,6 +2,7 @@
 //! serialises as the "gpuaudit.report/1" contract (docs/semantics.md §7).
 //! Times are `DateTime<Utc>`, written as the RFC 3339 text report/1 has
 //! always carried (`…Z`, a fraction only when present) and sorted as times.
+use crate::metric;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -534,16 +535,89 @@ pub struct Layers {
     pub unallocated_gpu_hours: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-#[serde(default)]
+/// The report's ratios. Each registry ratio metric's field (`active`,
+/// `sm_active`, `sm_occupancy`, `tensor_active`, ...) is written between
+/// `held_of_observed` and `mfu`, in registry order, under the registry's name.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(try_from = "BTreeMap<String, serde_json::Value>")]
 pub struct Ratios {
     pub held_of_observed: Option<f64>,
-    pub active: Option<f64>,
-    pub sm_active: Option<f64>,
-    pub sm_occupancy: Option<f64>,
-    pub tensor_active: Option<f64>,
+    /// by registry slot ([`crate::metric::Slot`]); None for a metric that is not a ratio
+    pub by_metric: [Option<f64>; metric::AUDITED],
     pub mfu: Option<f64>,
     pub idle_held: Option<f64>,
+}
+
+impl Ratios {
+    pub fn get(&self, s: metric::Slot) -> Option<f64> {
+        self.by_metric.get(s.0).copied().flatten()
+    }
+    /// device activity over the held hours that measured it
+    pub fn active(&self) -> Option<f64> {
+        self.get(metric::DEVICE_UTIL)
+    }
+    pub fn sm_active(&self) -> Option<f64> {
+        self.get(metric::SM_ACTIVE)
+    }
+    pub fn tensor_active(&self) -> Option<f64> {
+        self.get(metric::TENSOR_ACTIVE)
+    }
+    /// The ratio named `field` in the JSON, registry metrics and the others alike.
+    pub fn field(&self, field: &str) -> Option<f64> {
+        match field {
+            "held_of_observed" => self.held_of_observed,
+            "mfu" => self.mfu,
+            "idle_held" => self.idle_held,
+            _ => metric::AUDITED_DEFS
+                .iter()
+                .position(|m| m.ratio == Some(field))
+                .and_then(|i| self.by_metric[i]),
+        }
+    }
+}
+
+impl Serialize for Ratios {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = ser.serialize_map(None)?;
+        map.serialize_entry("held_of_observed", &self.held_of_observed)?;
+        for (m, v) in metric::AUDITED_DEFS.iter().zip(&self.by_metric) {
+            if let Some(name) = m.ratio {
+                map.serialize_entry(name, v)?;
+            }
+        }
+        map.serialize_entry("mfu", &self.mfu)?;
+        map.serialize_entry("idle_held", &self.idle_held)?;
+        map.end()
+    }
+}
+
+impl TryFrom<BTreeMap<String, serde_json::Value>> for Ratios {
+    type Error = String;
+    /// Missing fields are null (as `#[serde(default)]` reads them); unknown ones are ignored.
+    fn try_from(fields: BTreeMap<String, serde_json::Value>) -> Result<Self, String> {
+        let num = |name: &str| -> Result<Option<f64>, String> {
+            match fields.get(name) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(serde_json::Value::Number(n)) => Ok(n.as_f64()),
+                Some(other) => Err(format!(
+                    "ratios.{name}: expected a number or null, got {other}"
+                )),
+            }
+        };
+        let mut by_metric = [None; metric::AUDITED];
+        for (m, at) in metric::AUDITED_DEFS.iter().zip(by_metric.iter_mut()) {
+            if let Some(name) = m.ratio {
+                *at = num(name)?;
+            }
+        }
+        Ok(Ratios {
+            held_of_observed: num("held_of_observed")?,
+            by_metric,
+            mfu: num("mfu")?,
+            idle_held: num("idle_held")?,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

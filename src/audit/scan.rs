@@ -1,6 +1,7 @@
 //! The per-GPU detail of a live scan (who holds each card, what it did), built
 //! from the samples and the audit's per-GPU summary. Pure computation.
 use crate::audit::model::{GpuSummary, Report};
+use crate::samples::col;
 use crate::source::live::process_owner::Owner;
 use crate::source::live::{MigParent, ScanData};
 use serde::Serialize;
@@ -135,8 +136,8 @@ fn scan_gpu(
     // A reason only matters for a metric that stayed unmeasured.
     let measured = |name: &str| match name {
         "device_util" => m(|r| r.device_util).is_some(),
-        "sm_active" => m(|r| r.gpm.sm_active).is_some(),
-        "tensor_active" => m(|r| r.gpm.tensor_active).is_some(),
+        "sm_active" => m(|r| r.gpm.get(col::SM_ACTIVE)).is_some(),
+        "tensor_active" => m(|r| r.gpm.get(col::TENSOR_ACTIVE)).is_some(),
         "power_w" => m(|r| r.power_w).is_some(),
         _ => false,
     };
@@ -151,11 +152,11 @@ fn scan_gpu(
         held: last.and_then(|r| crate::source::live::is_held(&r.reading, held_mem_bytes)),
         holders,
         device_util: m(|r| r.device_util),
-        gr_engine_active: m(|r| r.gpm.gr_engine_active),
-        sm_active: m(|r| r.gpm.sm_active),
-        sm_occupancy: m(|r| r.gpm.sm_occupancy),
-        tensor_active: m(|r| r.gpm.tensor_active),
-        dram_active: m(|r| r.gpm.dram_active),
+        gr_engine_active: m(|r| r.gpm.get(col::GR_ENGINE_ACTIVE)),
+        sm_active: m(|r| r.gpm.get(col::SM_ACTIVE)),
+        sm_occupancy: m(|r| r.gpm.get(col::SM_OCCUPANCY)),
+        tensor_active: m(|r| r.gpm.get(col::TENSOR_ACTIVE)),
+        dram_active: m(|r| r.gpm.get(col::DRAM_ACTIVE)),
         mem_used_bytes: last.and_then(|r| r.reading.mem_used_bytes),
         mem_total_bytes: last.and_then(|r| r.reading.mem_total_bytes),
         power_w: last.and_then(|r| r.reading.power_w),

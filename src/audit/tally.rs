@@ -1,6 +1,9 @@
 //! Accumulators for layers and dollars (docs/semantics.md §4 and §6): one
 //! `Tally` for the fleet, one per showback group, one per GPU.
 use super::model::{Cost, GroupCost, Layer, Layers, MonthlyRunRate, Ratios, WaterfallStep};
+use crate::metric::{
+    AUDITED, Activity, DEVICE_UTIL, HAS_IDLE_USD, IS_RATIO, SM_ACTIVE, Slot, TENSOR_ACTIVE,
+};
 use crate::timeparse::US_PER_HOUR;
 
 /// The deepest layer not_useful_usd is measured against.
@@ -13,6 +16,16 @@ pub enum Basis {
 }
 
 impl Basis {
+    /// The activity slot of the basis metric (None: MFU, from the jobs file).
+    pub fn slot(self) -> Option<Slot> {
+        match self {
+            Basis::Useful => None,
+            Basis::TensorActive => Some(TENSOR_ACTIVE),
+            Basis::SmActive => Some(SM_ACTIVE),
+            Basis::Active => Some(DEVICE_UTIL),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Basis::Useful => "useful",
@@ -34,10 +47,7 @@ pub struct Row {
     /// the held column's value could not be read: neither held nor unallocated
     pub held_unknown: bool,
     pub idle: bool,
-    pub device_util: Option<f64>,
-    pub sm_active: Option<f64>,
-    pub sm_occupancy: Option<f64>,
-    pub tensor_active: Option<f64>,
+    pub activity: Activity,
     /// the MFU of the row's job, when declared
     pub mfu: Option<f64>,
     pub price: Option<f64>,
@@ -93,14 +103,10 @@ pub struct Tally {
     /// rows whose held value could not be read (report: data_quality.held_unknown_gpu_hours)
     pub held_unknown_us: i64,
     pub unpriced_us: i64,
-    pub active_h: Sum,
-    pub active_known_h: Sum,
-    pub sm_h: Sum,
-    pub sm_known_h: Sum,
-    pub occ_h: Sum,
-    pub occ_known_h: Sum,
-    pub tensor_h: Sum,
-    pub tensor_known_h: Sum,
+    /// per registry ratio metric (by slot): sum over held rows of w x value
+    pub busy_h: [Sum; AUDITED],
+    /// per registry ratio metric: the held hours that measured it
+    pub known_h: [Sum; AUDITED],
     pub useful_h: Sum,
     pub observed_usd: Sum,
     pub held_usd: Sum,
@@ -108,11 +114,10 @@ pub struct Tally {
     pub unallocated_usd: Sum,
     /// sum over held rows of w x price x basis fraction
     pub basis_usd: Sum,
-    /// sums over held rows of w x price x device_util, sm_active, tensor_active
-    /// (a row without the metric adds 0): the busy share of held dollars per layer
-    pub active_usd: Sum,
-    pub sm_usd: Sum,
-    pub tensor_usd: Sum,
+    /// per registry metric with idle dollars (device_util, sm_active,
+    /// tensor_active): sum over held rows of w x price x value (a row without
+    /// the metric adds 0), the busy share of held dollars at that layer
+    pub busy_usd: [Sum; AUDITED],
     pub priced_rows: u64,
 }
 
@@ -185,26 +190,16 @@ impl Tally {
         }
         self.held_us += r.w_us;
         self.held_usd.add(usd.unwrap_or(0.0));
-        match r.device_util {
-            Some(u) => {
-                self.active_h.add(r.w * u);
-                self.active_known_h.add(r.w);
+        // a fixed-size loop over constant flags: unrolled, no lookup per row
+        let sums = self.busy_h.iter_mut().zip(self.known_h.iter_mut());
+        for (((busy, known), is_ratio), value) in sums.zip(IS_RATIO).zip(r.activity.0) {
+            if let (true, Some(v)) = (is_ratio, value) {
+                busy.add(r.w * v);
+                known.add(r.w);
             }
-            None => {
-                self.held_unknown_activity_us += r.w_us;
-            }
         }
-        if let Some(v) = r.sm_active {
-            self.sm_h.add(r.w * v);
-            self.sm_known_h.add(r.w);
-        }
-        if let Some(v) = r.sm_occupancy {
-            self.occ_h.add(r.w * v);
-            self.occ_known_h.add(r.w);
-        }
-        if let Some(v) = r.tensor_active {
-            self.tensor_h.add(r.w * v);
-            self.tensor_known_h.add(r.w);
+        if r.activity.device_util().is_none() {
+            self.held_unknown_activity_us += r.w_us;
         }
         if let Some(m) = r.mfu {
             self.useful_h.add(r.w * m);
@@ -215,19 +210,19 @@ impl Tally {
         }
         // A row without the basis metric counts as not useful (fraction 0): we
         // cannot show it did work, and the data-quality section says how much.
-        let fraction = match basis {
-            Basis::Useful => r.mfu,
-            Basis::TensorActive => r.tensor_active,
-            Basis::SmActive => r.sm_active,
-            Basis::Active => r.device_util,
+        let fraction = match basis.slot() {
+            None => r.mfu,
+            Some(s) => r.activity.get(s),
         }
         .unwrap_or(0.0);
         self.basis_usd.add(usd.unwrap_or(0.0) * fraction);
         let held_usd = usd.unwrap_or(0.0);
-        self.active_usd.add(held_usd * r.device_util.unwrap_or(0.0));
-        self.sm_usd.add(held_usd * r.sm_active.unwrap_or(0.0));
-        self.tensor_usd
-            .add(held_usd * r.tensor_active.unwrap_or(0.0));
+        let priced = self.busy_usd.iter_mut().zip(HAS_IDLE_USD);
+        for ((busy, has_idle_usd), value) in priced.zip(r.activity.0) {
+            if has_idle_usd {
+                busy.add(held_usd * value.unwrap_or(0.0));
+            }
+        }
     }
 
     /// Held dollars not busy at each layer: held - busy share, null when the
@@ -240,9 +235,10 @@ impl Tally {
     /// "SM idle", "tensor idle") and their run-rates.
     pub fn fill_layer_idle_usd(&self, cost: &mut Cost, p: &Present, window_hours: f64) {
         let monthly = |v: Option<f64>| monthly_run_rate(v, window_hours);
-        cost.not_busy_usd = self.idle_at(p.device_util, self.active_usd);
-        cost.sm_idle_usd = self.idle_at(p.sm_active, self.sm_usd);
-        cost.tensor_idle_usd = self.idle_at(p.tensor_active, self.tensor_usd);
+        let busy = |s: Slot| self.busy_usd[s.0];
+        cost.not_busy_usd = self.idle_at(p.device_util, busy(DEVICE_UTIL));
+        cost.sm_idle_usd = self.idle_at(p.sm_active, busy(SM_ACTIVE));
+        cost.tensor_idle_usd = self.idle_at(p.tensor_active, busy(TENSOR_ACTIVE));
         let m = &mut cost.monthly_run_rate;
         m.not_busy_usd = monthly(cost.not_busy_usd);
         m.sm_idle_usd = monthly(cost.sm_idle_usd);
@@ -253,9 +249,9 @@ impl Tally {
         Layers {
             observed_gpu_hours: self.observed_h(),
             held_gpu_hours: self.held_h(),
-            active_gpu_hours: p.device_util.then_some(self.active_h.get()),
-            sm_active_gpu_hours: p.sm_active.then_some(self.sm_h.get()),
-            tensor_active_gpu_hours: p.tensor_active.then_some(self.tensor_h.get()),
+            active_gpu_hours: p.device_util.then_some(self.busy_h(DEVICE_UTIL)),
+            sm_active_gpu_hours: p.sm_active.then_some(self.busy_h(SM_ACTIVE)),
+            tensor_active_gpu_hours: p.tensor_active.then_some(self.busy_h(TENSOR_ACTIVE)),
             useful_gpu_hours: p.useful.then_some(self.useful_h.get()),
             idle_held_gpu_hours: p.device_util.then_some(self.idle_held_h()),
             unallocated_gpu_hours: (self.observed_us - self.held_us - self.held_unknown_us) as f64
@@ -264,12 +260,15 @@ impl Tally {
     }
 
     pub fn ratios(&self, p: &Present) -> Ratios {
+        let mut by_metric = [None; AUDITED];
+        for (i, at) in by_metric.iter_mut().enumerate() {
+            if IS_RATIO[i] {
+                *at = ratio(self.busy_h[i].get(), self.known_h[i].get());
+            }
+        }
         Ratios {
             held_of_observed: ratio(self.held_h(), self.observed_h()),
-            active: ratio(self.active_h.get(), self.active_known_h.get()),
-            sm_active: ratio(self.sm_h.get(), self.sm_known_h.get()),
-            sm_occupancy: ratio(self.occ_h.get(), self.occ_known_h.get()),
-            tensor_active: ratio(self.tensor_h.get(), self.tensor_known_h.get()),
+            by_metric,
             mfu: if p.useful {
                 ratio(self.useful_h.get(), self.held_h())
             } else {
@@ -281,6 +280,28 @@ impl Tally {
                 None
             },
         }
+    }
+
+    /// A ratio metric's sums from totals computed elsewhere (the pushdown
+    /// plan, SQL partials): its held hours x value, the held hours that
+    /// measured it, and (for a metric with idle dollars) its busy share of held
+    /// dollars at `usd_per_hour`.
+    pub fn set_metric(&mut self, s: Slot, busy_h: f64, known_h: f64, usd_per_hour: f64) {
+        self.busy_h[s.0] = Sum::from(busy_h);
+        self.known_h[s.0] = Sum::from(known_h);
+        if HAS_IDLE_USD[s.0] {
+            self.busy_usd[s.0] = Sum::from(busy_h * usd_per_hour);
+        }
+    }
+
+    /// Held hours x a ratio metric's value (its layer's GPU-hours).
+    pub fn busy_h(&self, s: Slot) -> f64 {
+        self.busy_h[s.0].get()
+    }
+
+    /// Held hours that measured a ratio metric.
+    pub fn known_h(&self, s: Slot) -> f64 {
+        self.known_h[s.0].get()
     }
 
     /// Dollars are null when no row at all had a price (never a $0 that means "unknown").
@@ -314,24 +335,19 @@ impl Tally {
         self.held_unknown_us += t.held_unknown_us;
         self.unpriced_us += t.unpriced_us;
         self.priced_rows += t.priced_rows;
+        let per_metric = (self.busy_h.iter_mut().zip(&t.busy_h))
+            .chain(self.known_h.iter_mut().zip(&t.known_h))
+            .chain(self.busy_usd.iter_mut().zip(&t.busy_usd));
+        for (into, from) in per_metric {
+            into.merge(from);
+        }
         for (into, from) in [
-            (&mut self.active_h, &t.active_h),
-            (&mut self.active_known_h, &t.active_known_h),
-            (&mut self.sm_h, &t.sm_h),
-            (&mut self.sm_known_h, &t.sm_known_h),
-            (&mut self.occ_h, &t.occ_h),
-            (&mut self.occ_known_h, &t.occ_known_h),
-            (&mut self.tensor_h, &t.tensor_h),
-            (&mut self.tensor_known_h, &t.tensor_known_h),
             (&mut self.useful_h, &t.useful_h),
             (&mut self.observed_usd, &t.observed_usd),
             (&mut self.held_usd, &t.held_usd),
             (&mut self.idle_held_usd, &t.idle_held_usd),
             (&mut self.unallocated_usd, &t.unallocated_usd),
             (&mut self.basis_usd, &t.basis_usd),
-            (&mut self.active_usd, &t.active_usd),
-            (&mut self.sm_usd, &t.sm_usd),
-            (&mut self.tensor_usd, &t.tensor_usd),
         ] {
             into.merge(from);
         }

@@ -93,7 +93,7 @@ fn exact_duplicates_are_one_sample_the_busiest_kept_and_counted() -> Result<()> 
     assert_eq!(r.data_quality.duplicates, 1);
     assert_eq!(r.sources.rows_used, 2);
     // the busier of two that disagree is kept, whatever their order: (0.9 + 0.5) / 2
-    assert_eq!(r.ratios.active, Some(0.7));
+    assert_eq!(r.ratios.active(), Some(0.7));
     assert_eq!(
         r.data_quality.warnings,
         vec![crate::audit::model::Warning::RepeatsDisagree { samples: 1 }]
@@ -162,7 +162,7 @@ fn no_way_to_tell_held_is_an_error_unless_assumed() -> Result<()> {
     c.assume_held = true;
     let r = audit(&t, &c)?;
     assert!(close(r.layers.held_gpu_hours, 2.0 / 60.0));
-    assert!(close(r.ratios.active.unwrap_or(f64::NAN), 0.3));
+    assert!(close(r.ratios.active().unwrap_or(f64::NAN), 0.3));
     Ok(())
 }
 
@@ -182,17 +182,17 @@ fn layers_and_ratios_use_only_rows_where_the_metric_is_known() -> Result<()> {
         r.layers.active_gpu_hours.unwrap_or(f64::NAN),
         1.5 * h
     ));
-    assert!(close(r.ratios.active.unwrap_or(f64::NAN), 0.75)); // 1.5 / 2 known rows
+    assert!(close(r.ratios.active().unwrap_or(f64::NAN), 0.75)); // 1.5 / 2 known rows
     assert!(close(
         r.layers.sm_active_gpu_hours.unwrap_or(f64::NAN),
         0.6 * h
     ));
-    assert!(close(r.ratios.sm_active.unwrap_or(f64::NAN), 0.3));
+    assert!(close(r.ratios.sm_active().unwrap_or(f64::NAN), 0.3));
     assert!(close(r.data_quality.held_unknown_activity_gpu_hours, h));
     // tensor and useful are absent columns: null, not 0
     assert_eq!(r.layers.tensor_active_gpu_hours, None);
     assert_eq!(r.layers.useful_gpu_hours, None);
-    assert_eq!(r.ratios.tensor_active, None);
+    assert_eq!(r.ratios.tensor_active(), None);
     Ok(())
 }
 
@@ -408,7 +408,7 @@ fn percent_columns_convert_and_out_of_range_values_are_counted() -> Result<()> {
     ])?;
     let r = audit(&t, &cfg())?;
     assert_eq!(r.data_quality.invalid.get("device_util"), Some(&1));
-    assert!(close(r.ratios.active.unwrap_or(f64::NAN), 0.75));
+    assert!(close(r.ratios.active().unwrap_or(f64::NAN), 0.75));
     let _ = HOUR;
     Ok(())
 }

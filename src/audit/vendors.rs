@@ -77,18 +77,18 @@ fn line(family: Option<Family>, acc: &Acc, present: &Present) -> VendorLine {
         layers: VendorLayers {
             device: layer(
                 tel.and_then(|t| t.device),
-                ratios.active.and(layers.active_gpu_hours),
-                ratios.active,
+                ratios.active().and(layers.active_gpu_hours),
+                ratios.active(),
             ),
             chip: layer(
                 tel.and_then(|t| t.chip),
-                ratios.sm_active.and(layers.sm_active_gpu_hours),
-                ratios.sm_active,
+                ratios.sm_active().and(layers.sm_active_gpu_hours),
+                ratios.sm_active(),
             ),
             tensor: layer(
                 tel.and_then(|t| t.tensor),
-                ratios.tensor_active.and(layers.tensor_active_gpu_hours),
-                ratios.tensor_active,
+                ratios.tensor_active().and(layers.tensor_active_gpu_hours),
+                ratios.tensor_active(),
             ),
         },
     }
@@ -116,8 +116,9 @@ mod tests {
                 w: hours,
                 w_us: (hours * 3.6e9) as i64,
                 held: true,
-                device_util: Some(util),
-                sm_active: sm,
+                activity: crate::metric::Activity::default()
+                    .with(crate::metric::DEVICE_UTIL, Some(util))
+                    .with(crate::metric::SM_ACTIVE, sm),
                 price: Some(2.0),
                 ..Row::default()
             },

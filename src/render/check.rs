@@ -557,7 +557,7 @@ pub fn failure_line(view: &CheckView) -> String {
 pub fn metric_list(width: u16) -> String {
     let mut t = new_table(width);
     t.set_header(vec!["metric", "unit", "report JSON field"]);
-    for m in METRICS {
+    for m in METRICS.iter() {
         let unit = match m.kind {
             MetricKind::Ratio => "ratio 0..1 (2pp, 5%, 0.35)",
             MetricKind::GpuHours => "GPU-hours (5%, 12.5)",
@@ -565,7 +565,7 @@ pub fn metric_list(width: u16) -> String {
             MetricKind::Usd => "USD (5%, 50)",
             MetricKind::UsdPerHour => "USD per hour (5%, 2.5)",
         };
-        t.add_row(vec![m.name, unit, m.path]);
+        t.add_row(vec![m.name, unit, m.path.as_ref()]);
     }
     format!("{t}\n")
 }

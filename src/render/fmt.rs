@@ -157,9 +157,9 @@ pub fn showback_cells(
         key,
         u.amount(layers.observed_gpu_hours),
         u.amount(layers.held_gpu_hours),
-        pct(ratios.active),
-        pct(ratios.sm_active),
-        pct(ratios.tensor_active),
+        pct(ratios.active()),
+        pct(ratios.sm_active()),
+        pct(ratios.tensor_active()),
         u.opt(layers.idle_held_gpu_hours),
     ];
     cells.extend(usd_figures.into_iter().map(usd));

@@ -103,14 +103,14 @@ pub fn headline(report: &Report) -> String {
         u.amount(l.held_gpu_hours),
         u.amount(l.observed_gpu_hours)
     );
-    if r.active.is_some() {
-        s.push_str(&format!("; device activity says {}", pct(r.active)));
+    if r.active().is_some() {
+        s.push_str(&format!("; device activity says {}", pct(r.active())));
     }
-    if r.sm_active.is_some() {
-        s.push_str(&format!(", SM active says {}", pct(r.sm_active)));
+    if r.sm_active().is_some() {
+        s.push_str(&format!(", SM active says {}", pct(r.sm_active())));
     }
-    if r.tensor_active.is_some() {
-        s.push_str(&format!(", tensor active {}", pct(r.tensor_active)));
+    if r.tensor_active().is_some() {
+        s.push_str(&format!(", tensor active {}", pct(r.tensor_active())));
     }
     if r.mfu.is_some() {
         s.push_str(&format!(", MFU {}", pct(r.mfu)));

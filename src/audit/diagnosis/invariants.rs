@@ -43,10 +43,11 @@ fn fleet() -> Vec<Interval> {
                 held: roll >= 3,
                 held_unknown: roll == 0,
                 idle: false,
-                device_util: r.maybe(),
-                sm_active: r.maybe(),
-                tensor_active: r.maybe(),
-                dram_active: r.maybe(),
+                activity: crate::metric::Activity::default()
+                    .with(crate::metric::DEVICE_UTIL, r.maybe())
+                    .with(crate::metric::SM_ACTIVE, r.maybe())
+                    .with(crate::metric::TENSOR_ACTIVE, r.maybe())
+                    .with(crate::metric::DRAM_ACTIVE, r.maybe()),
                 price: (gpu != 5).then_some(2.5),
                 job: (roll >= 3).then_some((r.next() % 3) as u32),
                 team: Some((gpu % 2) as u32),
@@ -56,7 +57,7 @@ fn fleet() -> Vec<Interval> {
         }
     }
     for iv in &mut out {
-        iv.idle = iv.held && iv.device_util.is_some_and(|u| u < 0.01);
+        iv.idle = iv.held && iv.device_util().is_some_and(|u| u < 0.01);
     }
     out
 }
@@ -141,7 +142,7 @@ fn sections_agree_with_plain_sums_and_with_each_other() {
     let active: f64 = ivs
         .iter()
         .filter(|iv| iv.held && !iv.held_unknown)
-        .filter_map(|iv| iv.device_util.map(|u| iv.hours() * u))
+        .filter_map(|iv| iv.device_util().map(|u| iv.hours() * u))
         .sum();
     assert!(close(over_buckets(&|b| b.active.unwrap_or(0.0)), active));
 

@@ -307,15 +307,15 @@ impl JobState {
             self.idle += w;
         }
         let wf = w as f64;
-        if let Some(u) = iv.device_util {
+        if let Some(u) = iv.device_util() {
             self.util_known += w;
             self.active.add(wf * u);
         }
-        if let Some(s) = iv.sm_active {
+        if let Some(s) = iv.sm_active() {
             self.sm_known += w;
             self.sm.add(wf * s);
         }
-        if let Some(t) = iv.tensor_active {
+        if let Some(t) = iv.tensor_active() {
             self.tensor_known += w;
             self.tensor.add(wf * t);
         }
@@ -323,7 +323,8 @@ impl JobState {
             self.priced += w;
             self.usd.add(wf / TICKS_PER_HOUR * p);
         }
-        self.sizing.add(iv.device_util, iv.sm_active, iv.mem_used);
+        self.sizing
+            .add(iv.device_util(), iv.sm_active(), iv.mem_used);
         for (k, part) in split_at_buckets(iv.start, w, bucket) {
             let c = self.cells.get_mut((k, iv.gpu), hint);
             c.held += part;
@@ -331,7 +332,7 @@ impl JobState {
                 c.idle += part;
                 c.idle_usd += iv.price.map_or(0.0, |p| part as f64 / TICKS_PER_HOUR * p);
             }
-            if let Some(u) = iv.device_util {
+            if let Some(u) = iv.device_util() {
                 c.active += part as f64 * u;
             }
         }
@@ -820,7 +821,8 @@ mod tests {
             weight: (hours * H as f64) as i64,
             held: true,
             idle: util < 0.01,
-            device_util: Some(util),
+            activity: crate::metric::Activity::default()
+                .with(crate::metric::DEVICE_UTIL, Some(util)),
             price: Some(PRICE),
             job: Some(job),
             ..Interval::default()
@@ -1196,8 +1198,9 @@ mod tests {
                     weight: MINUTE,
                     held: true,
                     idle: util < 0.01,
-                    device_util: Some(util),
-                    sm_active: Some(util * 0.8),
+                    activity: crate::metric::Activity::default()
+                        .with(crate::metric::DEVICE_UTIL, Some(util))
+                        .with(crate::metric::SM_ACTIVE, Some(util * 0.8)),
                     mem_used: Some(1 << 30),
                     price: Some(PRICE),
                     job: Some((g % 1000) as u32),

@@ -91,7 +91,7 @@ impl LeakThresholds {
         if !iv.held {
             return LeakClass::Unallocated;
         }
-        let Some(util) = iv.device_util else {
+        let Some(util) = iv.device_util() else {
             return LeakClass::Unmeasured;
         };
         if util < self.idle_below {
@@ -101,22 +101,22 @@ impl LeakThresholds {
             return LeakClass::Starved;
         }
         // a test whose signal is missing is skipped
-        if iv.sm_active.is_some_and(|sm| sm < self.underfilled_below) {
+        if iv.sm_active().is_some_and(|sm| sm < self.underfilled_below) {
             return LeakClass::Underfilled;
         }
         let dram_bound = iv
-            .dram_active
+            .dram_active()
             .is_some_and(|d| d >= self.memory_bound_dram_at_least);
         let little_tensor = iv
-            .tensor_active
+            .tensor_active()
             .is_none_or(|t| t < self.memory_bound_tensor_below);
         if dram_bound && little_tensor {
             return LeakClass::MemoryBound;
         }
-        if iv.tensor_active.is_some_and(|t| t < self.no_tensor_below) {
+        if iv.tensor_active().is_some_and(|t| t < self.no_tensor_below) {
             return LeakClass::NoTensor;
         }
-        if iv.sm_active.is_some() && iv.tensor_active.is_some() {
+        if iv.sm_active().is_some() && iv.tensor_active().is_some() {
             return LeakClass::Effective;
         }
         LeakClass::BusyUnprofiled
@@ -403,27 +403,33 @@ mod tests {
         assert_eq!(class_of(&held(0, 0, 0, H, Some(0.01))), LeakClass::Starved);
         assert_eq!(class_of(&held(0, 0, 0, H, Some(0.49))), LeakClass::Starved);
         let underfilled = Interval {
-            sm_active: Some(0.3),
+            activity: busy().activity.with(crate::metric::SM_ACTIVE, Some(0.3)),
             ..busy()
         };
         assert_eq!(class_of(&underfilled), LeakClass::Underfilled);
         let memory_bound = Interval {
-            sm_active: Some(0.8),
-            dram_active: Some(0.6),
-            tensor_active: Some(0.29),
+            activity: busy()
+                .activity
+                .with(crate::metric::SM_ACTIVE, Some(0.8))
+                .with(crate::metric::DRAM_ACTIVE, Some(0.6))
+                .with(crate::metric::TENSOR_ACTIVE, Some(0.29)),
             ..busy()
         };
         assert_eq!(class_of(&memory_bound), LeakClass::MemoryBound);
         let no_tensor = Interval {
-            sm_active: Some(0.8),
-            dram_active: Some(0.2),
-            tensor_active: Some(0.1),
+            activity: busy()
+                .activity
+                .with(crate::metric::SM_ACTIVE, Some(0.8))
+                .with(crate::metric::DRAM_ACTIVE, Some(0.2))
+                .with(crate::metric::TENSOR_ACTIVE, Some(0.1)),
             ..busy()
         };
         assert_eq!(class_of(&no_tensor), LeakClass::NoTensor);
         let effective = Interval {
-            sm_active: Some(0.8),
-            tensor_active: Some(0.5),
+            activity: busy()
+                .activity
+                .with(crate::metric::SM_ACTIVE, Some(0.8))
+                .with(crate::metric::TENSOR_ACTIVE, Some(0.5)),
             ..busy()
         };
         assert_eq!(class_of(&effective), LeakClass::Effective);
@@ -434,32 +440,38 @@ mod tests {
     fn a_missing_signal_skips_its_test() {
         // no sm_active: row 5 skipped, dram with no tensor reading is memory-bound
         let dram_only = Interval {
-            dram_active: Some(0.7),
+            activity: busy().activity.with(crate::metric::DRAM_ACTIVE, Some(0.7)),
             ..busy()
         };
         assert_eq!(class_of(&dram_only), LeakClass::MemoryBound);
         // much tensor work keeps high dram out of memory_bound
         let tensor_heavy = Interval {
-            dram_active: Some(0.7),
-            tensor_active: Some(0.3),
+            activity: busy()
+                .activity
+                .with(crate::metric::DRAM_ACTIVE, Some(0.7))
+                .with(crate::metric::TENSOR_ACTIVE, Some(0.3)),
             ..busy()
         };
         assert_eq!(class_of(&tensor_heavy), LeakClass::BusyUnprofiled);
         // no dram: row 6 skipped; low tensor is no_tensor even without sm
         let low_tensor = Interval {
-            tensor_active: Some(0.05),
+            activity: busy()
+                .activity
+                .with(crate::metric::TENSOR_ACTIVE, Some(0.05)),
             ..busy()
         };
         assert_eq!(class_of(&low_tensor), LeakClass::NoTensor);
         // tensor known but sm unknown: not effective
         let tensor_no_sm = Interval {
-            tensor_active: Some(0.5),
+            activity: busy()
+                .activity
+                .with(crate::metric::TENSOR_ACTIVE, Some(0.5)),
             ..busy()
         };
         assert_eq!(class_of(&tensor_no_sm), LeakClass::BusyUnprofiled);
         // sm known but tensor unknown: not effective either
         let sm_no_tensor = Interval {
-            sm_active: Some(0.9),
+            activity: busy().activity.with(crate::metric::SM_ACTIVE, Some(0.9)),
             ..busy()
         };
         assert_eq!(class_of(&sm_no_tensor), LeakClass::BusyUnprofiled);

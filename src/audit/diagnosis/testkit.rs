@@ -36,7 +36,7 @@ pub fn held(gpu: usize, host: u32, start: i64, weight: i64, util: Option<f64>) -
     Interval {
         held: true,
         idle: util.is_some_and(|u| u < 0.01),
-        device_util: util,
+        activity: crate::metric::Activity::default().with(crate::metric::DEVICE_UTIL, util),
         ..free(gpu, host, start, weight)
     }
 }

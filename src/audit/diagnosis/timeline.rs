@@ -39,10 +39,10 @@ impl BucketSums {
                     *known += part;
                 }
             };
-            metric(iv.device_util, &mut self.active, &mut self.active_known);
-            metric(iv.sm_active, &mut self.sm_active, &mut self.sm_known);
+            metric(iv.device_util(), &mut self.active, &mut self.active_known);
+            metric(iv.sm_active(), &mut self.sm_active, &mut self.sm_known);
             metric(
-                iv.tensor_active,
+                iv.tensor_active(),
                 &mut self.tensor_active,
                 &mut self.tensor_known,
             );
@@ -184,9 +184,9 @@ impl Fold for TimelineFold {
         if end <= start {
             return;
         }
-        self.seen.device_util |= iv.device_util.is_some();
-        self.seen.sm_active |= iv.sm_active.is_some();
-        self.seen.tensor_active |= iv.tensor_active.is_some();
+        self.seen.device_util |= iv.device_util().is_some();
+        self.seen.sm_active |= iv.sm_active().is_some();
+        self.seen.tensor_active |= iv.tensor_active().is_some();
         if self.gpus.len() <= iv.gpu {
             self.gpus.resize(iv.gpu + 1, false);
         }
@@ -272,7 +272,7 @@ mod tests {
         // window [0, 2h), 1h buckets; GPU 0 held at 0.6 over [0.5h, 1.5h)
         let mut f = TimelineFold::new(H, 0, 2 * H);
         let mut iv = held(0, 0, H / 2, H, Some(0.6));
-        iv.tensor_active = Some(0.2);
+        iv.activity = iv.activity.with(crate::metric::TENSOR_ACTIVE, Some(0.2));
         f.add(&iv);
         // GPU 1 free the whole window
         f.add(&free(1, 0, 0, 2 * H));

@@ -55,9 +55,9 @@ impl JobsFold {
                 JobSummary {
                     gpus: gpu_set.len(),
                     held_gpu_hours: t.held_h(),
-                    device_util: r.active,
-                    sm_active: r.sm_active,
-                    tensor_active: r.tensor_active,
+                    device_util: r.active(),
+                    sm_active: r.sm_active(),
+                    tensor_active: r.tensor_active(),
                     mfu: m,
                     useful_gpu_hours: m.map(|m| m * t.held_h()),
                     not_useful_usd: t.not_useful_usd(),

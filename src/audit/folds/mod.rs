@@ -21,10 +21,7 @@ pub fn row_of(iv: &Interval) -> Row {
         held: iv.held,
         held_unknown: iv.held_unknown,
         idle: iv.idle,
-        device_util: iv.device_util,
-        sm_active: iv.sm_active,
-        sm_occupancy: iv.sm_occupancy,
-        tensor_active: iv.tensor_active,
+        activity: iv.activity,
         mfu: iv.mfu,
         price: iv.price,
     }

@@ -65,8 +65,8 @@ pub fn answer(out: &mut String, r: &Report) {
         out,
         "device active, % of held",
         "/ratios/active",
-        r.ratios.active,
-        pct(r.ratios.active),
+        r.ratios.active(),
+        pct(r.ratios.active()),
     );
     figure(
         out,
@@ -370,7 +370,7 @@ pub fn showback(out: &mut String, r: &Report) {
                 g.key,
                 hours(g.layers.held_gpu_hours),
                 opt_hours(g.layers.active_gpu_hours),
-                pct(g.ratios.active),
+                pct(g.ratios.active()),
                 opt_hours(g.layers.idle_held_gpu_hours),
                 usd(g.cost.held_usd),
                 usd(g.cost.idle_held_usd)
@@ -401,9 +401,9 @@ pub fn showback(out: &mut String, r: &Report) {
             text(&g.key),
             hours(g.layers.observed_gpu_hours),
             hours(g.layers.held_gpu_hours),
-            pct(g.ratios.active),
-            pct(g.ratios.sm_active),
-            pct(g.ratios.tensor_active),
+            pct(g.ratios.active()),
+            pct(g.ratios.sm_active()),
+            pct(g.ratios.tensor_active()),
             opt_hours(g.layers.idle_held_gpu_hours),
             text(&usd(g.cost.held_usd)),
             text(&usd(g.cost.idle_held_usd))

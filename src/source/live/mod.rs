@@ -39,14 +39,23 @@ pub struct MigParent {
     pub device_util_reason: String,
 }
 
-/// Chip activity from two consecutive GPM samples, as fractions 0..1.
+/// Chip activity from two consecutive GPM samples, as fractions 0..1: one
+/// value per registry metric with a GPM id, in registry order.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Gpm {
-    pub gr_engine_active: Option<f64>,
-    pub sm_active: Option<f64>,
-    pub sm_occupancy: Option<f64>,
-    pub tensor_active: Option<f64>,
-    pub dram_active: Option<f64>,
+pub struct Gpm(pub [Option<f64>; crate::metric::GPM]);
+
+impl Gpm {
+    /// The reading of canonical column `column` (None: not a GPM metric, or not read).
+    pub fn get(&self, column: &str) -> Option<f64> {
+        crate::metric::gpm_index(column).and_then(|i| self.0[i])
+    }
+
+    /// Record `v` for canonical column `column` (a registry GPM metric).
+    pub fn set(&mut self, column: &str, v: f64) {
+        if let Some(i) = crate::metric::gpm_index(column) {
+            self.0[i] = Some(v);
+        }
+    }
 }
 
 /// A process on a unit at one tick.
@@ -349,16 +358,20 @@ pub fn to_frame(data: &ScanData, held_mem_bytes: u64) -> Result<DataFrame> {
     if users.iter().any(Option::is_some) {
         cols.push(Column::new(col::USER.into(), users));
     }
-    let f64_cols: [Getter<f64>; 7] = [
+    let f64_cols: [Getter<f64>; 2] = [
         (col::DEVICE_UTIL, |r| r.device_util),
-        (col::GR_ENGINE_ACTIVE, |r| r.gpm.gr_engine_active),
-        (col::SM_ACTIVE, |r| r.gpm.sm_active),
-        (col::SM_OCCUPANCY, |r| r.gpm.sm_occupancy),
-        (col::TENSOR_ACTIVE, |r| r.gpm.tensor_active),
-        (col::DRAM_ACTIVE, |r| r.gpm.dram_active),
         (col::POWER_W, |r| r.power_w),
     ];
-    for (name, get) in f64_cols {
+    // device activity, the registry's GPM metrics, power: canonical column order
+    let gpm = crate::metric::gpm_readings().map(|(_, name)| name);
+    let names = std::iter::once(col::DEVICE_UTIL)
+        .chain(gpm)
+        .chain(std::iter::once(col::POWER_W));
+    for name in names {
+        let get = |r: &Reading| match f64_cols.iter().find(|(n, _)| *n == name) {
+            Some((_, get)) => get(r),
+            None => r.gpm.get(name),
+        };
         let v: Vec<Option<f64>> = rows.iter().map(|r| get(&r.reading)).collect();
         if v.iter().any(Option::is_some) {
             cols.push(Column::new(name.into(), v));

@@ -412,20 +412,13 @@ fn baseline<'n>(
     }
 }
 
-const GPM_IDS: [GpmMetricId; 5] = [
-    GpmMetricId::GraphicsUtil,
-    GpmMetricId::SmUtil,
-    GpmMetricId::SmOccupancy,
-    GpmMetricId::AnyTensorUtil,
-    GpmMetricId::DramBwUtil,
-];
-const GPM_COLUMNS: [&str; 5] = [
-    "gr_engine_active",
-    "sm_active",
-    "sm_occupancy",
-    "tensor_active",
-    "dram_active",
-];
+/// The GPM metrics to read and the canonical column each fills: the
+/// metric registry's GPM ids (an id this NVML wrapper does not know is skipped).
+fn gpm_readings() -> (Vec<GpmMetricId>, Vec<&'static str>) {
+    crate::metric::gpm_readings()
+        .filter_map(|(id, column)| GpmMetricId::try_from(id).ok().map(|g| (g, column)))
+        .unzip()
+}
 
 fn gpm_metrics(
     nvml: &Nvml,
@@ -433,34 +426,29 @@ fn gpm_metrics(
     s2: &GpmSample<'_>,
     unsupported: &mut Vec<(&'static str, String)>,
 ) -> Result<Gpm> {
-    let results = nvml_wrapper::gpm::gpm_metrics_get(nvml, s1, s2, &GPM_IDS)
+    let (ids, columns) = gpm_readings();
+    let results = nvml_wrapper::gpm::gpm_metrics_get(nvml, s1, s2, &ids)
         .map_err(|e| fault("GPM metrics", e))?;
-    let mut v: [Option<f64>; 5] = [None; 5];
-    for (k, res) in results.into_iter().enumerate() {
+    let mut gpm = Gpm::default();
+    for (&column, res) in columns.iter().zip(results) {
         match res {
             // GPM answers percents; the canonical table holds fractions. Counters
             // that went backwards or wrapped between the two samples (a GPU reset,
             // a driver restart) give a percent outside 0..100: n/a, never clamped in.
             Ok(m) if m.value.is_finite() && (-0.5..=100.5).contains(&m.value) => {
-                v[k] = Some((m.value / 100.0).clamp(0.0, 1.0))
+                gpm.set(column, (m.value / 100.0).clamp(0.0, 1.0))
             }
             Ok(m) => unsupported.push((
-                GPM_COLUMNS[k],
+                column,
                 format!(
                     "GPM counters went backwards or wrapped between samples (NVML computed {:.1}%); that sample is n/a",
                     m.value
                 ),
             )),
-            Err(e) => unsupported.push((GPM_COLUMNS[k], format!("GPM metric not available: {e}"))),
+            Err(e) => unsupported.push((column, format!("GPM metric not available: {e}"))),
         }
     }
-    Ok(Gpm {
-        gr_engine_active: v[0],
-        sm_active: v[1],
-        sm_occupancy: v[2],
-        tensor_active: v[3],
-        dram_active: v[4],
-    })
+    Ok(gpm)
 }
 
 /// Compute and graphics processes, one entry per pid, with per-process SM use where known.

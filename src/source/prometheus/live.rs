@@ -13,22 +13,10 @@ use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 
-/// The DCGM series the audit uses (and their DCGM 4.6 names).
-pub const METRICS: &[&str] = &[
-    "DCGM_FI_DEV_GPU_UTIL",
-    "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
-    "DCGM_FI_PROF_SM_ACTIVE",
-    "DCGM_FI_PROF_SM_OCCUPANCY",
-    "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
-    "DCGM_FI_PROF_DRAM_ACTIVE",
-    "DCGM_FI_DEV_FB_USED",
-    "DCGM_FI_DEV_POWER_USAGE",
-    "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
-    "DCGM_FI_PROF_SM_UTIL_RATIO",
-    "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO",
-    "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
-    "DCGM_FI_PROF_DRAM_UTIL_RATIO",
-];
+/// The DCGM series the audit uses (and their DCGM 4.6 names): the metric registry's.
+pub fn metrics() -> Vec<&'static str> {
+    crate::metric::dcgm_series()
+}
 
 /// Prometheus refuses a range query of more than 11,000 points per series.
 pub const MAX_POINTS_PER_SERIES: i64 = 10_000;
@@ -199,15 +187,16 @@ pub fn exact_regex(values: &[String]) -> String {
     re.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// The audit's metrics the fleet exports in the window, in [`METRICS`] order.
+/// The audit's metrics the fleet exports in the window, in [`metrics`] order.
 pub fn present_metrics(client: &mut Client, q: &LiveQuery) -> Result<Vec<&'static str>> {
+    let all = metrics();
     let names = client.label_values(
         "__name__",
-        &q.selector(METRICS, &[]),
+        &q.selector(&all, &[]),
         q.since_us,
         q.last_point_us(),
     )?;
-    Ok(METRICS
+    Ok(all
         .iter()
         .copied()
         .filter(|m| names.iter().any(|n| n == m))
@@ -216,7 +205,7 @@ pub fn present_metrics(client: &mut Client, q: &LiveQuery) -> Result<Vec<&'stati
 
 /// The first host label the fleet's series carry, and its values (the chunking unit).
 pub fn hosts(client: &mut Client, q: &LiveQuery) -> Result<Option<(String, Vec<String>)>> {
-    let all = q.selector(METRICS, &[]);
+    let all = q.selector(&metrics(), &[]);
     let names = client.label_names(&all, q.since_us, q.last_point_us())?;
     let Some(label) = HOST_LABELS.iter().find(|l| names.iter().any(|n| n == *l)) else {
         return Ok(None);

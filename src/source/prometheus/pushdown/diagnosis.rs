@@ -8,6 +8,7 @@ use crate::audit::diagnosis::timeline::{BucketSums, Seen, Timeline, TimelineFold
 use crate::audit::interval::{Interval, Names};
 use crate::audit::tally::Sum;
 use crate::audit::{AuditConfig, GroupBy};
+use crate::metric;
 use std::collections::BTreeMap;
 
 /// The thresholds the report uses: `--leak-thresholds`, its idle row from
@@ -38,7 +39,11 @@ impl Plan {
         let k = self.inner_keys();
         let util = fraction(&self.held(UTIL));
         let sel = |m: Option<&str>| m.map(|m| self.sel(m, ""));
-        let (sm, tensor, dram) = (sel(self.sm), sel(self.tensor), sel(self.dram));
+        let (sm, tensor, dram) = (
+            sel(self.series(metric::SM_ACTIVE)),
+            sel(self.series(metric::TENSOR_ACTIVE)),
+            sel(self.series(metric::DRAM_ACTIVE)),
+        );
         let busy = format!("{util} >= {}", t.starved_below);
         let mut v = vec![
             (
@@ -189,8 +194,8 @@ pub(super) fn timeline_of(
     let sum = |points: f64| Sum::from(points * step);
     let seen = Seen {
         device_util: true,
-        sm_active: plan.sm.is_some(),
-        tensor_active: plan.tensor.is_some(),
+        sm_active: plan.series(metric::SM_ACTIVE).is_some(),
+        tensor_active: plan.series(metric::TENSOR_ACTIVE).is_some(),
     };
     fold.add_sums(
         window.0.div_euclid(bucket_us.max(1)),
@@ -204,12 +209,12 @@ pub(super) fn timeline_of(
             idle_held: ticks(a.idle),
             unallocated: ticks(a.observed) - ticks(a.held),
             active: sum(a.active),
-            sm_active: sum(a.sm),
-            tensor_active: sum(a.tensor),
+            sm_active: sum(a.metric[metric::SM_ACTIVE.0]),
+            tensor_active: sum(a.metric[metric::TENSOR_ACTIVE.0]),
             // every held point has a UTIL value (held is read on UTIL)
             active_known: ticks(a.held),
-            sm_known: ticks(a.sm_known),
-            tensor_known: ticks(a.tensor_known),
+            sm_known: ticks(a.metric_known[metric::SM_ACTIVE.0]),
+            tensor_known: ticks(a.metric_known[metric::TENSOR_ACTIVE.0]),
         };
         fold.add_sums(*k, &sums, seen);
     }
@@ -224,8 +229,15 @@ mod tests {
 
     const M: i64 = 60_000_000;
 
+    /// Per-metric sums with only SM active set.
+    fn sm_only(v: f64) -> [f64; metric::AUDITED] {
+        let mut a = [0.0; metric::AUDITED];
+        a[metric::SM_ACTIVE.0] = v;
+        a
+    }
+
     fn plan(sm: bool, tensor: bool, dram: bool) -> Plan {
-        Plan {
+        let mut p = Plan {
             matchers: "cluster=\"a\"".into(),
             gpu_keys: vec!["Hostname".into(), "UUID".into()],
             by_label: Some("exported_namespace".into()),
@@ -233,11 +245,22 @@ mod tests {
             job_label: Some("exported_pod".into()),
             held: Held::Label("exported_pod".into()),
             step_us: M,
-            sm: sm.then_some("DCGM_FI_PROF_SM_ACTIVE"),
-            occ: None,
-            tensor: tensor.then_some("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"),
-            dram: dram.then_some("DCGM_FI_PROF_DRAM_ACTIVE"),
+            series: [None; metric::AUDITED],
+        };
+        for (on, slot, series) in [
+            (sm, metric::SM_ACTIVE, "DCGM_FI_PROF_SM_ACTIVE"),
+            (
+                tensor,
+                metric::TENSOR_ACTIVE,
+                "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+            ),
+            (dram, metric::DRAM_ACTIVE, "DCGM_FI_PROF_DRAM_ACTIVE"),
+        ] {
+            if on {
+                p = p.with(slot, series);
+            }
         }
+        p
     }
 
     const U: &str =
@@ -359,8 +382,8 @@ mod tests {
                 held: 5.0,
                 active: 2.5,
                 idle: 1.0,
-                sm: 1.0,
-                sm_known: 5.0,
+                metric: sm_only(1.0),
+                metric_known: sm_only(5.0),
                 ..Agg::default()
             },
         );

@@ -27,12 +27,13 @@
 //! set operations per point ([`diagnosis`]). The node view and the jobs need
 //! each host's and each job's samples per bucket: null, with a note.
 use super::http::Client;
-use super::live::{LiveQuery, METRICS};
+use super::live::{LiveQuery, metrics};
 use super::{GPU_LABELS, HOST_LABELS};
 use crate::audit::assemble::{Parts, assemble};
 use crate::audit::model::{DataQuality, Note, Report, Sources, Warning};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
+use crate::metric;
 use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,12 +68,10 @@ struct Agg {
     held: f64,
     active: f64,
     idle: f64,
-    sm: f64,
-    sm_known: f64,
-    occ: f64,
-    occ_known: f64,
-    tensor: f64,
-    tensor_known: f64,
+    /// per registry ratio metric but device activity (by slot): the held
+    /// points' values summed, and the held points that have one
+    metric: [f64; metric::AUDITED],
+    metric_known: [f64; metric::AUDITED],
     /// leak classes (§9) that are not differences of other sums
     busy: f64,
     starved: f64,
@@ -82,20 +81,28 @@ struct Agg {
     effective: f64,
 }
 
+/// What a PromQL expression's points sum to: a named sum, or a registry
+/// metric's values or known points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Named(&'static str),
+    Metric(metric::Slot),
+    Known(metric::Slot),
+}
+
 impl Agg {
-    /// The sum a named PromQL expression adds to.
-    fn slot(&mut self, name: &str) -> &mut f64 {
+    /// The sum an expression adds to.
+    fn slot(&mut self, key: Key) -> &mut f64 {
+        let name = match key {
+            Key::Metric(s) => return &mut self.metric[s.0],
+            Key::Known(s) => return &mut self.metric_known[s.0],
+            Key::Named(name) => name,
+        };
         match name {
             "observed" => &mut self.observed,
             "held" => &mut self.held,
             "active" => &mut self.active,
             "idle" => &mut self.idle,
-            "sm" => &mut self.sm,
-            "sm_known" => &mut self.sm_known,
-            "occ" => &mut self.occ,
-            "occ_known" => &mut self.occ_known,
-            "tensor" => &mut self.tensor,
-            "tensor_known" => &mut self.tensor_known,
             "busy" => &mut self.busy,
             "starved" => &mut self.starved,
             "underfilled" => &mut self.underfilled,
@@ -122,11 +129,8 @@ struct Plan {
     job_label: Option<String>,
     held: Held,
     step_us: i64,
-    /// metric names per layer (None when the fleet does not export it)
-    sm: Option<&'static str>,
-    occ: Option<&'static str>,
-    tensor: Option<&'static str>,
-    dram: Option<&'static str>,
+    /// per registry slot, the series the fleet exports the metric as (None: not exported)
+    series: [Option<&'static str>; metric::AUDITED],
 }
 
 /// Labels joined for `by (...)`, each once, in order.
@@ -141,6 +145,11 @@ fn key_list<'a>(labels: impl IntoIterator<Item = &'a String>) -> String {
 }
 
 impl Plan {
+    /// The series of registry metric `s` (None when the fleet does not export it).
+    fn series(&self, s: metric::Slot) -> Option<&'static str> {
+        self.series[s.0]
+    }
+
     /// The series of `metric` at each point, only from a sample within the last
     /// step (as in pulled mode: no repeats over the lookback).
     fn sel(&self, metric: &str, extra: &str) -> String {
@@ -209,9 +218,9 @@ impl Plan {
     }
 
     /// Per-point expressions, by layer name.
-    fn expressions(&self, idle_below: f64) -> Vec<(&'static str, String)> {
+    fn expressions(&self, idle_below: f64) -> Vec<(Key, String)> {
         let k = self.inner_keys();
-        let mut v = vec![
+        let named = [
             (
                 "observed",
                 format!("group by ({k}) ({})", self.sel(UTIL, "")),
@@ -230,14 +239,15 @@ impl Plan {
                 ),
             ),
         ];
-        for (metric, sum, known) in [
-            (self.sm, "sm", "sm_known"),
-            (self.occ, "occ", "occ_known"),
-            (self.tensor, "tensor", "tensor_known"),
-        ] {
-            if let Some(m) = metric {
-                v.push((sum, format!("max by ({k}) ({})", self.held(m))));
-                v.push((known, format!("group by ({k}) ({})", self.held(m))));
+        let mut v: Vec<(Key, String)> =
+            named.into_iter().map(|(n, e)| (Key::Named(n), e)).collect();
+        // every registry ratio metric but device activity (held and active are read on UTIL)
+        for i in (0..metric::AUDITED).filter(|&i| metric::IS_RATIO[i] && i != metric::DEVICE_UTIL.0)
+        {
+            let s = metric::Slot(i);
+            if let Some(m) = self.series(s) {
+                v.push((Key::Metric(s), format!("max by ({k}) ({})", self.held(m))));
+                v.push((Key::Known(s), format!("group by ({k}) ({})", self.held(m))));
             }
         }
         v
@@ -297,18 +307,13 @@ fn timeline_of(
     let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).max(1);
     let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
     let mut per_bucket: BTreeMap<i64, Agg> = BTreeMap::new();
-    const SERIES: [&str; 8] = [
-        "observed",
-        "held",
-        "active",
-        "idle",
-        "sm",
-        "sm_known",
-        "tensor",
-        "tensor_known",
-    ];
+    // the waterfall's layers: the named sums and the metrics with a layer
     for (name, inner) in plan.expressions(cfg.idle_below) {
-        if !SERIES.contains(&name) {
+        let layer = match name {
+            Key::Named(n) => ["observed", "held", "active", "idle"].contains(&n),
+            Key::Metric(s) | Key::Known(s) => metric::AUDITED_DEFS[s.0].has_layer,
+        };
+        if !layer {
             continue;
         }
         batches::run(client, &inner, "", q.step_us, &batches, |t, _, v| {
@@ -434,7 +439,7 @@ fn plan_of(
 ) -> Result<Plan> {
     let last = q.last_point_us();
     let present_metrics =
-        client.label_values("__name__", &q.selector(METRICS, &[]), q.since_us, last)?;
+        client.label_values("__name__", &q.selector(&metrics(), &[]), q.since_us, last)?;
     let has = |m: &str| present_metrics.iter().any(|p| p == m);
     if !has(UTIL) {
         bail!(
@@ -445,7 +450,8 @@ fn plan_of(
             format_time(q.until_us)
         );
     }
-    let pick = |names: [&'static str; 2]| names.into_iter().find(|n| has(n));
+    // a layer's series: the first of the registry's DCGM names the fleet exports
+    let pick = |s: metric::Slot| metric::AUDITED_DEFS[s.0].promql_name(&has);
     let util_sel = q.selector(&[UTIL], &[]);
     let labels = client.label_names(&util_sel, q.since_us, last)?;
     let gpu_keys = gpu_keys_of(&labels, client)?;
@@ -481,16 +487,7 @@ fn plan_of(
         },
         held,
         step_us: q.step_us,
-        sm: pick(["DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_UTIL_RATIO"]),
-        occ: pick([
-            "DCGM_FI_PROF_SM_OCCUPANCY",
-            "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO",
-        ]),
-        tensor: pick([
-            "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
-            "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
-        ]),
-        dram: pick(["DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_DRAM_UTIL_RATIO"]),
+        series: std::array::from_fn(|i| pick(metric::Slot(i))),
     })
 }
 
@@ -530,7 +527,8 @@ fn sum_points(
     let mut aggs = Aggs::new();
     let outer = plan.outer_keys();
     let mut expressions = plan.expressions(cfg.idle_below);
-    expressions.extend(plan.class_expressions(&diagnosis::thresholds_of(cfg)));
+    let classes = plan.class_expressions(&diagnosis::thresholds_of(cfg));
+    expressions.extend(classes.into_iter().map(|(n, e)| (Key::Named(n), e)));
     for (name, inner) in expressions {
         batches::run(
             client,
@@ -557,8 +555,8 @@ fn parts_of(
 ) -> Parts {
     let present = Present {
         device_util: true,
-        sm_active: plan.sm.is_some(),
-        tensor_active: plan.tensor.is_some(),
+        sm_active: plan.series(metric::SM_ACTIVE).is_some(),
+        tensor_active: plan.series(metric::TENSOR_ACTIVE).is_some(),
         useful: false,
     };
     let held_rule = match &plan.held {
@@ -623,12 +621,11 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
     let ticks = |n: f64| (n * step_us as f64).round() as i64;
     let p = price.unwrap_or(0.0);
     let (observed_h, held_h) = (h(a.observed), h(a.held));
-    let fraction_h = match basis {
-        Basis::TensorActive => h(a.tensor),
-        Basis::SmActive => h(a.sm),
-        Basis::Active | Basis::Useful => h(a.active),
+    let fraction_h = match basis.slot() {
+        Some(s) if s != metric::DEVICE_UTIL => h(a.metric[s.0]),
+        _ => h(a.active),
     };
-    Tally {
+    let mut t = Tally {
         observed_us: ticks(a.observed),
         held_us: ticks(a.held),
         idle_held_us: ticks(a.idle),
@@ -637,25 +634,25 @@ fn tally_of(a: &Agg, step_us: i64, price: Option<f64>, basis: Basis) -> Tally {
         } else {
             0
         },
-        active_h: Sum::from(h(a.active)),
-        active_known_h: Sum::from(held_h),
-        sm_h: Sum::from(h(a.sm)),
-        sm_known_h: Sum::from(h(a.sm_known)),
-        occ_h: Sum::from(h(a.occ)),
-        occ_known_h: Sum::from(h(a.occ_known)),
-        tensor_h: Sum::from(h(a.tensor)),
-        tensor_known_h: Sum::from(h(a.tensor_known)),
         observed_usd: Sum::from(observed_h * p),
         held_usd: Sum::from(held_h * p),
         idle_held_usd: Sum::from(h(a.idle) * p),
         unallocated_usd: Sum::from((observed_h - held_h) * p),
         basis_usd: Sum::from(fraction_h * p),
-        active_usd: Sum::from(h(a.active) * p),
-        sm_usd: Sum::from(h(a.sm) * p),
-        tensor_usd: Sum::from(h(a.tensor) * p),
         priced_rows: u64::from(price.is_some()),
         ..Tally::default()
+    };
+    // the registry's ratio metrics: device activity over every held point
+    // (held is read on UTIL), the others over the points that have a value
+    for i in (0..metric::AUDITED).filter(|&i| metric::IS_RATIO[i]) {
+        let (busy, known) = if i == metric::DEVICE_UTIL.0 {
+            (a.active, a.held)
+        } else {
+            (a.metric[i], a.metric_known[i])
+        };
+        t.set_metric(metric::Slot(i), h(busy), h(known), p);
     }
+    t
 }
 
 /// The Prometheus sums in the audit's tallies: the fleet, the --by groups
@@ -720,6 +717,15 @@ fn sums_of(aggs: &Aggs, cfg: &AuditConfig, step_us: i64, basis: Basis) -> Sums {
 }
 
 #[cfg(test)]
+impl Plan {
+    /// The plan with registry metric `s` exported as `series`.
+    fn with(mut self, s: metric::Slot, series: &'static str) -> Self {
+        self.series[s.0] = Some(series);
+        self
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -732,17 +738,54 @@ mod tests {
             job_label: None,
             held,
             step_us: 60_000_000,
-            sm: Some("DCGM_FI_PROF_SM_ACTIVE"),
-            occ: None,
-            tensor: None,
-            dram: None,
+            series: [None; metric::AUDITED],
         }
+        .with(metric::SM_ACTIVE, "DCGM_FI_PROF_SM_ACTIVE")
+    }
+
+    /// Every registry ratio metric is summed in the PromQL plan when the fleet
+    /// exports it, read from the registry's DCGM name (device activity from UTIL).
+    #[test]
+    fn every_registry_ratio_metric_is_in_the_promql_plan() {
+        let all = |_: &str| true;
+        let pick = |s: metric::Slot| metric::AUDITED_DEFS[s.0].promql_name(&all);
+        let p = Plan {
+            series: std::array::from_fn(|i| pick(metric::Slot(i))),
+            ..plan(Held::Label("exported_pod".into()))
+        };
+        let text: String = p
+            .expressions(0.01)
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(
+            metric::AUDITED_DEFS[metric::DEVICE_UTIL.0].dcgm_exporter()[0],
+            UTIL
+        );
+        for m in metric::AUDITED_DEFS.iter().filter(|m| m.ratio.is_some()) {
+            let name = m.dcgm_exporter()[0];
+            assert!(
+                text.contains(&format!("{name}{{")),
+                "{name} not in the plan:\n{text}"
+            );
+        }
+        let fb = metric::by_name("mem_used_bytes").map(|m| m.dcgm_exporter()[0]);
+        assert_eq!(fb, Some(FB));
     }
 
     #[test]
     fn promql_per_layer() {
         let p = plan(Held::Label("exported_pod".into()));
-        let e: BTreeMap<&str, String> = p.expressions(0.01).into_iter().collect();
+        let e: BTreeMap<&str, String> = p
+            .expressions(0.01)
+            .into_iter()
+            .map(|(k, e)| match k {
+                Key::Named(n) => (n, e),
+                Key::Metric(s) => (metric::AUDITED_DEFS[s.0].name, e),
+                Key::Known(_) => ("known", e),
+            })
+            .collect();
         assert_eq!(
             e["held"],
             "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]))"
@@ -751,8 +794,8 @@ mod tests {
             e["idle"],
             "group by (Hostname, UUID, exported_namespace, modelName) ((last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms])) * 0.01 < 0.01)"
         );
-        assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
-        assert!(!e.contains_key("tensor"));
+        assert!(e["sm_active"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
+        assert!(!e.contains_key("tensor_active"));
         let m = plan(Held::Memory(1024));
         assert_eq!(
             m.held(UTIL),
