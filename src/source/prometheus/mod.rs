@@ -105,7 +105,8 @@ fn target_of(labels: &BTreeMap<String, String>) -> Option<(String, String)> {
 fn is_exporter_pod(pod: &str, container: Option<&str>) -> bool {
     let looks = |s: &str| {
         let s = s.to_ascii_lowercase();
-        s.contains("dcgm-exporter") || s.contains("dcgm_exporter")
+        // dcgm-exporter, and AMD's device-metrics-exporter (`<name>-metrics-exporter-<id>`)
+        s.contains("dcgm-exporter") || s.contains("dcgm_exporter") || s.contains("metrics-exporter")
     };
     looks(pod) || container.is_some_and(looks)
 }
@@ -239,6 +240,8 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
 /// [`pivot`] on series.
 pub fn pivot_series(series: Vec<PromSeries>, opts: &LabelOptions) -> Result<(DataFrame, Quality)> {
     let mut quality = Quality::default();
+    // AMD exporter fields onto canonical metrics (partitions as units)
+    let series = crate::source::amd::exporter::translate(series, &mut quality);
     let align = match opts.align_us {
         Some(a) => a,
         None => smallest_step(&series).map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)),
@@ -524,7 +527,7 @@ pub fn read_files(
     for (name, path, format) in files {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
-        match format {
+        match *format {
             InputFormat::PromJson => {
                 let response = json::parse_response(&text)
                     .map_err(|e| anyhow!("{name}:{}: {}", e.line, e.message))?;
