@@ -82,3 +82,18 @@ fn every_fuzz_target_has_an_entry_point_and_a_seed_folder() {
         "fuzz/fuzz_targets/ and fuzzing::targets() differ"
     );
 }
+
+#[test]
+fn every_fuzz_target_is_a_cargo_fuzz_binary() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        panic!("cannot read {}", manifest.display());
+    };
+    for (target, _) in targets() {
+        let bin = format!("name = \"{target}\"\npath = \"fuzz_targets/{target}.rs\"");
+        assert!(
+            text.contains(&bin),
+            "fuzz/Cargo.toml has no [[bin]] for fuzz target {target}"
+        );
+    }
+}

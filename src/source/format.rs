@@ -188,18 +188,19 @@ pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat
     let head = files::read_head(path, 4096)?;
     InputFormat::sniff(&head).ok_or_else(|| {
         anyhow::anyhow!(
-            "{}: cannot tell the format from the extension or the content (expected one of: {}; use --input-format)",
-            path.display(),
+            "{}: cannot tell the format from the extension or the content (expected one of: {}; say which with --input-format)",
+            crate::error::echo(&path.display().to_string()),
             expected_list()
         )
     })
 }
 
-/// The formats by name, for "expected …" messages.
+/// The formats by their `--input-format` value, for "expected …" messages
+/// (the values are shorter than the names, and say what to type).
 pub fn expected_list() -> String {
     FORMATS
         .iter()
-        .map(|f| f.name())
+        .map(|f| f.id().0)
         .collect::<Vec<_>>()
         .join(", ")
 }
