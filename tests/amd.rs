@@ -50,16 +50,40 @@ fn a_cpx_exporter_scrape_gives_one_held_unit_per_partition() -> Result<()> {
         );
     }
     // held: 3 partitions x 3 samples x 1 min = 9 GPU-min
-    assert_close(layer(&r, "observed").unwrap_or(f64::NAN), 24.0 / 60.0, "observed");
+    assert_close(
+        layer(&r, "observed").unwrap_or(f64::NAN),
+        24.0 / 60.0,
+        "observed",
+    );
     assert_close(layer(&r, "held").unwrap_or(f64::NAN), 9.0 / 60.0, "held");
     // active: (1.0 + 0.5 + 0.0) x 3 min = 4.5 GPU-min (never the whole-GPU gpu_gfx_activity 19 %)
-    assert_close(layer(&r, "active").unwrap_or(f64::NAN), 4.5 / 60.0, "active");
-    assert_close(layer(&r, "idle_held").unwrap_or(f64::NAN), 3.0 / 60.0, "idle held");
+    assert_close(
+        layer(&r, "active").unwrap_or(f64::NAN),
+        4.5 / 60.0,
+        "active",
+    );
+    assert_close(
+        layer(&r, "idle_held").unwrap_or(f64::NAN),
+        3.0 / 60.0,
+        "idle held",
+    );
     let p0 = gpu(&r, "692409005296/0");
     assert_close(num(p0, "/device_util"), 1.0, "partition 0 busy");
-    assert_close(num(gpu(&r, "692409005296/1"), "/device_util"), 0.5, "partition 1 busy");
-    assert_close(num(p0, "/last_mem_used_bytes"), 20_000.0 * MIB, "partition 0 VRAM");
-    assert_close(num(p0, "/last_mem_total_bytes"), 24_537.0 * MIB, "partition 0 VRAM total");
+    assert_close(
+        num(gpu(&r, "692409005296/1"), "/device_util"),
+        0.5,
+        "partition 1 busy",
+    );
+    assert_close(
+        num(p0, "/last_mem_used_bytes"),
+        20_000.0 * MIB,
+        "partition 0 VRAM",
+    );
+    assert_close(
+        num(p0, "/last_mem_total_bytes"),
+        24_537.0 * MIB,
+        "partition 0 VRAM total",
+    );
     // socket power is the whole GPU's (partitions 1..7 read 0): not a partition's
     assert!(p0["last_power_w"].is_null(), "{p0}");
     assert_eq!(p0["model"], "AMD Instinct MI300X OAM");
@@ -78,8 +102,16 @@ fn a_prefixed_exporter_before_1_4_reads_its_zero_fields_as_not_measured() -> Res
     let r = report_json(&[data("amd/exporter_spx_prefixed_pre14.prom")])?;
     assert_eq!(r["gpu_count"], 2);
     assert_close(layer(&r, "held").unwrap_or(f64::NAN), 3.0 / 60.0, "held");
-    assert_close(layer(&r, "active").unwrap_or(f64::NAN), 1.8 / 60.0, "active");
-    assert_close(layer(&r, "sm_active").unwrap_or(f64::NAN), 1.2 / 60.0, "sm active (VALU)");
+    assert_close(
+        layer(&r, "active").unwrap_or(f64::NAN),
+        1.8 / 60.0,
+        "active",
+    );
+    assert_close(
+        layer(&r, "sm_active").unwrap_or(f64::NAN),
+        1.2 / 60.0,
+        "sm active (VALU)",
+    );
     assert_close(num(&r, "/ratios/sm_occupancy"), 0.2, "occupancy");
     let busy = gpu(&r, "692409005408");
     assert_close(num(busy, "/device_util"), 0.6, "busy card");
@@ -88,7 +120,10 @@ fn a_prefixed_exporter_before_1_4_reads_its_zero_fields_as_not_measured() -> Res
     assert!(busy["tensor_active"].is_null(), "{busy}");
     assert!(r["ratios"]["tensor_active"].is_null());
     let zero = has_note(&r, "zero_field_unmeasured");
-    assert_eq!(zero.as_ref().map(|n| n["metric"].clone()), Some("tensor_active".into()));
+    assert_eq!(
+        zero.as_ref().map(|n| n["metric"].clone()),
+        Some("tensor_active".into())
+    );
     assert_eq!(zero.map(|n| n["gpus"].clone()), Some(Value::from(1)));
     // VALU busy is on the SM line, said to be approximate
     assert!(has_note(&r, "approximate_sm_active").is_some());
@@ -122,11 +157,18 @@ fn the_oldest_exporter_scrape_reads_and_says_why_held_is_unknown() -> Result<()>
     let out = gpuaudit()?.args(["report", &path]).output()?;
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("exporter_metrics_mini.prom: cannot tell which GPUs are held"), "{err}");
+    assert!(
+        err.contains("exporter_metrics_mini.prom: cannot tell which GPUs are held"),
+        "{err}"
+    );
     let r = report_json(&[path.as_str(), "--assume-held"])?;
     let g = gpu(&r, "692247001282");
     assert_close(num(g, "/device_util"), 0.0, "gpu_usage");
-    assert_close(num(g, "/last_mem_total_bytes"), 68_702.0 * MIB, "gpu_total_memory");
+    assert_close(
+        num(g, "/last_mem_total_bytes"),
+        68_702.0 * MIB,
+        "gpu_total_memory",
+    );
     assert_close(num(g, "/last_power_w"), 41.0, "power (package power first)");
     Ok(())
 }
@@ -139,7 +181,11 @@ fn amd_smi_monitor_tables() -> Result<()> {
     let g = gpu(&r, "0");
     assert_close(num(g, "/device_util"), 0.99, "GFX_UTIL");
     assert_close(num(g, "/last_mem_used_bytes"), 1235.0 * MIB, "VRAM_USED");
-    assert_close(num(g, "/last_mem_total_bytes"), 16_335.0 * MIB, "VRAM_TOTAL");
+    assert_close(
+        num(g, "/last_mem_total_bytes"),
+        16_335.0 * MIB,
+        "VRAM_TOTAL",
+    );
     assert_close(num(g, "/last_power_w"), 199.0, "POWER");
     assert_close(layer(&r, "held").unwrap_or(f64::NAN), 1.0, "held by memory");
     // `amd-smi monitor -p -t -v` on CPX: 32 logical GPUs, 283 MB each (none held)
@@ -158,18 +204,34 @@ fn amd_smi_json_list_and_gpu_data_shapes() -> Result<()> {
     assert_eq!(r["gpu_count"], 2);
     assert!(has_note(&r, "untimed_rows").is_none(), "stamped by amd-smi");
     assert_close(layer(&r, "held").unwrap_or(f64::NAN), 2.0 / 60.0, "held");
-    assert_close(layer(&r, "active").unwrap_or(f64::NAN), 1.96 / 60.0, "active");
+    assert_close(
+        layer(&r, "active").unwrap_or(f64::NAN),
+        1.96 / 60.0,
+        "active",
+    );
     let g0 = gpu(&r, "0");
     assert_close(num(g0, "/device_util"), 0.98, "gfx_activity");
-    assert_close(num(g0, "/last_mem_used_bytes"), 150_000.0 * MIB, "used_vram");
+    assert_close(
+        num(g0, "/last_mem_used_bytes"),
+        150_000.0 * MIB,
+        "used_vram",
+    );
     assert_close(num(g0, "/last_power_w"), 199.0, "socket_power");
     assert!(gpu(&r, "1")["last_power_w"].is_null(), "N/A power");
     // monitor --json, {"gpu_data": [...]}
     let r = report_json(&[data("amd/amd_smi_monitor_gpu_data.json")])?;
     assert_close(num(gpu(&r, "0"), "/device_util"), 0.45, "gfx");
-    assert_close(num(gpu(&r, "0"), "/last_mem_used_bytes"), 40_000.0 * MIB, "vram_used");
+    assert_close(
+        num(gpu(&r, "0"), "/last_mem_used_bytes"),
+        40_000.0 * MIB,
+        "vram_used",
+    );
     assert_close(num(gpu(&r, "1"), "/last_power_w"), 140.0, "power_usage");
-    assert_close(layer(&r, "active").unwrap_or(f64::NAN), 0.45, "GPU 1 N/A, not held");
+    assert_close(
+        layer(&r, "active").unwrap_or(f64::NAN),
+        0.45,
+        "GPU 1 N/A, not held",
+    );
     Ok(())
 }
 
@@ -179,13 +241,21 @@ fn rocm_smi_gfx_activity_is_a_counter_never_a_percent() -> Result<()> {
     assert_eq!(r["gpu_count"], 2);
     let c0 = gpu(&r, "card0");
     assert_close(num(c0, "/device_util"), 0.64, "GPU use (%)");
-    assert_close(num(c0, "/last_mem_used_bytes"), 51_527_024_640.0, "VRAM used (B)");
+    assert_close(
+        num(c0, "/last_mem_used_bytes"),
+        51_527_024_640.0,
+        "VRAM used (B)",
+    );
     assert_close(num(c0, "/last_power_w"), 310.0, "power");
     assert_eq!(c0["model"], "AMD Instinct MI210");
     // card1 has only the counter (819691187): no device activity at all
     let counter = has_note(&r, "counter_not_percent");
     assert_eq!(counter.map(|n| n["gpus"].clone()), Some(Value::from(1)));
-    assert_close(layer(&r, "active").unwrap_or(f64::NAN), 0.64, "only card0's 64 %");
+    assert_close(
+        layer(&r, "active").unwrap_or(f64::NAN),
+        0.64,
+        "only card0's 64 %",
+    );
     // CSV: GPU use 64 and 0; the counters 2469071528 and 819691187 are not read
     let r = report_json(&[data("amd/rocm_smi_showuse.csv").as_str(), "--assume-held"])?;
     assert_close(num(gpu(&r, "card0"), "/device_util"), 0.64, "csv card0");
@@ -203,7 +273,14 @@ fn formats_come_from_the_registry() -> Result<()> {
     let out = gpuaudit()?.arg("report").arg(&odd).output()?;
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    for name in ["parquet", "amd-smi-json", "rocm-smi-csv", "nvidia-smi-xml", "prom-json", "prom,"] {
+    for name in [
+        "parquet",
+        "amd-smi-json",
+        "rocm-smi-csv",
+        "nvidia-smi-xml",
+        "prom-json",
+        "prom,",
+    ] {
         assert!(err.contains(name), "{name} missing from: {err}");
     }
     // --input-format takes the registry's names: a rocm-smi JSON without its look
@@ -222,7 +299,10 @@ fn formats_come_from_the_registry() -> Result<()> {
         .output()?;
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("amd-smi-json") && err.contains("rocm-smi-csv"), "{err}");
+    assert!(
+        err.contains("amd-smi-json") && err.contains("rocm-smi-csv"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }

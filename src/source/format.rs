@@ -3,8 +3,9 @@
 //! fuzz targets of the parsers all come from [`FORMATS`].
 //!
 //! Adding a format: write its adapter (a folder under `src/source/`) with a
-//! unit struct implementing [`Format`], add ONE line to [`FORMATS`] at the
-//! place its sniff should be tried (more specific before more general), and
+//! unit struct implementing [`Format`] (its `sniff_order` says how specific
+//! its sniff is: specific ones are tried before catch-alls), add ONE line to
+//! [`FORMATS`] (the order `--help` lists), and
 //! give each of its fuzz targets a seed folder (`testdata/fuzz/seeds/<target>/`)
 //! and a two-line `fuzz/fuzz_targets/<target>.rs` with its `[[bin]]` in
 //! `fuzz/Cargo.toml` (cargo-fuzz needs a binary per target;
@@ -64,7 +65,10 @@ impl InputFormat {
     pub fn sniff(head: &[u8]) -> Option<InputFormat> {
         let text = String::from_utf8_lossy(head);
         let head = Head::new(head, &text);
-        FORMATS.iter().find(|f| f.sniff(&head)).map(|f| f.id())
+        by_sniff_order()
+            .into_iter()
+            .find(|f| f.sniff(&head))
+            .map(|f| f.id())
     }
 
     /// The format a `--input-format` value names (its id, or a spelling it also accepts).
@@ -130,6 +134,11 @@ pub trait Format: Sync {
     }
     /// Whether the head of a file is this format.
     fn sniff(&self, head: &Head) -> bool;
+    /// When its sniff is tried: magic bytes 0, a distinctive document 10-20,
+    /// a distinctive first line 30-40, catch-alls (any JSON, any comma) 90+.
+    fn sniff_order(&self) -> u8 {
+        40
+    }
     /// Formats with the same batch key are read in one call (scrapes of one
     /// GPU join across files; compute-apps logs join their query-gpu log).
     fn batch(&self) -> Option<&'static str> {
@@ -143,21 +152,29 @@ pub trait Format: Sync {
     }
 }
 
-/// Every input format, in the order their sniffs are tried (specific first).
+/// Every input format, in the order `--help` lists them. Sniffs are tried by
+/// [`Format::sniff_order`], then in this order.
 pub static FORMATS: &[&dyn Format] = &[
     &Parquet,
-    &NvidiaSmiXml,
-    &PromJson,
-    &super::amd::AmdSmiJson,
-    &super::amd::RocmSmiJson,
-    &NvidiaSmiDmon,
-    &PromText,
-    &super::amd::AmdSmiMonitor,
-    &super::amd::RocmSmiCsv,
-    &NvidiaSmiCsv,
-    &Ndjson,
     &Csv,
+    &Ndjson,
+    &PromText,
+    &PromJson,
+    &NvidiaSmiCsv,
+    &NvidiaSmiDmon,
+    &NvidiaSmiXml,
+    &super::amd::AmdSmiJson,
+    &super::amd::AmdSmiMonitor,
+    &super::amd::RocmSmiJson,
+    &super::amd::RocmSmiCsv,
 ];
+
+/// The formats in the order their sniffs are tried.
+fn by_sniff_order() -> Vec<&'static dyn Format> {
+    let mut v: Vec<&'static dyn Format> = FORMATS.to_vec();
+    v.sort_by_key(|f| f.sniff_order());
+    v
+}
 
 /// Decide the format of one file: the override, else the content where the
 /// extension is shared, else the extension, else the content.
@@ -166,9 +183,8 @@ pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat
         return Ok(f);
     }
     let ext = extension(path);
-    let shared: Vec<&dyn Format> = FORMATS
-        .iter()
-        .copied()
+    let shared: Vec<&dyn Format> = by_sniff_order()
+        .into_iter()
         .filter(|f| {
             ext.as_deref()
                 .is_some_and(|e| f.shared_extensions().contains(&e))
@@ -247,6 +263,9 @@ impl Format for Parquet {
     fn extensions(&self) -> &'static [&'static str] {
         &["parquet", "pq"]
     }
+    fn sniff_order(&self) -> u8 {
+        0
+    }
     fn sniff(&self, head: &Head) -> bool {
         head.bytes.starts_with(b"PAR1")
     }
@@ -270,6 +289,9 @@ impl Format for Csv {
     fn extensions(&self) -> &'static [&'static str] {
         &["csv", "tsv"]
     }
+    fn sniff_order(&self) -> u8 {
+        99
+    }
     fn sniff(&self, head: &Head) -> bool {
         head.first_line.contains(',')
     }
@@ -292,6 +314,9 @@ impl Format for Ndjson {
     }
     fn extensions(&self) -> &'static [&'static str] {
         &["ndjson", "jsonl"]
+    }
+    fn sniff_order(&self) -> u8 {
+        90
     }
     fn sniff(&self, head: &Head) -> bool {
         head.first_line.starts_with('{') || head.first_line.starts_with('[')
@@ -350,6 +375,9 @@ impl Format for PromJson {
     fn help(&self) -> &'static str {
         "Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)"
     }
+    fn sniff_order(&self) -> u8 {
+        10
+    }
     fn sniff(&self, head: &Head) -> bool {
         prometheus::json::looks_like_response(head.text)
     }
@@ -405,6 +433,9 @@ impl Format for NvidiaSmiDmon {
     fn help(&self) -> &'static str {
         "nvidia-smi dmon log"
     }
+    fn sniff_order(&self) -> u8 {
+        30
+    }
     fn sniff(&self, head: &Head) -> bool {
         nvidia_smi::looks_like_dmon(head.first_line)
     }
@@ -433,6 +464,9 @@ impl Format for NvidiaSmiXml {
     }
     fn extensions(&self) -> &'static [&'static str] {
         &["xml"]
+    }
+    fn sniff_order(&self) -> u8 {
+        10
     }
     fn sniff(&self, head: &Head) -> bool {
         nvidia_smi::xml::looks_like_xml(head.text)

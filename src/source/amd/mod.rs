@@ -177,6 +177,9 @@ impl Format for AmdSmiJson {
     fn help(&self) -> &'static str {
         "amd-smi metric --json or amd-smi monitor --json output"
     }
+    fn sniff_order(&self) -> u8 {
+        20
+    }
     fn sniff(&self, head: &Head) -> bool {
         smi::looks_like_json(head.text)
     }
@@ -228,6 +231,9 @@ impl Format for RocmSmiJson {
     }
     fn help(&self) -> &'static str {
         "rocm-smi --showuse --json output (GFX Activity is a counter, never a percent)"
+    }
+    fn sniff_order(&self) -> u8 {
+        20
     }
     fn sniff(&self, head: &Head) -> bool {
         rocm::looks_like_json(head.text)
