@@ -193,9 +193,9 @@ pub fn translate(series: Vec<PromSeries>, quality: &mut Quality) -> Vec<PromSeri
         if b == BUSY_PER_XCC {
             if is_partitioned {
                 let points = busy.entry(labels).or_default();
+                // summed in percent, scaled once: the mean is exact where the readings are
                 for &(t, v) in &s.points {
-                    let v = percent(v);
-                    if !v.is_nan() {
+                    if (0.0..=100.0).contains(&v) {
                         let e = points.entry(t).or_insert((0.0, 0));
                         e.0 += v;
                         e.1 += 1;
@@ -208,23 +208,23 @@ pub fn translate(series: Vec<PromSeries>, quality: &mut Quality) -> Vec<PromSeri
             continue;
         };
         let (_, canonical, scale) = FIELDS[rank];
-        // whole-GPU readings do not describe a partition: no value (the
-        // partition stays a unit, from these stamps)
-        let whole_gpu = is_partitioned
-            && (canonical == col::DEVICE_UTIL || WHOLE_GPU_ONLY.contains(&canonical));
+        // whole-GPU readings do not describe a partition: kept under their own
+        // name (no canonical column) without values, so the partition stays a
+        // unit at these stamps even when it exports nothing else
+        if is_partitioned && (canonical == col::DEVICE_UTIL || WHOLE_GPU_ONLY.contains(&canonical))
+        {
+            let points = s.points.iter().map(|&(t, _)| (t, f64::NAN)).collect();
+            out.push(PromSeries {
+                metric: b,
+                labels,
+                points,
+            });
+            continue;
+        }
         let points = s
             .points
             .iter()
-            .map(|&(t, v)| {
-                (
-                    t,
-                    if whole_gpu {
-                        f64::NAN
-                    } else {
-                        scaled(v, scale)
-                    },
-                )
-            })
+            .map(|&(t, v)| (t, scaled(v, scale)))
             .collect();
         amd.push((
             rank,
@@ -243,7 +243,7 @@ pub fn translate(series: Vec<PromSeries>, quality: &mut Quality) -> Vec<PromSeri
                 labels,
                 points: points
                     .into_iter()
-                    .map(|(t, (sum, n))| (t, sum / f64::from(n)))
+                    .map(|(t, (sum, n))| (t, sum / f64::from(n) / 100.0))
                     .collect(),
             },
         ));
@@ -394,5 +394,76 @@ fn notes(found: &Found, quality: &mut Quality) {
         quality.notes.push(Note::PartitionsAsUnits {
             cards: found.partitioned.len(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::prometheus::{LabelOptions, pivot_series};
+    use anyhow::Result;
+
+    fn series(metric: &str, labels: &[(&str, &str)], points: &[(i64, f64)]) -> PromSeries {
+        PromSeries {
+            metric: metric.into(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            points: points.to_vec(),
+        }
+    }
+
+    /// Series as a live Prometheus returns them: one DPX card (two
+    /// partitions, two XCCs each) and a DCGM GPU beside it.
+    #[test]
+    fn live_series_of_a_dpx_card_beside_a_dcgm_gpu() -> Result<()> {
+        let part = |p: &'static str, xcc: &'static str| {
+            vec![
+                ("serial_number", "S1"),
+                ("gpu_partition_id", p),
+                ("gpu_compute_partition_type", "dpx"),
+                ("xcc_index", xcc),
+                ("hostname", "h1"),
+                ("card_series", "AMD Instinct MI300X OAM"),
+            ]
+        };
+        let s = vec![
+            series("gpu_gfx_busy_instantaneous", &part("0", "0"), &[(0, 80.0)]),
+            series("gpu_gfx_busy_instantaneous", &part("0", "1"), &[(0, 40.0)]),
+            series("gpu_gfx_busy_instantaneous", &part("1", "0"), &[(0, 0.0)]),
+            series(
+                "gpu_gfx_busy_instantaneous",
+                &part("1", "1"),
+                &[(0, 4_294_967_295.0)],
+            ),
+            series("gpu_gfx_activity", &part("0", "0"), &[(0, 30.0)]),
+            series("gpu_used_vram", &part("1", "0"), &[(0, 2048.0)]),
+            series(
+                "DCGM_FI_DEV_GPU_UTIL",
+                &[("UUID", "GPU-1"), ("Hostname", "h2")],
+                &[(0, 55.0)],
+            ),
+        ];
+        let (df, q) = pivot_series(s, &LabelOptions::default())?;
+        let gpus: Vec<Option<&str>> = df.column(col::GPU)?.str()?.iter().collect();
+        assert_eq!(gpus, vec![Some("S1/0"), Some("S1/1"), Some("GPU-1")]);
+        let util: Vec<Option<f64>> = df.column(col::DEVICE_UTIL)?.f64()?.iter().collect();
+        // XCC mean (80 + 40) / 2; the 0xFFFFFFFF marker is no value; never gpu_gfx_activity's 30
+        assert_eq!(util, vec![Some(0.6), Some(0.0), None]);
+        let dcgm: Vec<Option<f64>> = df.column("DCGM_FI_DEV_GPU_UTIL")?.f64()?.iter().collect();
+        assert_eq!(dcgm, vec![None, None, Some(55.0)]);
+        let used: Vec<Option<f64>> = df.column(col::MEM_USED_BYTES)?.f64()?.iter().collect();
+        assert_eq!(used, vec![None, Some(2048.0 * 1_048_576.0), None]);
+        assert!(q.notes.contains(&Note::PartitionsAsUnits { cards: 1 }));
+        Ok(())
+    }
+
+    #[test]
+    fn no_amd_series_pass_untouched() {
+        let s = vec![series("DCGM_FI_DEV_GPU_UTIL", &[("gpu", "0")], &[(0, 1.0)])];
+        let mut q = Quality::default();
+        assert_eq!(translate(s.clone(), &mut q), s);
+        assert!(q.notes.is_empty());
     }
 }

@@ -58,7 +58,7 @@ fn gpu_objects<'a>(v: &'a Value, time: Option<i64>, out: &mut Vec<(&'a Value, Op
 /// amd-smi stamps watch output with whole epoch seconds.
 fn epoch_s(v: Option<&Value>) -> Option<i64> {
     let s = v?.as_f64()?;
-    (s.is_finite() && s > 0.0 && s < 1e11).then(|| (s * 1e6) as i64)
+    (s.is_finite() && s > 0.0 && s < 1e11).then_some((s * 1e6) as i64)
 }
 
 /// The first of several paths (`usage.gfx_activity`, `gfx`) that has a reading.

@@ -28,6 +28,17 @@ pub const METRICS: &[&str] = &[
     "DCGM_FI_PROF_SM_OCCUPANCY_UTIL_RATIO",
     "DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO",
     "DCGM_FI_PROF_DRAM_UTIL_RATIO",
+    // AMD Device Metrics Exporter (default names; source/amd/exporter.rs maps them)
+    "gpu_gfx_activity",
+    "gpu_gfx_busy_instantaneous",
+    "gpu_umc_activity",
+    "gpu_prof_sm_active",
+    "gpu_prof_occupancy_percent",
+    "gpu_prof_tensor_active_percent",
+    "gpu_used_vram",
+    "gpu_total_vram",
+    "gpu_package_power",
+    "gpu_power_usage",
 ];
 
 /// Prometheus refuses a range query of more than 11,000 points per series.
@@ -44,6 +55,15 @@ const KEEP_LABELS: &[&str] = &[
     "gpu_uuid",
     "gpu",
     "GPU_I_ID",
+    // AMD exporter: card, partition, XCC, model, Slurm job
+    "serial_number",
+    "gpu_id",
+    "gpu_partition_id",
+    "gpu_compute_partition_type",
+    "xcc_index",
+    "card_series",
+    "card_model",
+    "job_id",
     "modelName",
     "model",
     "job",
@@ -356,7 +376,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     let (tables, quality, points) = put_together(fetched);
     if tables.is_empty() {
         bail!(
-            "Prometheus at {} has no DCGM series matching {} between {} and {} (expected e.g. DCGM_FI_DEV_GPU_UTIL with a UUID or gpu label; check --selector and the time range)",
+            "Prometheus at {} has no DCGM or AMD exporter series matching {} between {} and {} (expected e.g. DCGM_FI_DEV_GPU_UTIL with a UUID or gpu label, or gpu_gfx_activity; check --selector and the time range)",
             client.base(),
             q.selector(&["DCGM_FI_DEV_GPU_UTIL"], &[]),
             format_time(q.since_us),
