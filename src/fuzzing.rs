@@ -345,6 +345,14 @@ pub fn amd_smi_monitor(data: &[u8]) {
     }
 }
 
+/// `amd-smi metric` text: an accepted file is a valid canonical table.
+pub fn amd_smi_text(data: &[u8]) {
+    let path = scratch_file(data, "amd-smi-metric.txt");
+    if let Ok(table) = crate::source::amd::read_amd_smi_text("fuzz", &path, &read_options()) {
+        check_table(&table);
+    }
+}
+
 /// rocm-smi JSON and CSV: an accepted file is a valid canonical table, and
 /// without a `GPU use (%)` field it has no device activity (the `GFX
 /// Activity` counter is never read as a percent).

@@ -165,6 +165,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &NvidiaSmiXml,
     &super::amd::AmdSmiJson,
     &super::amd::AmdSmiMonitor,
+    &super::amd::AmdSmiMetricText,
     &super::amd::RocmSmiJson,
     &super::amd::RocmSmiCsv,
 ];

@@ -16,7 +16,10 @@ mod rocm;
 mod smi;
 
 pub use rocm::{read_csv as read_rocm_smi_csv, read_json as read_rocm_smi_json};
-pub use smi::{read_json as read_amd_smi_json, read_monitor as read_amd_smi_monitor};
+pub use smi::{
+    read_json as read_amd_smi_json, read_metric_text as read_amd_smi_text,
+    read_monitor as read_amd_smi_monitor,
+};
 
 /// One canonical row per GPU and snapshot.
 #[derive(Default)]
@@ -217,6 +220,32 @@ impl Format for AmdSmiMonitor {
     }
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("amd_smi_monitor", crate::fuzzing::amd_smi_monitor)]
+    }
+}
+
+/// The text `amd-smi metric` prints (`GPU: 0`, `GFX_ACTIVITY: 45 %`…).
+pub struct AmdSmiMetricText;
+impl Format for AmdSmiMetricText {
+    fn id(&self) -> InputFormat {
+        InputFormat("amd-smi-text")
+    }
+    fn name(&self) -> &'static str {
+        "amd-smi metric text"
+    }
+    fn help(&self) -> &'static str {
+        "amd-smi metric (--usage, --power, --mem-usage) text output"
+    }
+    fn sniff(&self, head: &Head) -> bool {
+        smi::looks_like_metric_text(head.text, head.first_line)
+    }
+    fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
+        files
+            .iter()
+            .map(|(name, path, _)| smi::read_metric_text(name, path, opts))
+            .collect()
+    }
+    fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
+        &[("amd_smi_text", crate::fuzzing::amd_smi_text)]
     }
 }
 

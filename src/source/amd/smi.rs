@@ -232,3 +232,72 @@ fn monitor_reading(
     r.gpu = format!("{gpu}");
     Ok(r)
 }
+
+/// Keys of the `amd-smi metric` text output the audit reads.
+const TEXT_KEYS: &[&str] = &[
+    "GFX_ACTIVITY:",
+    "UMC_ACTIVITY:",
+    "SOCKET_POWER:",
+    "USED_VRAM:",
+    "TOTAL_VRAM:",
+];
+
+/// Whether a head is `amd-smi metric` text: `GPU: 0` blocks of `KEY: value`.
+pub fn looks_like_metric_text(head: &str, first_line: &str) -> bool {
+    first_line
+        .strip_prefix("GPU:")
+        .is_some_and(|n| n.trim().parse::<u32>().is_ok())
+        && TEXT_KEYS.iter().any(|k| head.contains(k))
+}
+
+pub fn read_metric_text(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTable> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
+    let readings = parse_metric_text(name, &text)?;
+    table(name, path, readings, opts, Quality::default())
+}
+
+/// The GPU blocks of `amd-smi metric` text (`GPU: 0`, then indented
+/// `GFX_ACTIVITY: 45 %`…); list values (per-XCP busy) are not read: which XCP
+/// is which logical GPU the text does not say.
+pub(crate) fn parse_metric_text(name: &str, text: &str) -> Result<Vec<Reading>> {
+    let mut readings: Vec<Reading> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if let Some(id) = line.strip_prefix("GPU:") {
+            let id = id.trim();
+            if id.parse::<u32>().is_err() {
+                bail!("{name}:{}: 'GPU: {id}' (expected a GPU index)", n + 1);
+            }
+            readings.push(Reading {
+                gpu: id.to_string(),
+                ..Reading::default()
+            });
+            continue;
+        }
+        let Some((key, value)) = line.trim().split_once(':') else {
+            continue;
+        };
+        let Some(r) = readings.last_mut() else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            bail!(
+                "{name}:{}: a line before the first 'GPU: N' (expected amd-smi metric output)",
+                n + 1
+            );
+        };
+        let v = super::number_with_unit(value);
+        match key {
+            "GFX_ACTIVITY" => r.util = fraction_of_percent(v),
+            "UMC_ACTIVITY" => r.dram = fraction_of_percent(v),
+            "SOCKET_POWER" => r.power = watts_of(v),
+            "USED_VRAM" => r.mem_used = bytes_of(v, 1_048_576.0),
+            "TOTAL_VRAM" => r.mem_total = bytes_of(v, 1_048_576.0),
+            _ => {}
+        }
+    }
+    if readings.is_empty() {
+        bail!("{name}: no 'GPU: N' blocks (expected amd-smi metric output)");
+    }
+    Ok(readings)
+}
