@@ -306,3 +306,21 @@ fn formats_come_from_the_registry() -> Result<()> {
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+#[test]
+fn amd_smi_metric_usage_text_in_8_xcp_mode() -> Result<()> {
+    // `amd-smi metric --usage` on an MI300 in 8-XCP mode (amdsmi CHANGELOG):
+    // GPU 0 and GPU 1, GFX_ACTIVITY 0 % and UMC_ACTIVITY 0 % each; no memory
+    // or job, so held needs --assume-held
+    let path = data("amd/amd_smi_metric_usage_8xcp.txt");
+    let out = gpuaudit()?.args(["report", &path]).output()?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot tell which GPUs are held"));
+    let r = report_json(&[path.as_str(), "--assume-held"])?;
+    assert_eq!(r["gpu_count"], 2);
+    assert_close(num(gpu(&r, "1"), "/device_util"), 0.0, "GFX_ACTIVITY 0 %");
+    assert_close(layer(&r, "held").unwrap_or(f64::NAN), 2.0, "held");
+    assert_close(layer(&r, "idle_held").unwrap_or(f64::NAN), 2.0, "idle held");
+    assert!(layer(&r, "sm_active").is_none());
+    Ok(())
+}

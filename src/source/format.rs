@@ -205,7 +205,7 @@ pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat
     let head = files::read_head(path, 4096)?;
     InputFormat::sniff(&head).ok_or_else(|| {
         anyhow::anyhow!(
-            "{}: cannot tell the format from the extension or the content (expected one of: {}; say which with --input-format)",
+            "{}: cannot tell the format from the extension or the content; say which with --input-format, one of:\n  {}",
             crate::error::echo(&path.display().to_string()),
             expected_list()
         )
