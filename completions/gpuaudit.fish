@@ -56,6 +56,7 @@ nvidia-smi-dmon\t'nvidia-smi dmon log'
 nvidia-smi-xml\t'nvidia-smi -q -x snapshots'
 amd-smi-json\t'amd-smi metric --json or amd-smi monitor --json output'
 amd-smi-monitor\t'amd-smi monitor (amd-smi dmon) table'
+amd-smi-text\t'amd-smi metric (--usage, --power, --mem-usage) text output'
 rocm-smi-json\t'rocm-smi --showuse --json output (GFX Activity is a counter, never a percent)'
 rocm-smi-csv\t'rocm-smi --showuse --csv output'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
@@ -256,6 +257,7 @@ nvidia-smi-dmon\t'nvidia-smi dmon log'
 nvidia-smi-xml\t'nvidia-smi -q -x snapshots'
 amd-smi-json\t'amd-smi metric --json or amd-smi monitor --json output'
 amd-smi-monitor\t'amd-smi monitor (amd-smi dmon) table'
+amd-smi-text\t'amd-smi metric (--usage, --power, --mem-usage) text output'
 rocm-smi-json\t'rocm-smi --showuse --json output (GFX Activity is a counter, never a percent)'
 rocm-smi-csv\t'rocm-smi --showuse --csv output'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
