@@ -145,23 +145,22 @@ struct Found {
     partitioned: BTreeSet<String>,
 }
 
-/// AMD exporter series onto canonical ones; every other series passes as is.
-pub fn translate(series: Vec<PromSeries>, quality: &mut Quality) -> Vec<PromSeries> {
-    let prefixes = prefixes(&series);
-    if prefixes.is_empty() {
-        return series;
-    }
-    let base = |metric: &str| -> Option<String> {
-        prefixes
-            .iter()
-            .find_map(|p| metric.strip_prefix(p.as_str()))
-            .filter(|b| b.starts_with("gpu_") || b.starts_with("pcie_"))
-            .map(str::to_string)
-    };
-    // cards whose mode says partitioned, or with a partition other than 0
-    let mut partitioned: BTreeSet<String> = BTreeSet::new();
-    for s in &series {
-        if base(&s.metric).is_none() || !amd_labels(&s.labels) {
+/// The AMD field a series carries (its name less the prefix), when it is an
+/// AMD exporter series.
+fn field_of(prefixes: &BTreeSet<String>, s: &PromSeries) -> Option<String> {
+    prefixes
+        .iter()
+        .find_map(|p| s.metric.strip_prefix(p.as_str()))
+        .filter(|b| b.starts_with("gpu_") || b.starts_with("pcie_"))
+        .filter(|_| amd_labels(&s.labels))
+        .map(str::to_string)
+}
+
+/// Cards whose mode says partitioned, or with a partition other than 0.
+fn partitioned_cards(series: &[PromSeries], prefixes: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut partitioned = BTreeSet::new();
+    for s in series {
+        if field_of(prefixes, s).is_none() {
             continue;
         }
         let mode = label(&s.labels, &["gpu_compute_partition_type"]).unwrap_or("spx");
@@ -172,27 +171,26 @@ pub fn translate(series: Vec<PromSeries>, quality: &mut Quality) -> Vec<PromSeri
             partitioned.insert(card);
         }
     }
-    let mut found = Found {
-        partitioned: partitioned.clone(),
-        ..Found::default()
-    };
-    let mut out = Vec::with_capacity(series.len());
-    let mut busy: BTreeMap<BTreeMap<String, String>, BTreeMap<i64, (f64, u32)>> = BTreeMap::new();
-    // (unit labels, canonical) -> the field chosen for it (first in FIELDS order)
-    let mut amd: Vec<(usize, PromSeries)> = Vec::new();
-    for s in series {
-        let Some(b) = base(&s.metric).filter(|_| amd_labels(&s.labels)) else {
-            out.push(s);
-            continue;
-        };
-        let Some(card) = card_of(&s.labels) else {
-            continue;
-        };
-        let is_partitioned = partitioned.contains(&card);
-        let labels = unit_labels(&s.labels, &card, is_partitioned);
-        if b == BUSY_PER_XCC {
-            if is_partitioned {
-                let points = busy.entry(labels).or_default();
+    partitioned
+}
+
+/// AMD series sorted by what becomes of them.
+#[derive(Default)]
+struct Sorted {
+    /// passed on as they are (other vendors', whole-GPU readings of partitions)
+    passed: Vec<PromSeries>,
+    /// per partition, per stamp: the sum of its XCCs' busy percent and their count
+    busy: BTreeMap<BTreeMap<String, String>, BTreeMap<i64, (f64, u32)>>,
+    /// canonical series with the rank (in [`FIELDS`]) of the field they came from
+    fields: Vec<(usize, PromSeries)>,
+}
+
+impl Sorted {
+    fn add(&mut self, s: PromSeries, field: String, card: &str, partitioned: bool) {
+        let labels = unit_labels(&s.labels, card, partitioned);
+        if field == BUSY_PER_XCC {
+            if partitioned {
+                let points = self.busy.entry(labels).or_default();
                 // summed in percent, scaled once: the mean is exact where the readings are
                 for &(t, v) in &s.points {
                     if (0.0..=100.0).contains(&v) {
@@ -202,54 +200,86 @@ pub fn translate(series: Vec<PromSeries>, quality: &mut Quality) -> Vec<PromSeri
                     }
                 }
             }
-            continue;
+            return;
         }
-        let Some(rank) = FIELDS.iter().position(|(f, _, _)| *f == b) else {
-            continue;
+        let Some(rank) = FIELDS.iter().position(|(f, _, _)| *f == field) else {
+            return;
         };
         let (_, canonical, scale) = FIELDS[rank];
         // whole-GPU readings do not describe a partition: kept under their own
         // name (no canonical column) without values, so the partition stays a
         // unit at these stamps even when it exports nothing else
-        if is_partitioned && (canonical == col::DEVICE_UTIL || WHOLE_GPU_ONLY.contains(&canonical))
-        {
+        if partitioned && (canonical == col::DEVICE_UTIL || WHOLE_GPU_ONLY.contains(&canonical)) {
             let points = s.points.iter().map(|&(t, _)| (t, f64::NAN)).collect();
-            out.push(PromSeries {
-                metric: b,
+            self.passed.push(PromSeries {
+                metric: field,
                 labels,
                 points,
             });
-            continue;
+            return;
         }
         let points = s
             .points
             .iter()
             .map(|&(t, v)| (t, scaled(v, scale)))
             .collect();
-        amd.push((
+        let metric = canonical.to_string();
+        self.fields.push((
             rank,
             PromSeries {
-                metric: canonical.to_string(),
+                metric,
                 labels,
                 points,
             },
         ));
     }
-    for (labels, points) in busy {
-        amd.push((
-            0,
-            PromSeries {
-                metric: col::DEVICE_UTIL.to_string(),
-                labels,
-                points: points
-                    .into_iter()
-                    .map(|(t, (sum, n))| (t, sum / f64::from(n) / 100.0))
-                    .collect(),
-            },
-        ));
+
+    /// The canonical series: each partition's busy as its device activity
+    /// (rank 0, as gpu_gfx_activity), then the fields.
+    fn canonical(mut self) -> (Vec<PromSeries>, Vec<(usize, PromSeries)>) {
+        for (labels, points) in std::mem::take(&mut self.busy) {
+            let points = points
+                .into_iter()
+                .map(|(t, (sum, n))| (t, sum / f64::from(n) / 100.0))
+                .collect();
+            self.fields.push((
+                0,
+                PromSeries {
+                    metric: col::DEVICE_UTIL.to_string(),
+                    labels,
+                    points,
+                },
+            ));
+        }
+        (self.passed, self.fields)
     }
-    let amd = first_field_per_metric(amd);
-    let amd = zero_fields_unmeasured(amd, &mut found);
+}
+
+/// AMD exporter series onto canonical ones; every other series passes as is.
+pub fn translate(series: Vec<PromSeries>, quality: &mut Quality) -> Vec<PromSeries> {
+    let prefixes = prefixes(&series);
+    if prefixes.is_empty() {
+        return series;
+    }
+    let partitioned = partitioned_cards(&series, &prefixes);
+    let mut sorted = Sorted::default();
+    for s in series {
+        let Some(field) = field_of(&prefixes, &s) else {
+            sorted.passed.push(s);
+            continue;
+        };
+        // an AMD series naming no card is no GPU's
+        if let Some(card) = card_of(&s.labels) {
+            let p = partitioned.contains(&card);
+            sorted.add(s, field, &card, p);
+        }
+    }
+    let (mut out, fields) = sorted.canonical();
+    let mut found = Found {
+        partitioned,
+        ..Found::default()
+    };
+    let amd = zero_fields_unmeasured(first_field_per_metric(fields), &mut found);
     found.sm_active = amd.iter().any(|s| s.metric == col::SM_ACTIVE);
     out.extend(amd);
     notes(&found, quality);
