@@ -324,3 +324,37 @@ fn amd_smi_metric_usage_text_in_8_xcp_mode() -> Result<()> {
     assert!(layer(&r, "sm_active").is_none());
     Ok(())
 }
+
+#[test]
+fn an_amd_scrape_and_a_dcgm_scrape_read_together() -> Result<()> {
+    // the prefixed AMD scrape (held card: 80/60/40 %) beside a DCGM scrape of
+    // one H100 at the same stamps, 50 % under pod vllm: one fleet of 3 GPUs
+    let dir = std::env::temp_dir().join(format!("gpuaudit-amd-mixed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let dcgm = dir.join("dcgm.prom");
+    let mut text = String::from("# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n");
+    for i in 0..3 {
+        let t = 1_767_225_600_000_i64 + i * 60_000;
+        text.push_str(&format!(
+            "DCGM_FI_DEV_GPU_UTIL{{UUID=\"GPU-a\",Hostname=\"n1\",modelName=\"NVIDIA H100 80GB HBM3\",pod=\"vllm\",namespace=\"ml\"}} 50 {t}\n"
+        ));
+    }
+    std::fs::write(&dcgm, text)?;
+    let r = report_json(&[
+        data("amd/exporter_spx_prefixed_pre14.prom"),
+        dcgm.display().to_string(),
+    ])?;
+    assert_eq!(r["gpu_count"], 3);
+    // held: the AMD card and the H100, 3 min each
+    assert_close(layer(&r, "held").unwrap_or(f64::NAN), 6.0 / 60.0, "held");
+    // active: AMD (0.8 + 0.6 + 0.4) min + H100 3 x 0.5 min = 3.3 GPU-min
+    assert_close(
+        layer(&r, "active").unwrap_or(f64::NAN),
+        3.3 / 60.0,
+        "active",
+    );
+    assert_close(num(gpu(&r, "GPU-a"), "/device_util"), 0.5, "H100");
+    assert_close(num(gpu(&r, "692409005408"), "/device_util"), 0.6, "MI300X");
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
