@@ -128,6 +128,16 @@ fn a_prefixed_exporter_before_1_4_reads_its_zero_fields_as_not_measured() -> Res
     // VALU busy is on the SM line, said to be approximate
     assert!(has_note(&r, "approximate_sm_active").is_some());
     assert_close(num(busy, "/last_power_w"), 600.0, "package power");
+    // the text report marks the SM line
+    let out = gpuaudit()?
+        .args(["report", &data("amd/exporter_spx_prefixed_pre14.prom")])
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("sm active (approx.)"), "{text}");
+    assert!(
+        text.contains("approximate, not NVIDIA's SM active"),
+        "{text}"
+    );
     Ok(())
 }
 
