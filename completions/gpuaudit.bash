@@ -136,7 +136,7 @@ _gpuaudit() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "parquet csv ndjson prom prom-json nvidia-smi nvidia-smi-dmon nvidia-smi-xml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "parquet csv ndjson prom prom-json nvidia-smi nvidia-smi-dmon nvidia-smi-xml amd-smi-json amd-smi-monitor amd-smi-text rocm-smi-json rocm-smi-csv hl-smi xpu-smi otlp-json" -- "${cur}"))
                     return 0
                     ;;
                 --map)
@@ -612,7 +612,7 @@ _gpuaudit() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "parquet csv ndjson prom prom-json nvidia-smi nvidia-smi-dmon nvidia-smi-xml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "parquet csv ndjson prom prom-json nvidia-smi nvidia-smi-dmon nvidia-smi-xml amd-smi-json amd-smi-monitor amd-smi-text rocm-smi-json rocm-smi-csv hl-smi xpu-smi otlp-json" -- "${cur}"))
                     return 0
                     ;;
                 --map)

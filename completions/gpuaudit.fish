@@ -46,14 +46,22 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-q
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
 none\t'ask for plain answers: faster on the same host or a fast network'"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
-csv\t''
-ndjson\t''
-prom\t'Prometheus text exposition or OpenMetrics (a dcgm-exporter /metrics scrape)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t'Parquet file (or a directory of them)'
+csv\t'CSV (or TSV) with a header row'
+ndjson\t'Newline-delimited JSON objects (or a JSON array of them)'
+prom\t'Prometheus text exposition or OpenMetrics (a dcgm-exporter or AMD exporter /metrics scrape)'
 prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
 nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
 nvidia-smi-dmon\t'nvidia-smi dmon log'
-nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
+nvidia-smi-xml\t'nvidia-smi -q -x snapshots'
+amd-smi-json\t'amd-smi metric --json or amd-smi monitor --json output'
+amd-smi-monitor\t'amd-smi monitor (amd-smi dmon) table'
+amd-smi-text\t'amd-smi metric (--usage, --power, --mem-usage) text output'
+rocm-smi-json\t'rocm-smi --showuse --json output (GFX Activity is a counter, never a percent)'
+rocm-smi-csv\t'rocm-smi --showuse --csv output'
+hl-smi\t'hl-smi -Q ... -f csv log (Intel Gaudi)'
+xpu-smi\t'xpu-smi dump CSV (Intel Data Center GPU)'
+otlp-json\t'OpenTelemetry OTLP JSON metrics (collector file exporter): hw.gpu.*'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
@@ -247,14 +255,22 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-qu
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
 none\t'ask for plain answers: faster on the same host or a fast network'"
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t''
-csv\t''
-ndjson\t''
-prom\t'Prometheus text exposition or OpenMetrics (a dcgm-exporter /metrics scrape)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t'Parquet file (or a directory of them)'
+csv\t'CSV (or TSV) with a header row'
+ndjson\t'Newline-delimited JSON objects (or a JSON array of them)'
+prom\t'Prometheus text exposition or OpenMetrics (a dcgm-exporter or AMD exporter /metrics scrape)'
 prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
 nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
 nvidia-smi-dmon\t'nvidia-smi dmon log'
-nvidia-smi-xml\t'nvidia-smi -q -x snapshots'"
+nvidia-smi-xml\t'nvidia-smi -q -x snapshots'
+amd-smi-json\t'amd-smi metric --json or amd-smi monitor --json output'
+amd-smi-monitor\t'amd-smi monitor (amd-smi dmon) table'
+amd-smi-text\t'amd-smi metric (--usage, --power, --mem-usage) text output'
+rocm-smi-json\t'rocm-smi --showuse --json output (GFX Activity is a counter, never a percent)'
+rocm-smi-csv\t'rocm-smi --showuse --csv output'
+hl-smi\t'hl-smi -Q ... -f csv log (Intel Gaudi)'
+xpu-smi\t'xpu-smi dump CSV (Intel Data Center GPU)'
+otlp-json\t'OpenTelemetry OTLP JSON metrics (collector file exporter): hw.gpu.*'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r

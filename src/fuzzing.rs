@@ -15,8 +15,8 @@ use std::path::PathBuf;
 /// One entry point: raw bytes in, a panic only when an invariant breaks.
 pub type EntryPoint = fn(&[u8]);
 
-/// Every entry point by the name of its fuzz target (and seed/regression folder).
-pub const TARGETS: &[(&str, EntryPoint)] = &[
+/// The entry points of parsers that are not an input format.
+const GENERAL: &[(&str, EntryPoint)] = &[
     ("timestamp", timestamp),
     ("duration", duration),
     ("size", size),
@@ -25,17 +25,20 @@ pub const TARGETS: &[(&str, EntryPoint)] = &[
     ("rules_toml", rules_toml),
     ("prices", prices),
     ("jobs", jobs),
-    ("prom_text", prom_text),
-    ("prom_json", prom_json),
-    ("smi_csv", smi_csv),
-    ("smi_dmon", smi_dmon),
-    ("smi_xml", smi_xml),
-    ("gaudi_hlsmi", gaudi_hlsmi),   // format: gaudi-hlsmi
-    ("intel_xpusmi", intel_xpusmi), // format: intel-xpusmi
-    ("otel_otlp", otel_otlp),       // format: otel-otlp-json
     ("normalize", normalize),
     ("weights", weights),
 ];
+
+/// Every entry point by the name of its fuzz target (and seed/regression
+/// folder): the general parsers, then each input format's, from the format
+/// registry (`crate::source::format::FORMATS`).
+pub fn targets() -> Vec<(&'static str, EntryPoint)> {
+    GENERAL
+        .iter()
+        .copied()
+        .chain(crate::source::format::fuzz_targets())
+        .collect()
+}
 
 /// The end of the data `parse_cli_time` counts relative times back from
 /// (2026-07-01T00:00:00Z), and the time untimed scrapes are stamped with.
@@ -349,6 +352,60 @@ pub fn otel_otlp(data: &[u8]) {
         check_table(&table);
     }
 }
+
+/// amd-smi JSON (`metric --json`, `monitor --json`): an accepted file is a valid canonical table.
+pub fn amd_smi_json(data: &[u8]) {
+    let path = scratch_file(data, "amd-smi.json");
+    if let Ok(table) = crate::source::amd::read_amd_smi_json("fuzz", &path, &read_options()) {
+        check_table(&table);
+    }
+}
+
+/// The `amd-smi monitor` table: an accepted table is a valid canonical table.
+pub fn amd_smi_monitor(data: &[u8]) {
+    let path = scratch_file(data, "amd-smi-monitor.txt");
+    if let Ok(table) = crate::source::amd::read_amd_smi_monitor("fuzz", &path, &read_options()) {
+        check_table(&table);
+    }
+}
+
+/// `amd-smi metric` text: an accepted file is a valid canonical table.
+pub fn amd_smi_text(data: &[u8]) {
+    let path = scratch_file(data, "amd-smi-metric.txt");
+    if let Ok(table) = crate::source::amd::read_amd_smi_text("fuzz", &path, &read_options()) {
+        check_table(&table);
+    }
+}
+
+/// rocm-smi JSON and CSV: an accepted file is a valid canonical table, and
+/// without a `GPU use (%)` field it has no device activity (the `GFX
+/// Activity` counter is never read as a percent).
+pub fn rocm_smi(data: &[u8]) {
+    let has_use = text(data).is_some_and(|s| s.contains("GPU use (%)"));
+    for (file, read) in [
+        (
+            "rocm-smi.json",
+            crate::source::amd::read_rocm_smi_json as ReadFile,
+        ),
+        ("rocm-smi.csv", crate::source::amd::read_rocm_smi_csv),
+    ] {
+        let path = scratch_file(data, file);
+        if let Ok(table) = read("fuzz", &path, &read_options()) {
+            check_table(&table);
+            let util = table
+                .df
+                .column(crate::samples::col::DEVICE_UTIL)
+                .map(|c| c.len() - c.null_count())
+                .unwrap_or(0);
+            assert!(
+                has_use || util == 0,
+                "{file}: device activity without a 'GPU use (%)' field"
+            );
+        }
+    }
+}
+
+type ReadFile = fn(&str, &std::path::Path, &ReadOptions) -> anyhow::Result<SampleTable>;
 
 /// Canonical normalisation (column resolution, value/unit detection, unit
 /// conversion, invalid counts) of a small frame built from the bytes: lines

@@ -1,7 +1,7 @@
 //! Every fuzzing entry point over its committed seeds and over every input a
 //! fuzz run found (testdata/fuzz/regressions/<target>/): in stable `cargo test`,
 //! so a fixed crash stays fixed without nightly. A panic is a broken invariant.
-use gpuaudit::fuzzing::TARGETS;
+use gpuaudit::fuzzing::targets;
 use std::path::{Path, PathBuf};
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {
@@ -39,16 +39,16 @@ fn run_all(target: &str, run: gpuaudit::fuzzing::EntryPoint, dir: &Path) -> usiz
 
 #[test]
 fn every_target_has_seeds_and_survives_them() {
-    for (target, run) in TARGETS {
-        let n = run_all(target, *run, &root().join("seeds").join(target));
+    for (target, run) in targets() {
+        let n = run_all(target, run, &root().join("seeds").join(target));
         assert!(n > 0, "no seeds for fuzz target {target}");
     }
 }
 
 #[test]
 fn every_crash_a_fuzz_run_found_stays_fixed() {
-    for (target, run) in TARGETS {
-        run_all(target, *run, &root().join("regressions").join(target));
+    for (target, run) in targets() {
+        run_all(target, run, &root().join("regressions").join(target));
     }
     // a regression folder must name a target, or its files would never run
     for dir in std::fs::read_dir(root().join("regressions"))
@@ -61,7 +61,7 @@ fn every_crash_a_fuzz_run_found_stays_fixed() {
         }
         let name = dir.file_name().to_string_lossy().to_string();
         assert!(
-            TARGETS.iter().any(|(t, _)| *t == name),
+            targets().iter().any(|(t, _)| *t == name),
             "testdata/fuzz/regressions/{name} is no fuzz target"
         );
     }
@@ -75,10 +75,25 @@ fn every_fuzz_target_has_an_entry_point_and_a_seed_folder() {
         .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().to_string()))
         .collect();
     on_disk.sort();
-    let mut listed: Vec<String> = TARGETS.iter().map(|(t, _)| t.to_string()).collect();
+    let mut listed: Vec<String> = targets().iter().map(|(t, _)| t.to_string()).collect();
     listed.sort();
     assert_eq!(
         on_disk, listed,
-        "fuzz/fuzz_targets/ and fuzzing::TARGETS differ"
+        "fuzz/fuzz_targets/ and fuzzing::targets() differ"
     );
+}
+
+#[test]
+fn every_fuzz_target_is_a_cargo_fuzz_binary() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        panic!("cannot read {}", manifest.display());
+    };
+    for (target, _) in targets() {
+        let bin = format!("name = \"{target}\"\npath = \"fuzz_targets/{target}.rs\"");
+        assert!(
+            text.contains(&bin),
+            "fuzz/Cargo.toml has no [[bin]] for fuzz target {target}"
+        );
+    }
 }

@@ -832,7 +832,7 @@ fn a_promql_error_shows_prometheus_text() -> Result<()> {
 fn an_empty_answer_is_no_data_not_an_empty_report() -> Result<()> {
     let (url, _) = canned(empty)?;
     let e = report_fails(&[&["--prometheus", url.as_str()], WINDOW].concat(), &[])?;
-    assert!(e.contains("has no DCGM series"), "{e}");
+    assert!(e.contains("has no DCGM or AMD exporter series"), "{e}");
     Ok(())
 }
 

@@ -332,6 +332,26 @@ pub enum Note {
         metric: String,
         why: String,
     },
+    /// an SM layer read from a vendor metric that only approximates NVIDIA's SM active
+    ApproximateSmActive {
+        source: String,
+        means: String,
+    },
+    /// a field 0 on every sample of an active GPU: an exporter's "unsupported", not measured
+    ZeroFieldUnmeasured {
+        metric: String,
+        gpus: usize,
+    },
+    /// an accumulated counter a tool prints beside a percent, never read as one
+    CounterNotPercent {
+        file: String,
+        column: String,
+        gpus: usize,
+    },
+    /// AMD cards in CPX/DPX/QPX mode: each partition a held unit
+    PartitionsAsUnits {
+        cards: usize,
+    },
     /// a note read back from a document (its text), or a reader's own words
     #[serde(untagged)]
     Text(String),

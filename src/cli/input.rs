@@ -1,21 +1,15 @@
 //! Where samples come from and how their columns are named.
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InputFormatArg {
-    Parquet,
-    Csv,
-    Ndjson,
-    /// Prometheus text exposition or OpenMetrics (a dcgm-exporter /metrics scrape)
-    Prom,
-    /// Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)
-    PromJson,
-    /// nvidia-smi --query-gpu or --query-compute-apps CSV log
-    NvidiaSmi,
-    /// nvidia-smi dmon log
-    NvidiaSmiDmon,
-    /// nvidia-smi -q -x snapshots
-    NvidiaSmiXml,
+/// The `--input-format` values: one per registered format (src/source/format.rs).
+fn input_format_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::source::format::values().into_iter().map(
+        |(id, help, also)| {
+            clap::builder::PossibleValue::new(id)
+                .help(help)
+                .aliases(also.iter().copied())
+        },
+    ))
 }
 
 #[derive(Debug, Clone, Args)]
@@ -29,8 +23,8 @@ pub struct InputArgs {
     pub live: super::prometheus::PrometheusArgs,
 
     /// Read every input as this format instead of going by its extension.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<InputFormatArg>,
+    #[arg(long, value_name = "FORMAT", value_parser = input_format_values())]
+    pub input_format: Option<String>,
 
     /// Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of
     /// percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent.

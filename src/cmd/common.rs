@@ -14,16 +14,22 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         .iter()
         .map(|m| UserMap::parse(m))
         .collect::<Result<Vec<_>>>()?;
-    let format = input.input_format.map(|f| match f {
-        crate::cli::input::InputFormatArg::Parquet => InputFormat::Parquet,
-        crate::cli::input::InputFormatArg::Csv => InputFormat::Csv,
-        crate::cli::input::InputFormatArg::Ndjson => InputFormat::Ndjson,
-        crate::cli::input::InputFormatArg::Prom => InputFormat::PromText,
-        crate::cli::input::InputFormatArg::PromJson => InputFormat::PromJson,
-        crate::cli::input::InputFormatArg::NvidiaSmi => InputFormat::NvidiaSmiCsv,
-        crate::cli::input::InputFormatArg::NvidiaSmiDmon => InputFormat::NvidiaSmiDmon,
-        crate::cli::input::InputFormatArg::NvidiaSmiXml => InputFormat::NvidiaSmiXml,
-    });
+    let format = input
+        .input_format
+        .as_deref()
+        .map(|f| {
+            InputFormat::parse(f).with_context(|| {
+                format!(
+                    "--input-format '{f}': not a format (expected one of: {})",
+                    crate::source::format::values()
+                        .iter()
+                        .map(|v| v.0)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        })
+        .transpose()?;
     let at = input
         .at
         .as_deref()

@@ -172,6 +172,18 @@ pub fn note_text(note: &Note) -> String {
             "not-useful dollars count {held_gpu_hours:.2} held GPU-hours without {basis} as not useful"
         ),
         Note::MetricUnsupported { gpu, metric, why } => format!("GPU {gpu}: {metric} n/a: {why}"),
+        Note::ApproximateSmActive { source, means } => format!(
+            "SM active from {source} is {means}: approximate, not NVIDIA's SM active"
+        ),
+        Note::ZeroFieldUnmeasured { metric, gpus } => format!(
+            "{metric}: 0 on every sample of {gpus} GPU(s) whose device activity is not: read as not measured (n/a; an exporter before 1.4 exports 0 for a field the card does not support)"
+        ),
+        Note::CounterNotPercent { file, column, gpus } => format!(
+            "{file}: '{column}' is an accumulated counter, not a percent: never read as device activity; {gpus} GPU(s) without 'GPU use (%)' have no device activity (n/a)"
+        ),
+        Note::PartitionsAsUnits { cards } => format!(
+            "{cards} AMD card(s) partitioned (CPX/DPX/QPX): each partition is a held unit <card>/<partition>, its device activity from gpu_gfx_busy_instantaneous; whole-GPU gpu_gfx_activity, gpu_umc_activity and power are not a partition's (n/a)"
+        ),
         Note::Text(text) => text.clone(),
     }
 }

@@ -268,6 +268,12 @@ fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
         cols.push(Column::new("").drop_rank(2));
     }
     let mut g = Grid::new(cols);
+    // an SM layer from a vendor metric that only approximates SM active (AMD VALU busy)
+    let sm_approximate = report
+        .data_quality
+        .notes
+        .iter()
+        .any(|n| matches!(n, crate::audit::model::Note::ApproximateSmActive { .. }));
     for step in &report.waterfall {
         // idle held is a slice of held, not a deeper layer: no bar
         let is_layer = step.layer != Layer::IdleHeld;
@@ -276,8 +282,13 @@ fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
         } else {
             pct(step.pct_of_held)
         };
+        let label = if sm_approximate && step.layer == Layer::SmActive {
+            format!("{} (approx.)", step.layer.label())
+        } else {
+            step.layer.label()
+        };
         let mut row = vec![
-            step.layer.label(),
+            label,
             u.opt(step.gpu_hours),
             of_held,
             pct(step.pct_of_observed),

@@ -4,118 +4,27 @@ use crate::samples::{Quality, SampleTable, UserMap, resolve_columns};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use polars::prelude::DataFrame;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
+pub mod amd;
 mod decode;
 pub mod files;
 mod filetime;
-pub mod gaudi; // format: gaudi-hlsmi
-pub mod intel; // format: intel-xpusmi
+pub mod format;
+pub mod gaudi;
+pub mod intel;
 pub(crate) mod jobs;
 pub mod live;
 pub mod nvidia_smi;
-pub mod otel; // format: otel-otlp-json
+pub mod otel;
 pub mod prometheus;
 pub mod queue;
 pub mod stream;
 pub mod wide;
 pub mod write;
 
-/// The formats gpuaudit reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InputFormat {
-    Parquet,
-    Csv,
-    Ndjson,
-    /// Prometheus text exposition / OpenMetrics (a dcgm-exporter scrape)
-    PromText,
-    /// Prometheus HTTP API response (/api/v1/query, /api/v1/query_range)
-    PromJson,
-    /// nvidia-smi --query-gpu / --query-compute-apps CSV log
-    NvidiaSmiCsv,
-    /// nvidia-smi dmon log
-    NvidiaSmiDmon,
-    /// nvidia-smi -q -x snapshots
-    NvidiaSmiXml,
-    /// hl-smi -Q ... -f csv log (Intel Gaudi)
-    GaudiHlSmi, // format: gaudi-hlsmi
-    /// xpu-smi dump CSV (Intel Data Center GPU)
-    IntelXpuSmi, // format: intel-xpusmi
-    /// OpenTelemetry OTLP JSON metrics (collector file exporter), hw.gpu.*
-    OtlpJson, // format: otel-otlp-json
-}
-
-impl InputFormat {
-    pub fn name(self) -> &'static str {
-        match self {
-            InputFormat::Parquet => "parquet",
-            InputFormat::Csv => "csv",
-            InputFormat::Ndjson => "ndjson",
-            InputFormat::PromText => "prometheus text",
-            InputFormat::PromJson => "prometheus api json",
-            InputFormat::NvidiaSmiCsv => "nvidia-smi csv",
-            InputFormat::NvidiaSmiDmon => "nvidia-smi dmon",
-            InputFormat::NvidiaSmiXml => "nvidia-smi xml",
-            InputFormat::GaudiHlSmi => "hl-smi csv", // format: gaudi-hlsmi
-            InputFormat::IntelXpuSmi => "xpu-smi dump", // format: intel-xpusmi
-            InputFormat::OtlpJson => "opentelemetry otlp json", // format: otel-otlp-json
-        }
-    }
-
-    /// By extension; `None` when the extension does not say.
-    pub fn from_extension(path: &Path) -> Option<InputFormat> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "parquet" | "pq" => Some(InputFormat::Parquet),
-            "csv" | "tsv" => Some(InputFormat::Csv),
-            "ndjson" | "jsonl" => Some(InputFormat::Ndjson),
-            "prom" | "metrics" | "om" => Some(InputFormat::PromText),
-            "xml" => Some(InputFormat::NvidiaSmiXml),
-            _ => None,
-        }
-    }
-
-    /// By content, from the first bytes of the file.
-    pub fn sniff(head: &[u8]) -> Option<InputFormat> {
-        if head.starts_with(b"PAR1") {
-            return Some(InputFormat::Parquet);
-        }
-        let text = String::from_utf8_lossy(head);
-        if nvidia_smi::xml::looks_like_xml(&text) {
-            return Some(InputFormat::NvidiaSmiXml);
-        }
-        if prometheus::json::looks_like_response(&text) {
-            return Some(InputFormat::PromJson);
-        }
-        if otel::looks_like_otlp(&text) {
-            return Some(InputFormat::OtlpJson); // format: otel-otlp-json
-        }
-        let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
-        if intel::looks_like_xpusmi_dump(first) {
-            return Some(InputFormat::IntelXpuSmi); // format: intel-xpusmi
-        }
-        if gaudi::looks_like_hlsmi(first) {
-            return Some(InputFormat::GaudiHlSmi); // format: gaudi-hlsmi
-        }
-        if nvidia_smi::looks_like_dmon(first) {
-            return Some(InputFormat::NvidiaSmiDmon);
-        }
-        if prometheus::text::looks_like_exposition(first) {
-            return Some(InputFormat::PromText);
-        }
-        if nvidia_smi::looks_like_query_csv(first) {
-            return Some(InputFormat::NvidiaSmiCsv);
-        }
-        if first.starts_with('{') || first.starts_with('[') {
-            return Some(InputFormat::Ndjson);
-        }
-        if first.contains(',') {
-            return Some(InputFormat::Csv);
-        }
-        None
-    }
-}
+pub use format::{Format, InputFormat, format_of};
 
 /// Plain options for reading (no clap inside).
 #[derive(Debug, Clone, Default)]
@@ -203,40 +112,6 @@ pub fn resolve_inputs(specs: &[String]) -> Result<Vec<(String, Input)>> {
     Ok(out)
 }
 
-/// Decide the format of one file: the override, else the extension, else its content.
-pub fn format_of(path: &Path, forced: Option<InputFormat>) -> Result<InputFormat> {
-    if let Some(f) = forced {
-        return Ok(f);
-    }
-    if let Some(f) = InputFormat::from_extension(path) {
-        // nvidia-smi, hl-smi and xpu-smi logs are .csv too, OTLP file exports
-        // .jsonl: their header (or content) tells.
-        if matches!(f, InputFormat::Csv | InputFormat::Ndjson) {
-            let head = files::read_head(path, 4096)?;
-            let tool = InputFormat::sniff(&head).filter(|s| {
-                matches!(
-                    s,
-                    InputFormat::NvidiaSmiCsv
-                        | InputFormat::GaudiHlSmi // format: gaudi-hlsmi
-                        | InputFormat::IntelXpuSmi // format: intel-xpusmi
-                        | InputFormat::OtlpJson // format: otel-otlp-json
-                )
-            });
-            if let Some(tool) = tool {
-                return Ok(tool);
-            }
-        }
-        return Ok(f);
-    }
-    let head = files::read_head(path, 4096)?;
-    InputFormat::sniff(&head).with_context(|| {
-        format!(
-            "{}: cannot tell the format from the extension or the content (expected parquet, csv, ndjson, a Prometheus scrape or API response, an nvidia-smi, hl-smi or xpu-smi log, or OpenTelemetry OTLP JSON; use --input-format)",
-            path.display()
-        )
-    })
-}
-
 fn progress(quiet: bool, bytes: u64) -> ProgressBar {
     let bar = if quiet {
         ProgressBar::with_draw_target(Some(bytes), ProgressDrawTarget::hidden())
@@ -264,10 +139,10 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
     let bar = progress(opts.quiet, inputs.iter().map(|(_, i)| size(i)).sum());
     let mut rows = 0usize;
     let mut tables = Vec::with_capacity(inputs.len());
-    // Scrapes and API responses join across files (one metric per file), and
-    // compute-apps logs join the query-gpu log they belong to: read them together.
-    let mut prom = Vec::new();
-    let mut smi_csv = Vec::new();
+    // Formats that share a batch key are read together: scrapes and API
+    // responses join across files (one metric per file), and compute-apps logs
+    // join the query-gpu log they belong to.
+    let mut batches: Vec<(&'static str, &'static dyn Format, Vec<format::InputFile>)> = Vec::new();
     for (name, input) in &inputs {
         bar.set_message(format!("{name} ({rows} rows so far)"));
         let before = tables.len();
@@ -278,12 +153,14 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
             tables.push(files::read_compressed(name, path, &opts.maps)?);
         } else if let Input::File(path) = input {
             let format = format_of(path, opts.format)?;
-            match format {
-                InputFormat::PromText | InputFormat::PromJson => {
-                    prom.push((name.clone(), path.clone(), format))
-                }
-                InputFormat::NvidiaSmiCsv => smi_csv.push((name.clone(), path.clone(), format)),
-                _ => tables.push(read_input(name, input, opts)?),
+            let def = registered(format)?;
+            let file = (name.clone(), path.clone(), format);
+            match def.batch() {
+                Some(key) => match batches.iter_mut().find(|b| b.0 == key) {
+                    Some(b) => b.2.push(file),
+                    None => batches.push((key, def, vec![file])),
+                },
+                None => tables.extend(def.read(&[file], opts)?),
             }
         } else {
             tables.push(read_input(name, input, opts)?);
@@ -294,11 +171,8 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
             .sum::<usize>();
         bar.inc(size(input));
     }
-    if !prom.is_empty() {
-        tables.push(prometheus::read_files(&prom, opts)?);
-    }
-    if !smi_csv.is_empty() {
-        tables.extend(nvidia_smi::read_csv_files(&smi_csv, opts)?);
+    for (_, def, batch) in &batches {
+        tables.extend(def.read(batch, opts)?);
     }
     bar.finish_and_clear();
     let table = SampleTable::concat(tables)?;
@@ -316,28 +190,18 @@ pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<Sampl
         }
         Input::File(path) => {
             let format = format_of(path, opts.format)?;
-            match format {
-                InputFormat::Parquet | InputFormat::Csv | InputFormat::Ndjson => {
-                    files::read_tabular(name, path, format, &opts.maps)
-                }
-                InputFormat::PromText | InputFormat::PromJson => {
-                    prometheus::read_files(&[(name.to_string(), path.clone(), format)], opts)
-                }
-                InputFormat::NvidiaSmiCsv => {
-                    let mut tables = nvidia_smi::read_csv_files(
-                        &[(name.to_string(), path.clone(), format)],
-                        opts,
-                    )?;
-                    tables.pop().with_context(|| format!("{name}: no samples"))
-                }
-                InputFormat::NvidiaSmiDmon => nvidia_smi::read_dmon(name, path, opts),
-                InputFormat::NvidiaSmiXml => nvidia_smi::xml::read_xml(name, path, opts),
-                InputFormat::GaudiHlSmi => gaudi::read_hlsmi(name, path, opts), // format: gaudi-hlsmi
-                InputFormat::IntelXpuSmi => intel::read_xpusmi_dump(name, path, opts), // format: intel-xpusmi
-                InputFormat::OtlpJson => otel::read_otlp(name, path, opts), // format: otel-otlp-json
-            }
+            let tables =
+                registered(format)?.read(&[(name.to_string(), path.clone(), format)], opts)?;
+            format::one_table(name, tables)
         }
     }
+}
+
+/// The registered format of an id (every id in use is registered).
+fn registered(format: InputFormat) -> Result<&'static dyn Format> {
+    format
+        .def()
+        .with_context(|| format!("input format '{}' is not registered", format.0))
 }
 
 /// Turn a whole source frame into a canonical table (for adapters that build

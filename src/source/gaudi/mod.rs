@@ -162,6 +162,42 @@ pub fn read_hlsmi(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleT
     from_frame(name, frame, &opts.maps, quality)
 }
 
+/// hl-smi -Q … -f csv log (Intel Gaudi)
+pub struct GaudiHlSmi;
+impl crate::source::format::Format for GaudiHlSmi {
+    fn id(&self) -> crate::source::format::InputFormat {
+        crate::source::format::InputFormat("hl-smi")
+    }
+    fn name(&self) -> &'static str {
+        "hl-smi csv"
+    }
+    fn help(&self) -> &'static str {
+        "hl-smi -Q ... -f csv log (Intel Gaudi)"
+    }
+    fn shared_extensions(&self) -> &'static [&'static str] {
+        &["csv"]
+    }
+    fn sniff_order(&self) -> u8 {
+        25
+    }
+    fn sniff(&self, head: &crate::source::format::Head) -> bool {
+        looks_like_hlsmi(head.first_line)
+    }
+    fn read(
+        &self,
+        files: &[crate::source::format::InputFile],
+        opts: &ReadOptions,
+    ) -> Result<Vec<SampleTable>> {
+        files
+            .iter()
+            .map(|(name, path, _)| read_hlsmi(name, path, opts))
+            .collect()
+    }
+    fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {
+        &[("gaudi_hlsmi", crate::fuzzing::gaudi_hlsmi)]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -214,6 +214,42 @@ pub fn read_xpusmi_dump(name: &str, path: &Path, opts: &ReadOptions) -> Result<S
     from_frame(name, frame, &opts.maps, quality)
 }
 
+/// xpu-smi dump CSV (Intel Data Center GPU).
+pub struct IntelXpuSmi;
+impl crate::source::format::Format for IntelXpuSmi {
+    fn id(&self) -> crate::source::format::InputFormat {
+        crate::source::format::InputFormat("xpu-smi")
+    }
+    fn name(&self) -> &'static str {
+        "xpu-smi dump"
+    }
+    fn help(&self) -> &'static str {
+        "xpu-smi dump CSV (Intel Data Center GPU)"
+    }
+    fn shared_extensions(&self) -> &'static [&'static str] {
+        &["csv"]
+    }
+    fn sniff_order(&self) -> u8 {
+        25
+    }
+    fn sniff(&self, head: &crate::source::format::Head) -> bool {
+        looks_like_xpusmi_dump(head.first_line)
+    }
+    fn read(
+        &self,
+        files: &[crate::source::format::InputFile],
+        opts: &ReadOptions,
+    ) -> Result<Vec<SampleTable>> {
+        files
+            .iter()
+            .map(|(name, path, _)| read_xpusmi_dump(name, path, opts))
+            .collect()
+    }
+    fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {
+        &[("intel_xpusmi", crate::fuzzing::intel_xpusmi)]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

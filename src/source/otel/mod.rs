@@ -178,6 +178,42 @@ pub fn read_otlp(name: &str, path: &Path, opts: &ReadOptions) -> Result<SampleTa
     from_frame(name, frame, &opts.maps, quality)
 }
 
+/// OpenTelemetry OTLP JSON metrics (the collector's file exporter), `hw.gpu.*`.
+pub struct OtlpJson;
+impl crate::source::format::Format for OtlpJson {
+    fn id(&self) -> crate::source::format::InputFormat {
+        crate::source::format::InputFormat("otlp-json")
+    }
+    fn name(&self) -> &'static str {
+        "opentelemetry otlp json"
+    }
+    fn help(&self) -> &'static str {
+        "OpenTelemetry OTLP JSON metrics (collector file exporter): hw.gpu.*"
+    }
+    fn shared_extensions(&self) -> &'static [&'static str] {
+        &["jsonl", "ndjson"]
+    }
+    fn sniff_order(&self) -> u8 {
+        15
+    }
+    fn sniff(&self, head: &crate::source::format::Head) -> bool {
+        looks_like_otlp(head.text)
+    }
+    fn read(
+        &self,
+        files: &[crate::source::format::InputFile],
+        opts: &ReadOptions,
+    ) -> Result<Vec<SampleTable>> {
+        files
+            .iter()
+            .map(|(name, path, _)| read_otlp(name, path, opts))
+            .collect()
+    }
+    fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {
+        &[("otel_otlp", crate::fuzzing::otel_otlp)]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

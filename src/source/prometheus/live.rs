@@ -13,9 +13,13 @@ use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 
-/// The DCGM series the audit uses (and their DCGM 4.6 names): the metric registry's.
+/// The series the audit queries: the metric registry's DCGM series (and their
+/// DCGM 4.6 names), then the AMD Device Metrics Exporter's default names
+/// (source/amd/exporter.rs maps them).
 pub fn metrics() -> Vec<&'static str> {
-    crate::metric::dcgm_series()
+    let mut all = crate::metric::dcgm_series();
+    all.extend(crate::metric::amd_exporter_series());
+    all
 }
 
 /// Prometheus refuses a range query of more than 11,000 points per series.
@@ -32,6 +36,15 @@ const KEEP_LABELS: &[&str] = &[
     "gpu_uuid",
     "gpu",
     "GPU_I_ID",
+    // AMD exporter: card, partition, XCC, model, Slurm job
+    "serial_number",
+    "gpu_id",
+    "gpu_partition_id",
+    "gpu_compute_partition_type",
+    "xcc_index",
+    "card_series",
+    "card_model",
+    "job_id",
     "modelName",
     "model",
     "job",
@@ -345,7 +358,7 @@ pub fn load(client: &mut Client, q: &LiveQuery, opts: &ReadOptions) -> Result<Sa
     let (tables, quality, points) = put_together(fetched);
     if tables.is_empty() {
         bail!(
-            "Prometheus at {} has no DCGM series matching {} between {} and {} (expected e.g. DCGM_FI_DEV_GPU_UTIL with a UUID or gpu label; check --selector and the time range)",
+            "Prometheus at {} has no DCGM or AMD exporter series matching {} between {} and {} (expected e.g. DCGM_FI_DEV_GPU_UTIL with a UUID or gpu label, or gpu_gfx_activity; check --selector and the time range)",
             client.base(),
             q.selector(&["DCGM_FI_DEV_GPU_UTIL"], &[]),
             format_time(q.since_us),

@@ -115,7 +115,8 @@ fn target_of(labels: &BTreeMap<String, String>) -> Option<(String, String)> {
 fn is_exporter_pod(pod: &str, container: Option<&str>) -> bool {
     let looks = |s: &str| {
         let s = s.to_ascii_lowercase();
-        s.contains("dcgm-exporter") || s.contains("dcgm_exporter")
+        // dcgm-exporter, and AMD's device-metrics-exporter (`<name>-metrics-exporter-<id>`)
+        s.contains("dcgm-exporter") || s.contains("dcgm_exporter") || s.contains("metrics-exporter")
     };
     looks(pod) || container.is_some_and(looks)
 }
@@ -259,6 +260,8 @@ pub fn pivot(samples: Vec<PromSample>, opts: &LabelOptions) -> Result<(DataFrame
 /// [`pivot`] on series.
 pub fn pivot_series(series: Vec<PromSeries>, opts: &LabelOptions) -> Result<(DataFrame, Quality)> {
     let mut quality = Quality::default();
+    // AMD exporter fields onto canonical metrics (partitions as units)
+    let series = crate::source::amd::exporter::translate(series, &mut quality);
     let align = match opts.align_us {
         Some(a) => a,
         None => smallest_step(&series).map_or(DEFAULT_ALIGN_US, |s| (s / 2).max(1)),
@@ -542,21 +545,71 @@ fn frame_of(metrics: &[String], w: Wide) -> Result<DataFrame> {
     if w.teams.iter().any(Option::is_some) {
         cols.push(Column::new(col::TEAM.into(), w.teams));
     }
-    if let Some(total) = fb_total(metrics, &w.values) {
-        cols.push(Column::new(col::MEM_TOTAL_BYTES.into(), total));
+    let mut values = w.values;
+    if let Some(total) = fb_total(metrics, &values) {
+        match metrics.iter().position(|m| m == col::MEM_TOTAL_BYTES) {
+            // AMD cards name their total; DCGM ones beside them take used + free
+            Some(i) => fill_nulls(&mut values[i], &total, 1.0),
+            None => cols.push(Column::new(col::MEM_TOTAL_BYTES.into(), total)),
+        }
     }
-    for (name, vals) in metrics.iter().zip(w.values) {
-        cols.push(Column::new(name.as_str().into(), vals));
+    let merged = merge_spellings(metrics, &mut values);
+    for ((name, vals), merged) in metrics.iter().zip(values).zip(merged) {
+        if !merged {
+            cols.push(Column::new(name.as_str().into(), vals));
+        }
     }
     Ok(DataFrame::new_infer_height(cols)?)
+}
+
+fn fill_nulls(into: &mut [Option<f64>], from: &[Option<f64>], factor: f64) {
+    for (a, b) in into.iter_mut().zip(from) {
+        if a.is_none() {
+            *a = b.map(|v| v * factor);
+        }
+    }
+}
+
+/// One fleet of two vendors in one pivot: AMD series arrive under canonical
+/// names (source/amd/exporter.rs), DCGM ones under their own. A metric named
+/// as a canonical column takes, where it has no value, the value of each
+/// source spelling of that column (converted by the spelling's unit), and the
+/// spelling's column goes: the one-source-per-column rule would otherwise
+/// leave one vendor's samples out. Returns which metrics were merged.
+fn merge_spellings(metrics: &[String], values: &mut [Vec<Option<f64>>]) -> Vec<bool> {
+    let mut merged = vec![false; metrics.len()];
+    for (i, m) in metrics.iter().enumerate() {
+        let Some(r) = crate::samples::resolve_columns(std::slice::from_ref(m), &[])
+            .into_iter()
+            .next()
+        else {
+            continue;
+        };
+        let Some(target) = metrics.iter().position(|n| n == r.canonical) else {
+            continue;
+        };
+        if target == i {
+            continue;
+        }
+        let factor = match r.unit {
+            crate::samples::Unit::Percent => 0.01,
+            crate::samples::Unit::Mib => 1_048_576.0,
+            _ => 1.0,
+        };
+        let from = values[i].clone();
+        fill_nulls(&mut values[target], &from, factor);
+        merged[i] = true;
+    }
+    merged
 }
 
 /// dcgm-exporter has no total-memory field: total = used + free (+ reserved), MiB -> bytes.
 fn fb_total(metrics: &[String], values: &[Vec<Option<f64>>]) -> Option<Vec<Option<f64>>> {
     let find = |n: &str| metrics.iter().position(|m| m.eq_ignore_ascii_case(n));
+    // a total the source names itself (not as AMD series arrive, exactly `mem_total_bytes`)
     if metrics
         .iter()
-        .any(|m| m.eq_ignore_ascii_case(col::MEM_TOTAL_BYTES))
+        .any(|m| m.eq_ignore_ascii_case(col::MEM_TOTAL_BYTES) && m.as_str() != col::MEM_TOTAL_BYTES)
     {
         return None;
     }
@@ -601,7 +654,7 @@ pub fn read_files(
     for (name, path, format) in files {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("{name}: cannot read as UTF-8 text"))?;
-        match format {
+        match *format {
             InputFormat::PromJson => {
                 let response = json::parse_response(&text)
                     .map_err(|e| anyhow!("{name}:{}: {}", e.line, e.message))?;
