@@ -268,12 +268,13 @@ fn waterfall(report: &Report, u: Units, width: Option<u16>) -> String {
         cols.push(Column::new("").drop_rank(2));
     }
     let mut g = Grid::new(cols);
-    // an SM layer from a vendor metric that only approximates SM active (AMD VALU busy)
-    let sm_approximate = report
-        .data_quality
-        .notes
-        .iter()
-        .any(|n| matches!(n, crate::audit::model::Note::ApproximateSmActive { .. }));
+    // an SM layer from a vendor metric that only approximates SM active
+    // (AMD VALU busy, Intel EU array active)
+    let sm_approximate = report.data_quality.notes.iter().any(|n| {
+        use crate::audit::model::Note;
+        matches!(n, Note::ApproximateSmActive { .. })
+            || matches!(n, Note::ApproximateLayer { layer, .. } if layer == "SM active")
+    });
     for step in &report.waterfall {
         // idle held is a slice of held, not a deeper layer: no bar
         let is_layer = step.layer != Layer::IdleHeld;
