@@ -249,14 +249,22 @@ impl Tally {
         Layers {
             observed_gpu_hours: self.observed_h(),
             held_gpu_hours: self.held_h(),
-            active_gpu_hours: p.device_util.then_some(self.busy_h(DEVICE_UTIL)),
-            sm_active_gpu_hours: p.sm_active.then_some(self.busy_h(SM_ACTIVE)),
-            tensor_active_gpu_hours: p.tensor_active.then_some(self.busy_h(TENSOR_ACTIVE)),
+            active_gpu_hours: self.layer_h(p.device_util, DEVICE_UTIL),
+            sm_active_gpu_hours: self.layer_h(p.sm_active, SM_ACTIVE),
+            tensor_active_gpu_hours: self.layer_h(p.tensor_active, TENSOR_ACTIVE),
             useful_gpu_hours: p.useful.then_some(self.useful_h.get()),
             idle_held_gpu_hours: p.device_util.then_some(self.idle_held_h()),
             unallocated_gpu_hours: (self.observed_us - self.held_us - self.held_unknown_us) as f64
                 / US_PER_HOUR,
         }
+    }
+
+    /// A layer's GPU-hours: None where the input has no such column, and
+    /// None where cards were held but none of their held hours measured it
+    /// (a counter only idle cards reported is not "0 busy").
+    fn layer_h(&self, present: bool, s: Slot) -> Option<f64> {
+        let unmeasured = self.held_us > 0 && self.known_h[s.0].get() <= 0.0;
+        (present && !unmeasured).then(|| self.busy_h(s))
     }
 
     pub fn ratios(&self, p: &Present) -> Ratios {
