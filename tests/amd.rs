@@ -121,7 +121,11 @@ fn a_prefixed_exporter_before_1_4_reads_its_zero_fields_as_not_measured() -> Res
     assert!(r["ratios"]["tensor_active"].is_null());
     // and the fleet's tensor layer: no held hour measured it, so n/a, not 0
     // (the idle card's zeros are not a measurement of the held one)
-    assert!(r["layers"]["tensor_active_gpu_hours"].is_null(), "{}", r["layers"]);
+    assert!(
+        r["layers"]["tensor_active_gpu_hours"].is_null(),
+        "{}",
+        r["layers"]
+    );
     let zero = has_note(&r, "zero_field_unmeasured");
     assert_eq!(
         zero.as_ref().map(|n| n["metric"].clone()),
