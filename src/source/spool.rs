@@ -17,6 +17,16 @@ use std::sync::Arc;
 /// Bytes of text parsed at once: a block and its frame stay near 100 MB.
 const BLOCK_BYTES: usize = 32 << 20;
 
+/// The block size: GPUAUDIT_TEXT_BLOCK_BYTES sets a smaller one for tests
+/// (block edges inside a GPU's run); not a user-facing option.
+fn block_bytes() -> usize {
+    std::env::var("GPUAUDIT_TEXT_BLOCK_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(BLOCK_BYTES)
+}
+
 /// Rows the schema is inferred from, as the in-memory reader infers it.
 const INFER_ROWS: usize = 10_000;
 
@@ -122,14 +132,24 @@ impl Blocks {
     fn next(&mut self, min_bytes: usize, min_records: usize) -> Result<Option<Vec<u8>>> {
         let mut buf = std::mem::take(&mut self.carry);
         loop {
-            let (cut, records) = last_record_end(&buf, self.csv);
-            if self.eof || (buf.len() >= min_bytes && records >= min_records && cut.is_some()) {
-                if self.eof {
-                    return Ok((!buf.is_empty()).then_some(buf));
+            if buf.len() >= min_bytes || self.eof {
+                // the last record edge within min_bytes, else the first past it
+                let within = &buf[..buf.len().min(min_bytes)];
+                let cut = match last_record_end(within, self.csv) {
+                    (Some(c), n) if n >= min_records => Some(c),
+                    _ => match last_record_end(&buf, self.csv) {
+                        (Some(c), n) if n >= min_records => Some(c),
+                        _ => None,
+                    },
+                };
+                match cut {
+                    Some(c) if c < buf.len() => {
+                        self.carry = buf.split_off(c);
+                        return Ok(Some(buf));
+                    }
+                    _ if self.eof => return Ok((!buf.is_empty()).then_some(buf)),
+                    _ => {}
                 }
-                let at = cut.unwrap_or(buf.len());
-                self.carry = buf.split_off(at);
-                return Ok(Some(buf));
             }
             let want = min_bytes.max(buf.len()).max(1 << 16);
             let before = buf.len();
@@ -140,6 +160,25 @@ impl Blocks {
             self.eof = buf.len() == before;
         }
     }
+}
+
+/// Where the `n`th record ends (just past its newline), else the end.
+fn nth_record_end(bytes: &[u8], csv: bool, n: usize) -> usize {
+    let mut in_quotes = false;
+    let mut records = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'"' if csv => in_quotes = !in_quotes,
+            b'\n' if !in_quotes => {
+                records += 1;
+                if records == n {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    bytes.len()
 }
 
 /// Where the last complete record ends (just past its newline) and how many
@@ -286,8 +325,20 @@ fn spool_typed(
     if let Some(s) = shape.as_mut() {
         s.feed(&header)?;
     }
-    let inferred = parse_block(kind, &header, &first, None, Some(INFER_ROWS))
+    // the types of the first 10,000 rows, from those rows alone (polars
+    // parses whole chunks, past n_rows, and would stop at a later row)
+    let head = &first[..nth_record_end(&first, csv, INFER_ROWS)];
+    let inferred = parse_block(kind, &header, head, None, Some(INFER_ROWS))
         .map_err(|e| anyhow!("{name}: {}", decode::short(&e.to_string())))?;
+    // the rest of the first block goes back: blocks are block-sized from here
+    let mut first = first;
+    if let (Some(cut), _) = last_record_end(&first[..first.len().min(block_bytes())], csv)
+        && cut < first.len()
+    {
+        let mut rest = first.split_off(cut);
+        rest.append(&mut blocks.carry);
+        blocks.carry = rest;
+    }
     let schema: SchemaRef = match typing {
         Typing::Inferred => inferred.schema().clone(),
         Typing::AllText => Arc::new(
@@ -319,7 +370,7 @@ fn spool_typed(
         kept_frame.rechunk_mut();
         rows += kept_frame.height() as u64;
         writer.write_batch(&kept_frame)?;
-        block = blocks.next(BLOCK_BYTES, 1)?;
+        block = blocks.next(block_bytes(), 1)?;
     }
     if let Some(s) = shape {
         s.end()?;
