@@ -16,6 +16,33 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
         .map_err(crate::error::stdout_write_error)
 }
 
+/// A document written as it is produced, to `-o FILE` or stdout, through a
+/// buffer (never whole in memory); errors as [`write_stdout`] and
+/// `--output FILE: cannot write` say them.
+pub fn write_streamed(
+    output: Option<&Path>,
+    write: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    match output {
+        Some(path) => {
+            let cannot = || format!("--output {}: cannot write", path.display());
+            let file = std::fs::File::create(path).with_context(cannot)?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+            write(&mut out)
+                .and_then(|()| out.flush())
+                .with_context(cannot)
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+            write(&mut out)
+                .and_then(|()| out.flush())
+                .map_err(crate::error::stdout_write_error)
+        }
+    }
+}
+
 /// The format an output file's extension names (case aside), if any.
 fn format_of_extension(path: &Path) -> Option<(ReportFormat, &'static str)> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();

@@ -13,6 +13,12 @@ pub fn run(cmd: ReportCommand) -> Result<u8> {
     }
     let report = crate::pipeline::report(&report_request(&args.input, &args.audit, args.quiet)?)?;
     let top_default = args.audit.top.unwrap_or(10);
+    if format == ReportFormat::Json {
+        // written as produced: every job and GPU listed, no whole document in memory
+        let write = |out: &mut dyn std::io::Write| render::json::write(&report, out);
+        crate::output::write_streamed(args.output.as_deref(), &write)?;
+        return Ok(0);
+    }
     let text = match format {
         ReportFormat::Table => {
             let width =
