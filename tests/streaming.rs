@@ -123,3 +123,49 @@ fn a_bad_bound_is_refused_naming_the_variable() -> anyhow::Result<()> {
     assert!(err.contains("GPUAUDIT_STREAM_TEXT_ABOVE=\"lots\""), "{err}");
     Ok(())
 }
+
+#[test]
+fn a_converted_csv_reports_the_figures_of_the_csv() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let csv = dir.path().join("fleet.csv");
+    std::fs::write(&csv, fleet_csv(Some(20_000)))?;
+    let parquet = dir.path().join("fleet.parquet");
+    let out = gpuaudit()?
+        .arg("convert")
+        .arg(&csv)
+        .arg("-o")
+        .arg(&parquet)
+        .output()?;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let from_csv = report(&csv.display().to_string(), None)?;
+    let from_parquet = report(&parquet.display().to_string(), None)?;
+    assert_eq!(from_parquet["sources"]["rows_read"], 72_000);
+    // the copy holds canonical fractions: the CSV's "read as percent" note is
+    // the one thing said differently
+    for section in [
+        "window",
+        "layers",
+        "ratios",
+        "cost",
+        "gpus",
+        "idle_episodes",
+        "leaks",
+    ] {
+        assert_eq!(from_csv[section], from_parquet[section], "{section}");
+    }
+    assert!((num(&from_parquet, "/layers/active_gpu_hours") - 290.975).abs() < 1e-9);
+    // only parquet is written
+    let out = gpuaudit()?
+        .arg("convert")
+        .arg(&csv)
+        .args(["-o", "copy.csv"])
+        .output()?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-o copy.csv: expected a .parquet file"));
+    Ok(())
+}

@@ -206,6 +206,62 @@ fn streamed(
     }
 }
 
+/// `convert`: the canonical sample table of the inputs written to `out` as
+/// parquet. Parquet, CSV and NDJSON stream (text through its spool, whatever
+/// its size), their units and never-measured columns decided on the whole
+/// input and stray samples left out, as the audit reads them; other inputs
+/// (scrapes, nvidia-smi logs) are read whole. Returns the rows written.
+pub fn convert(specs: &[String], read: &ReadOptions, out: &Path) -> Result<u64> {
+    use crate::audit::ChunkSource;
+    let mut inputs = crate::source::resolve_inputs(specs)?;
+    let _stdin = crate::source::spool::read_stdin_once(&mut inputs, 0)?;
+    let spooled = crate::source::spool::spool_inputs(&inputs, read, 0)?;
+    let mut read = read.clone();
+    if let Some(s) = &spooled {
+        inputs = s.inputs.clone();
+        read.format = None;
+    }
+    let forced_other = read.format.is_some_and(|f| f != InputFormat::Parquet);
+    let Some(stream) =
+        crate::source::stream::ParquetStream::open(&inputs, &read.maps, forced_other)?
+    else {
+        let table = crate::source::load_inputs(&inputs, &read)?;
+        crate::source::write::write_samples(&table.df, out)?;
+        return Ok(table.df.height() as u64);
+    };
+    // every chunk with every column some input has, in canonical order
+    let columns: Vec<(&str, polars::prelude::DataType)> = crate::samples::COLUMNS
+        .iter()
+        .filter(|(name, _)| stream.has(name))
+        .map(|(name, kind)| (*name, crate::samples::dtype_of(*kind)))
+        .collect();
+    let schema: polars::prelude::Schema = columns
+        .iter()
+        .map(|(n, dt)| polars::prelude::Field::new((*n).into(), dt.clone()))
+        .collect();
+    let mut sink = crate::source::write::ParquetSink::create(out, &schema)?;
+    let mut rows = 0u64;
+    stream.for_each_chunk(false, &mut |chunk| {
+        let height = chunk.height();
+        let cols = columns
+            .iter()
+            .map(|(name, dt)| match chunk.column(name) {
+                Ok(c) => Ok(c.cast(dt)?),
+                Err(_) => Ok(polars::prelude::Column::full_null(
+                    (*name).into(),
+                    height,
+                    dt,
+                )),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        sink.write(&polars::prelude::DataFrame::new(height, cols)?)?;
+        rows += height as u64;
+        Ok(())
+    })?;
+    sink.finish()?;
+    Ok(rows)
+}
+
 /// A streamed audit that must be redone in memory: samples out of time order
 /// (the in-memory path sorts them) or GPU ids that need the whole table.
 fn needs_memory(e: &anyhow::Error) -> bool {
