@@ -169,3 +169,24 @@ fn a_converted_csv_reports_the_figures_of_the_csv() -> anyhow::Result<()> {
     assert!(String::from_utf8_lossy(&out.stderr).contains("-o copy.csv: expected a .parquet file"));
     Ok(())
 }
+
+#[test]
+fn a_compressed_csv_cut_short_is_refused_naming_it_when_streamed() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, fleet_csv(None).as_bytes())?;
+    let bytes = gz.finish()?;
+    let path = dir.path().join("fleet.csv.gz");
+    // the head decodes; the rest ends mid-stream
+    std::fs::write(&path, &bytes[..bytes.len() / 2])?;
+    let out = gpuaudit()?
+        .arg("report")
+        .arg(&path)
+        .env("GPUAUDIT_STREAM_TEXT_ABOVE", "0")
+        .output()?;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fleet.csv.gz: not a valid gzip file"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    Ok(())
+}

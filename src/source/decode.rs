@@ -46,7 +46,7 @@ impl Compression {
             None
         }
     }
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Compression::Gzip => "gzip",
             Compression::Zstd => "zstd",

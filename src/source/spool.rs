@@ -124,6 +124,8 @@ struct Blocks {
     csv: bool,
     carry: Vec<u8>,
     eof: bool,
+    /// the file's compression, to name it when its bytes do not decode
+    compression: Option<decode::Compression>,
 }
 
 impl Blocks {
@@ -156,7 +158,10 @@ impl Blocks {
             (&mut self.reader)
                 .take(want as u64)
                 .read_to_end(&mut buf)
-                .with_context(|| format!("{}: cannot read", self.name))?;
+                .with_context(|| match self.compression {
+                    Some(c) => format!("{}: not a valid {} file", self.name, c.name()),
+                    None => format!("{}: cannot read", self.name),
+                })?;
             self.eof = buf.len() == before;
         }
     }
@@ -309,6 +314,7 @@ fn spool_typed(
         csv,
         carry: Vec::new(),
         eof: false,
+        compression: decode::Compression::of(&super::files::read_head(path, 4)?),
     };
     let first = blocks
         .next(BLOCK_BYTES, INFER_ROWS + 1)?
@@ -396,9 +402,12 @@ pub fn text_kind_of(path: &Path, forced: Option<super::InputFormat>) -> Result<O
         Some(super::format_of(path, forced)?)
     };
     let head = if compressed {
-        let mut r = open_text(&path.display().to_string(), path)?;
         let mut h = Vec::new();
-        r.by_ref().take(4096).read_to_end(&mut h)?;
+        let read = open_text(&path.display().to_string(), path)
+            .and_then(|r| Ok(r.take(4096).read_to_end(&mut h)?));
+        if read.is_err() {
+            return Ok(None); // corrupt: the in-memory reader names the file and why
+        }
         h
     } else {
         super::files::read_head(path, 4096)?
