@@ -26,6 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one')
@@ -87,6 +88,37 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('--per-gpu', '--per-gpu', [CompletionResultType]::ParameterName, 'Idle episodes one row per GPU, not one per job and span')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpuaudit;convert' {
+            [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Narrow the series with label matchers, e.g. ''{cluster="a"}''')
+            [CompletionResult]::new('--prom-token', '--prom-token', [CompletionResultType]::ParameterName, 'Bearer token for the server (never printed)')
+            [CompletionResult]::new('--prom-user', '--prom-user', [CompletionResultType]::ParameterName, 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)')
+            [CompletionResult]::new('--prom-password', '--prom-password', [CompletionResultType]::ParameterName, 'Basic-auth password (never printed; prefer the environment variable)')
+            [CompletionResult]::new('--prom-timeout', '--prom-timeout', [CompletionResultType]::ParameterName, 'Give up on one request after this long')
+            [CompletionResult]::new('--prom-retries', '--prom-retries', [CompletionResultType]::ParameterName, 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)')
+            [CompletionResult]::new('--hosts-per-query', '--hosts-per-query', [CompletionResultType]::ParameterName, 'Hosts per query: smaller keeps memory lower, larger makes fewer requests')
+            [CompletionResult]::new('--prom-concurrency', '--prom-concurrency', [CompletionResultType]::ParameterName, 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number')
+            [CompletionResult]::new('--prom-compression', '--prom-compression', [CompletionResultType]::ParameterName, 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of going by its extension')
+            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time')
+            [CompletionResult]::new('--job-label', '--job-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload')
+            [CompletionResult]::new('--team-label', '--team-label', [CompletionResultType]::ParameterName, 'Scrape / Prometheus label that names the team. Default: the workload''s namespace')
+            [CompletionResult]::new('--align', '--align', [CompletionResultType]::ParameterName, 'Samples of one GPU stamped this close form one sample: metrics of one scrape stamped apart (Prometheus; default half the series'' step, else 5s), or two exporters scraping one GPU (every input; default 0: only the same instant)')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The parquet file to write (replaced whole, never left half-written)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The parquet file to write (replaced whole, never left half-written)')
+            [CompletionResult]::new('--pushdown', '--pushdown', [CompletionResultType]::ParameterName, 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report''s notes)')
+            [CompletionResult]::new('--prom-queue', '--prom-queue', [CompletionResultType]::ParameterName, 'Also read demand from the server''s kube-state-metrics: pods Pending with nvidia_com_gpu requests over the window (as `--queue` does from a file)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bar')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bar')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -257,6 +289,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
         }
         'gpuaudit;help' {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one')
@@ -267,6 +300,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;help;report' {
+            break
+        }
+        'gpuaudit;help;convert' {
             break
         }
         'gpuaudit;help;demo' {

@@ -23,6 +23,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+            cand convert 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand explain 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
@@ -83,6 +84,36 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -q 'No progress bar'
             cand --quiet 'No progress bar'
             cand --per-gpu 'Idle episodes one row per GPU, not one per job and span'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpuaudit;convert'= {
+            cand --prometheus 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]'
+            cand --step 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)'
+            cand --selector 'Narrow the series with label matchers, e.g. ''{cluster="a"}'''
+            cand --prom-token 'Bearer token for the server (never printed)'
+            cand --prom-user 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)'
+            cand --prom-password 'Basic-auth password (never printed; prefer the environment variable)'
+            cand --prom-timeout 'Give up on one request after this long'
+            cand --prom-retries 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)'
+            cand --hosts-per-query 'Hosts per query: smaller keeps memory lower, larger makes fewer requests'
+            cand --prom-concurrency 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number'
+            cand --prom-compression 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)'
+            cand --input-format 'Read every input as this format instead of going by its extension'
+            cand --map 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent'
+            cand --at 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file''s modification time'
+            cand --job-label 'Scrape / Prometheus label that names the job. Default: the workload''s pod (exported_pod, or pod when it is not the exporter''s own), else hpc_job. Prometheus'' own job and instance labels name the scrape target, never a workload'
+            cand --team-label 'Scrape / Prometheus label that names the team. Default: the workload''s namespace'
+            cand --align 'Samples of one GPU stamped this close form one sample: metrics of one scrape stamped apart (Prometheus; default half the series'' step, else 5s), or two exporters scraping one GPU (every input; default 0: only the same instant)'
+            cand --columns 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used'
+            cand -o 'The parquet file to write (replaced whole, never left half-written)'
+            cand --output 'The parquet file to write (replaced whole, never left half-written)'
+            cand --pushdown 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report''s notes)'
+            cand --prom-queue 'Also read demand from the server''s kube-state-metrics: pods Pending with nvidia_com_gpu requests over the window (as `--queue` does from a file)'
+            cand -q 'No progress bar'
+            cand --quiet 'No progress bar'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -246,6 +277,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         }
         &'gpuaudit;help'= {
             cand report 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+            cand convert 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast'
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand explain 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
@@ -255,6 +287,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpuaudit;help;report'= {
+        }
+        &'gpuaudit;help;convert'= {
         }
         &'gpuaudit;help;demo'= {
         }

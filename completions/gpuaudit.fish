@@ -27,6 +27,7 @@ end
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "convert" -d 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
@@ -114,6 +115,46 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s q -l quiet 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l per-gpu -d 'Idle episodes one row per GPU, not one per job and span'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-token -d 'Bearer token for the server (never printed)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-user -d 'Basic-auth user (the password comes from GPUAUDIT_PROM_PASSWORD)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-password -d 'Basic-auth password (never printed; prefer the environment variable)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-timeout -d 'Give up on one request after this long' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l hosts-per-query -d 'Hosts per query: smaller keeps memory lower, larger makes fewer requests' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
+none\t'ask for plain answers: faster on the same host or a fast network'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t'Parquet file (or a directory of them)'
+csv\t'CSV (or TSV) with a header row'
+ndjson\t'Newline-delimited JSON objects (or a JSON array of them)'
+prom\t'Prometheus text exposition or OpenMetrics (a dcgm-exporter or AMD exporter /metrics scrape)'
+prom-json\t'Prometheus HTTP API response (/api/v1/query or /api/v1/query_range)'
+nvidia-smi\t'nvidia-smi --query-gpu or --query-compute-apps CSV log'
+nvidia-smi-dmon\t'nvidia-smi dmon log'
+nvidia-smi-xml\t'nvidia-smi -q -x snapshots'
+amd-smi-json\t'amd-smi metric --json or amd-smi monitor --json output'
+amd-smi-monitor\t'amd-smi monitor (amd-smi dmon) table'
+amd-smi-text\t'amd-smi metric (--usage, --power, --mem-usage) text output'
+rocm-smi-json\t'rocm-smi --showuse --json output (GFX Activity is a counter, never a percent)'
+rocm-smi-csv\t'rocm-smi --showuse --csv output'
+hl-smi\t'hl-smi -Q ... -f csv log (Intel Gaudi)'
+xpu-smi\t'xpu-smi dump CSV (Intel Data Center GPU)'
+otlp-json\t'OpenTelemetry OTLP JSON metrics (collector file exporter): hw.gpu.*'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l map -d 'Map a source column onto a canonical one: SOURCE=CANONICAL[:UNIT], UNIT one of percent, fraction, mib, bytes. Repeatable. Example: --map gpu_busy=device_util:percent. Without a unit, a fraction column whose values exceed 1 (within 0..100) is read as percent' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l at -d 'Time for samples without a timestamp (a scrape without timestamps, an nvidia-smi snapshot). Default: the file\'s modification time' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l align -d 'Samples of one GPU stamped this close form one sample: metrics of one scrape stamped apart (Prometheus; default half the series\' step, else 5s), or two exporters scraping one GPU (every input; default 0: only the same instant)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -s o -l output -d 'The parquet file to write (replaced whole, never left half-written)' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-queue -d 'Also read demand from the server\'s kube-state-metrics: pods Pending with nvidia_com_gpu requests over the window (as `--queue` does from a file)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -s q -l quiet -d 'No progress bar'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l out -d 'Where to write the synthetic fleet (.parquet, .csv or .ndjson); a path without extension with --partition-by-day becomes a hive-partitioned directory' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l gpus -d 'Number of GPUs (rounded up to whole 8-GPU nodes)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand demo" -l days -d 'Days of samples' -r
@@ -685,11 +726,12 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-p
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report demo scan explain mfu peaks check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "convert" -d 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 pub(crate) mod audit;
 pub(crate) mod check;
+pub(crate) mod convert;
 pub(crate) mod demo;
 pub(crate) mod explain;
 pub(crate) mod input;
@@ -45,6 +46,8 @@ pub struct Cli {
 pub enum Command {
     /// Report held vs used GPU-hours, idle episodes and idle cost from metric dumps.
     Report(ReportCommand),
+    /// Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast.
+    Convert(convert::ConvertArgs),
     /// Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks).
     Demo(DemoArgs),
     /// MFU calculator: model FLOP/s from throughput and model size over the GPUs' dense peak.

@@ -1394,6 +1394,16 @@ pub fn parse_number_text(text: &str) -> Option<f64> {
     matches!(unit.as_str(), "" | "%" | "mib" | "w" | "mhz" | "c").then_some(value)
 }
 
+/// How many values of a column `unit` leaves usable, and how many it counts
+/// invalid (for a streamed pass that decides units before it reads values).
+/// A column of text without one number reads as nothing usable, all invalid.
+pub fn usable_count(src: &Series, unit: Unit, kind: Kind) -> (u64, u64) {
+    match to_numbers(src, unit, kind) {
+        Ok((values, bad)) => (values.iter().flatten().count() as u64, bad),
+        Err(_) => (0, (src.len() - src.null_count()) as u64),
+    }
+}
+
 /// Numbers converted to the canonical unit; out-of-range or unparseable values
 /// become null and are counted (never clamped).
 fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>, u64)> {

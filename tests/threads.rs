@@ -253,6 +253,17 @@ impl EveryPathFleet {
         out
     }
 
+    fn ndjson_text(rows: &[(i64, &'static str, bool, f64)]) -> String {
+        let mut out = String::new();
+        for (t, g, held, u) in rows {
+            let ts = Self::rfc3339(*t);
+            out.push_str(&format!(
+                "{{\"time\":\"{ts}\",\"host\":\"h\",\"gpu\":\"{g}\",\"held\":{held},\"device_util\":{u:?},\"sm_active\":null}}\n"
+            ));
+        }
+        out
+    }
+
     fn new() -> anyhow::Result<Self> {
         use polars::prelude::*;
         let dir = tempfile::tempdir()?;
@@ -271,7 +282,14 @@ impl EveryPathFleet {
             std::fs::write(csv, Self::csv_text(&rows))?;
             all.extend(rows);
         }
-        std::fs::write(dir.path().join("fleet.csv"), Self::csv_text(&all))?;
+        let csv = Self::csv_text(&all);
+        std::fs::write(dir.path().join("fleet.csv"), &csv)?;
+        std::fs::write(dir.path().join("fleet.ndjson"), Self::ndjson_text(&all))?;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, csv.as_bytes())?;
+        std::fs::write(dir.path().join("fleet.csv.gz"), gz.finish()?)?;
+        let zst = zstd::encode_all(csv.as_bytes(), 3)?;
+        std::fs::write(dir.path().join("fleet.csv.zst"), zst)?;
         Ok(EveryPathFleet { dir })
     }
 
@@ -287,11 +305,23 @@ impl EveryPathFleet {
     }
 }
 
-/// The report of `args` (plus `stdin` piped in when given), with the inputs'
-/// names left out: every other figure must agree whatever the path.
+/// The report of `args` (plus `stdin` piped in when given, and `env` set),
+/// with the inputs' names left out: every other figure must agree whatever
+/// the path.
 fn report_of(args: &[String], stdin: Option<&str>) -> anyhow::Result<Value> {
+    report_with(args, stdin, &[])
+}
+
+fn report_with(
+    args: &[String],
+    stdin: Option<&str>,
+    env: &[(&str, &str)],
+) -> anyhow::Result<Value> {
     let mut c = gpuaudit()?;
     c.arg("report").args(args).args(["--format", "json"]);
+    for (k, v) in env {
+        c.env(k, v);
+    }
     if let Some(file) = stdin {
         c.pipe_stdin(file)?;
     }
@@ -302,6 +332,13 @@ fn report_of(args: &[String], stdin: Option<&str>) -> anyhow::Result<Value> {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut v: Value = serde_json::from_slice(&out.stdout)?;
+    // a bound set: the text was read in blocks (every row of it, stray included)
+    let streamed = v["sources"]["text_rows_streamed"].as_u64();
+    let bound = env.iter().find(|(k, _)| *k == "GPUAUDIT_STREAM_TEXT_ABOVE");
+    anyhow::ensure!(
+        streamed.is_some() == bound.is_some(),
+        "{args:?} {env:?}: text_rows_streamed {streamed:?}"
+    );
     if let Some(o) = v.as_object_mut() {
         o.remove("inputs");
         o.remove("sources");
@@ -322,13 +359,45 @@ fn every_read_path_gives_every_figure_alike() -> anyhow::Result<()> {
         ("parquet, text times".into(), vec![f.path("text")], None),
         ("one csv".into(), vec![csv.clone()], None),
         ("csv files".into(), f.files("csv", "csv"), None),
-        ("stdin".into(), vec!["-".into()], Some(csv)),
+        ("stdin".into(), vec!["-".into()], Some(csv.clone())),
+        ("one ndjson".into(), vec![f.path("fleet.ndjson")], None),
+        ("csv.gz".into(), vec![f.path("fleet.csv.gz")], None),
+        ("csv.zst".into(), vec![f.path("fleet.csv.zst")], None),
     ];
     for (what, args, stdin) in paths.clone() {
         let mut one = args.clone();
         one.extend(["--threads".to_string(), "1".to_string()]);
         paths.push((format!("{what} --threads 1"), one, stdin));
     }
+    // CSV and NDJSON streamed (a bound of 0 bytes): in 4 KiB blocks, slices
+    // of 997 rows, block and slice edges inside every GPU's run
+    let streamed: Vec<(String, Vec<String>, Option<String>)> = vec![
+        ("one csv".into(), vec![csv.clone()], None),
+        ("csv files".into(), f.files("csv", "csv"), None),
+        ("stdin".into(), vec!["-".into()], Some(csv.clone())),
+        (
+            "stdin, gzip".into(),
+            vec!["-".into()],
+            Some(f.path("fleet.csv.gz")),
+        ),
+        ("one ndjson".into(), vec![f.path("fleet.ndjson")], None),
+        ("csv.gz".into(), vec![f.path("fleet.csv.gz")], None),
+        ("csv.zst".into(), vec![f.path("fleet.csv.zst")], None),
+        (
+            "csv beside parquet".into(),
+            {
+                let mut v = f.files("fleet", "parquet");
+                v[0] = f.path("csv/d001.csv");
+                v
+            },
+            None,
+        ),
+    ];
+    let stream_env = [
+        ("GPUAUDIT_STREAM_TEXT_ABOVE", "0"),
+        ("GPUAUDIT_TEXT_BLOCK_BYTES", "4096"),
+        ("GPUAUDIT_SLICE_ROWS", "997"),
+    ];
     let first = report_of(&paths[0].1, None)?;
     // the figures, computed by hand: the stray left out, January alone
     assert_eq!(first["window"]["start"], "2026-01-01T00:00:00Z");
@@ -351,13 +420,17 @@ fn every_read_path_gives_every_figure_alike() -> anyhow::Result<()> {
         first["data_quality"]["warning_codes"][0],
         serde_json::json!({"code": "unmeasured", "column": "sm_active", "invalid": 0})
     );
-    for (what, args, stdin) in &paths[1..] {
-        let v = report_of(args, stdin.as_deref())?;
+    let in_memory = paths[1..].iter().map(|p| (p, &[][..]));
+    let streamed_paths = streamed
+        .iter()
+        .flat_map(|p| [(p, &stream_env[..]), (p, &stream_env[..1])]);
+    for ((what, args, stdin), env) in in_memory.chain(streamed_paths) {
+        let v = report_with(args, stdin.as_deref(), env)?;
         let mut diffs = Vec::new();
         differences_within(&first, &v, "", 1e-9, &mut diffs);
         assert!(
             diffs.is_empty(),
-            "{what} differs from the directory in {} places: {:?}",
+            "{what} {env:?} differs from the directory in {} places: {:?}",
             diffs.len(),
             &diffs[..diffs.len().min(10)]
         );

@@ -1291,6 +1291,7 @@ impl<'a> Engine<'a> {
                 files: sources,
                 rows_read,
                 rows_used: merged.counts.rows_in_window,
+                text_rows_streamed: None,
             },
             held_rule: self.rule.basis(),
             present: self.present,

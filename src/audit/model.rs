@@ -145,6 +145,11 @@ pub struct Sources {
     pub files: Vec<String>,
     pub rows_read: u64,
     pub rows_used: u64,
+    /// rows of CSV/NDJSON read in blocks (streamed through a temporary
+    /// parquet file) because the text was above the memory bound; absent
+    /// when none was
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_rows_streamed: Option<u64>,
 }
 
 /// What could not be used and what the readers and the audit decided. Its

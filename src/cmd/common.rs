@@ -60,7 +60,22 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         align_us,
         columns,
         held_mem_bytes: None,
+        stream_text_above: stream_text_above()?,
     })
+}
+
+/// GPUAUDIT_STREAM_TEXT_ABOVE: the memory bound above which CSV/NDJSON
+/// inputs are streamed in blocks (a size: `64MiB`, `4MB`, `0`: always);
+/// read once here. Not a flag: tuning and tests.
+fn stream_text_above() -> Result<Option<u64>> {
+    let Ok(text) = std::env::var("GPUAUDIT_STREAM_TEXT_ABOVE") else {
+        return Ok(None);
+    };
+    crate::timeparse::parse_size_bytes(&text)
+        .map(Some)
+        .with_context(|| {
+            format!("GPUAUDIT_STREAM_TEXT_ABOVE={text:?}: expected a size such as 64MiB")
+        })
 }
 
 /// The audit's flags as plain options (parsed by the pipeline once the

@@ -6,6 +6,7 @@ use anyhow::Result;
 pub(crate) mod bracket;
 pub(crate) mod check;
 pub(crate) mod common;
+pub(crate) mod convert;
 pub(crate) mod demo;
 pub(crate) mod explain;
 pub(crate) mod format;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
     match cli.command {
         Command::Report(args) => report::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Mfu(args) => mfu::run(args),
         Command::Peaks(args) => peaks::run(args),

@@ -12,7 +12,19 @@ pub fn run(cmd: ReportCommand) -> Result<u8> {
         bail!("--table picks the table of --format csv; add --format csv");
     }
     let report = crate::pipeline::report(&report_request(&args.input, &args.audit, args.quiet)?)?;
+    if let (Some(rows), false) = (report.sources.text_rows_streamed, args.quiet) {
+        // a big text export is read again on every report: say once how not to
+        eprintln!(
+            "gpuaudit: {rows} rows of CSV/NDJSON read in blocks; a parquet copy reads several times faster: gpuaudit convert INPUT... -o COPY.parquet"
+        );
+    }
     let top_default = args.audit.top.unwrap_or(10);
+    if format == ReportFormat::Json {
+        // written as produced: every job and GPU listed, no whole document in memory
+        let write = |out: &mut dyn std::io::Write| render::json::write(&report, out);
+        crate::output::write_streamed(args.output.as_deref(), &write)?;
+        return Ok(0);
+    }
     let text = match format {
         ReportFormat::Table => {
             let width =

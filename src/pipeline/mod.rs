@@ -102,14 +102,32 @@ pub fn report(req: &ReportRequest) -> Result<Report> {
         Origin::Prometheus(p) => prometheus_report(p, req),
         Origin::Files(inputs) => {
             let jobs = declared_jobs(req.audit.jobs.as_deref())?;
+            let mut inputs = crate::source::resolve_inputs(inputs)?;
+            let bound = req
+                .read
+                .stream_text_above
+                .unwrap_or(crate::source::DEFAULT_STREAM_TEXT_ABOVE);
+            // a pipe is read once: whole when it fits the bound, else to a temporary file
+            let _stdin = crate::source::spool::read_stdin_once(&mut inputs, bound)?;
+            // CSV/NDJSON above the bound stream through a parquet spool
+            let spooled = crate::source::spool::spool_inputs(&inputs, &req.read, bound)?;
+            let mut read = req.read.clone();
+            if let Some(s) = &spooled {
+                inputs = s.inputs.clone();
+                read.format = None; // the spools are parquet
+            }
+            let text_rows = spooled.as_ref().map(|s| s.rows);
             // Parquet datasets stream through the audit in bounded memory (a jobs file too).
-            if let Some(report) = streamed(inputs, req, jobs.as_ref())? {
+            if let Some(mut report) = streamed(&inputs, req, &read, jobs.as_ref())? {
+                report.sources.text_rows_streamed = text_rows;
                 return Ok(report);
             }
-            let table = crate::source::load(inputs, &req.read)?;
+            let table = crate::source::load_inputs(&inputs, &read)?;
             let mut cfg = audit_config_for(&req.audit, &table)?;
             cfg.align_us = req.read.align_us.unwrap_or(0);
-            crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())
+            let mut report = crate::audit::audit_with_jobs(&table, &cfg, jobs.as_ref())?;
+            report.sources.text_rows_streamed = text_rows;
+            Ok(report)
         }
     }
 }
@@ -131,14 +149,14 @@ pub fn sampled_report(
 /// The streaming audit of a parquet dataset; None when the inputs are not all
 /// parquet, or their samples are not in time order (then the in-memory path sorts them).
 fn streamed(
-    inputs: &[String],
+    inputs: &[(String, Input)],
     req: &ReportRequest,
+    read: &ReadOptions,
     jobs: Option<&DeclaredJobs>,
 ) -> Result<Option<Report>> {
-    let inputs = crate::source::resolve_inputs(inputs)?;
-    let forced_other = req.read.format.is_some_and(|f| f != InputFormat::Parquet);
+    let forced_other = read.format.is_some_and(|f| f != InputFormat::Parquet);
     let Some(stream) =
-        crate::source::stream::ParquetStream::open(&inputs, &req.read.maps, forced_other)?
+        crate::source::stream::ParquetStream::open(inputs, &read.maps, forced_other)?
     else {
         return Ok(None);
     };
@@ -154,7 +172,7 @@ fn streamed(
         Err(e) if needs_memory(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
-    cfg.align_us = req.read.align_us.unwrap_or(0);
+    cfg.align_us = read.align_us.unwrap_or(0);
     cfg.streamed = true;
     // Decoding the next slice while this one is audited keeps a second slice
     // alive: on by default only when no slice is over READ_AHEAD_MAX_SLICE_ROWS,
@@ -186,6 +204,62 @@ fn streamed(
         Err(e) if needs_memory(&e) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// `convert`: the canonical sample table of the inputs written to `out` as
+/// parquet. Parquet, CSV and NDJSON stream (text through its spool, whatever
+/// its size), their units and never-measured columns decided on the whole
+/// input and stray samples left out, as the audit reads them; other inputs
+/// (scrapes, nvidia-smi logs) are read whole. Returns the rows written.
+pub fn convert(specs: &[String], read: &ReadOptions, out: &Path) -> Result<u64> {
+    use crate::audit::ChunkSource;
+    let mut inputs = crate::source::resolve_inputs(specs)?;
+    let _stdin = crate::source::spool::read_stdin_once(&mut inputs, 0)?;
+    let spooled = crate::source::spool::spool_inputs(&inputs, read, 0)?;
+    let mut read = read.clone();
+    if let Some(s) = &spooled {
+        inputs = s.inputs.clone();
+        read.format = None;
+    }
+    let forced_other = read.format.is_some_and(|f| f != InputFormat::Parquet);
+    let Some(stream) =
+        crate::source::stream::ParquetStream::open(&inputs, &read.maps, forced_other)?
+    else {
+        let table = crate::source::load_inputs(&inputs, &read)?;
+        crate::source::write::write_samples(&table.df, out)?;
+        return Ok(table.df.height() as u64);
+    };
+    // every chunk with every column some input has, in canonical order
+    let columns: Vec<(&str, polars::prelude::DataType)> = crate::samples::COLUMNS
+        .iter()
+        .filter(|(name, _)| stream.has(name))
+        .map(|(name, kind)| (*name, crate::samples::dtype_of(*kind)))
+        .collect();
+    let schema: polars::prelude::Schema = columns
+        .iter()
+        .map(|(n, dt)| polars::prelude::Field::new((*n).into(), dt.clone()))
+        .collect();
+    let mut sink = crate::source::write::ParquetSink::create(out, &schema)?;
+    let mut rows = 0u64;
+    stream.for_each_chunk(false, &mut |chunk| {
+        let height = chunk.height();
+        let cols = columns
+            .iter()
+            .map(|(name, dt)| match chunk.column(name) {
+                Ok(c) => Ok(c.cast(dt)?),
+                Err(_) => Ok(polars::prelude::Column::full_null(
+                    (*name).into(),
+                    height,
+                    dt,
+                )),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        sink.write(&polars::prelude::DataFrame::new(height, cols)?)?;
+        rows += height as u64;
+        Ok(())
+    })?;
+    sink.finish()?;
+    Ok(rows)
 }
 
 /// A streamed audit that must be redone in memory: samples out of time order

@@ -11,6 +11,13 @@ pub fn render(report: &Report) -> Result<String> {
     Ok(s)
 }
 
+/// [`render`], written to `out` as it is produced: a report of a million
+/// jobs is never one string in memory beside the report itself.
+pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")
+}
+
 /// `data_quality` as written: `notes` and `warnings` are their text (the
 /// strings of gpuaudit.report/1 since v0.1.0), `note_codes` and
 /// `warning_codes` the same as objects with a `code` (one read back from a

@@ -46,7 +46,7 @@ impl Compression {
             None
         }
     }
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Compression::Gzip => "gzip",
             Compression::Zstd => "zstd",
@@ -170,6 +170,17 @@ pub fn check_ndjson_lines(name: &str, bytes: &[u8]) -> Result<()> {
         check_ndjson_line(name, i, line)?;
     }
     Ok(())
+}
+
+/// [`check_ndjson_lines`] on a block of whole lines whose first is line
+/// `first` (1-based); returns the number of the line after it.
+pub fn check_ndjson_block(name: &str, first: usize, bytes: &[u8]) -> Result<usize> {
+    let mut i = first - 1;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        check_ndjson_line(name, i, line)?;
+        i += 1;
+    }
+    Ok(i + 1)
 }
 
 /// [`check_ndjson_lines`] on a file, read line by line (no second copy in memory).
@@ -374,7 +385,7 @@ pub fn separator_of(path: &Path) -> u8 {
 }
 
 /// Field counts per row, quote-aware, fed block by block.
-struct CsvShape<'a> {
+pub(crate) struct CsvShape<'a> {
     name: &'a str,
     separator: u8,
     expected: Option<usize>,
@@ -388,7 +399,7 @@ struct CsvShape<'a> {
 }
 
 impl<'a> CsvShape<'a> {
-    fn new(name: &'a str, separator: u8) -> Self {
+    pub(crate) fn new(name: &'a str, separator: u8) -> Self {
         CsvShape {
             name,
             separator,
@@ -402,7 +413,7 @@ impl<'a> CsvShape<'a> {
         }
     }
 
-    fn feed(&mut self, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<()> {
         for &b in bytes {
             // a carriage return before the first line feed that is not
             // followed by one ends the header line: classic Mac (CR-only)
@@ -456,7 +467,7 @@ impl<'a> CsvShape<'a> {
         Ok(())
     }
 
-    fn end(mut self) -> Result<()> {
+    pub(crate) fn end(mut self) -> Result<()> {
         self.row_done()
     }
 }

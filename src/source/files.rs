@@ -35,6 +35,11 @@ pub fn read_stdin(name: &str, maps: &[UserMap]) -> Result<SampleTable> {
     std::io::stdin()
         .read_to_end(&mut bytes)
         .context("-: cannot read standard input")?;
+    read_stdin_bytes(name, bytes, maps)
+}
+
+/// [`read_stdin`] on its bytes, read already.
+pub fn read_stdin_bytes(name: &str, bytes: Vec<u8>, maps: &[UserMap]) -> Result<SampleTable> {
     let bytes = decode::decompress("-", bytes)?;
     let kind = decode::text_kind(&bytes);
     if kind == decode::Text::Csv && super::wide::wanted_text(&String::from_utf8_lossy(&bytes)) {
@@ -98,7 +103,7 @@ fn scan(path: &Path, format: InputFormat, infer_rows: Option<usize>) -> PolarsRe
 }
 
 /// A table needs a time and a GPU id column.
-fn require_time_and_gpu(
+pub(crate) fn require_time_and_gpu(
     name: &str,
     columns: &[String],
     resolved: &[crate::samples::Resolved],

@@ -20,6 +20,7 @@ pub mod nvidia_smi;
 pub mod otel;
 pub mod prometheus;
 pub mod queue;
+pub mod spool;
 pub mod stream;
 pub mod wide;
 pub mod write;
@@ -45,7 +46,14 @@ pub struct ReadOptions {
     /// --held-mem: sources that list processes hold a GPU with none visible
     /// above this (None: the audit's default)
     pub held_mem_bytes: Option<u64>,
+    /// CSV/NDJSON above this many bytes in all are streamed in blocks, not
+    /// read whole (None: [`DEFAULT_STREAM_TEXT_ABOVE`])
+    pub stream_text_above: Option<u64>,
 }
+
+/// The memory bound for text inputs: a CSV read whole takes about three
+/// times its size in memory, so above 128 MiB it is streamed instead.
+pub const DEFAULT_STREAM_TEXT_ABOVE: u64 = 128 << 20;
 
 impl ReadOptions {
     /// --held-mem in bytes, or the audit's default.
@@ -62,6 +70,8 @@ pub enum Input {
     File(PathBuf),
     /// a directory of parquet files, hive partitions allowed: one dataset
     ParquetDir(PathBuf),
+    /// standard input already read whole (it fit the memory bound)
+    Bytes(std::sync::Arc<Vec<u8>>),
 }
 
 /// Expand the user's paths and globs; a glob that matches nothing is an error.
@@ -130,8 +140,13 @@ fn progress(quiet: bool, bytes: u64) -> ProgressBar {
 }
 
 /// Read every input into one canonical sample table.
+#[allow(dead_code)] // the readers' own tests name their files
 pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
-    let inputs = resolve_inputs(specs)?;
+    load_inputs(&resolve_inputs(specs)?, opts)
+}
+
+/// [`load`] on inputs already resolved (standard input perhaps read already).
+pub fn load_inputs(inputs: &[(String, Input)], opts: &ReadOptions) -> Result<SampleTable> {
     let size = |i: &Input| match i {
         Input::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
         _ => 0,
@@ -143,7 +158,7 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
     // responses join across files (one metric per file), and compute-apps logs
     // join the query-gpu log they belong to.
     let mut batches: Vec<(&'static str, &'static dyn Format, Vec<format::InputFile>)> = Vec::new();
-    for (name, input) in &inputs {
+    for (name, input) in inputs {
         bar.set_message(format!("{name} ({rows} rows so far)"));
         let before = tables.len();
         if let Input::File(path) = input
@@ -184,6 +199,7 @@ pub fn load(specs: &[String], opts: &ReadOptions) -> Result<SampleTable> {
 pub fn read_input(name: &str, input: &Input, opts: &ReadOptions) -> Result<SampleTable> {
     match input {
         Input::Stdin => files::read_stdin(name, &opts.maps),
+        Input::Bytes(bytes) => files::read_stdin_bytes(name, bytes.to_vec(), &opts.maps),
         Input::ParquetDir(dir) => files::read_tabular(name, dir, InputFormat::Parquet, &opts.maps),
         Input::File(path) if opts.format.is_none() && files::is_compressed(path)? => {
             files::read_compressed(name, path, &opts.maps)

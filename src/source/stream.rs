@@ -23,8 +23,6 @@ struct Part {
     name: String,
     path: PathBuf,
     resolved: Vec<Resolved>,
-    /// metric columns this file stores as text: their units are read slice by slice
-    text_metrics: BTreeSet<&'static str>,
     rows: usize,
     /// (offset, rows) of each slice the passes read: whole row groups where
     /// the file says where they are (see [`slices_of`])
@@ -522,8 +520,76 @@ fn tally_file(
     Ok(())
 }
 
+/// Adds one file's metric columns held as text to `tally`, slice by slice:
+/// the evidence their unit is decided from and the values each unit leaves
+/// usable, parsed as the in-memory reader parses them (a CSV column read as
+/// text: `45 %`, `[N/A]`, or empty throughout).
+fn tally_text(
+    lf: &LazyFrame,
+    resolved: &[Resolved],
+    text: &BTreeSet<&'static str>,
+    name: &str,
+    slices: &[(usize, usize)],
+    tally: &mut std::collections::BTreeMap<&'static str, ColumnTally>,
+) -> Result<()> {
+    use crate::samples::{Unit, kind_of};
+    let columns: Vec<&Resolved> = resolved
+        .iter()
+        .filter(|r| text.contains(r.canonical))
+        .collect();
+    if columns.is_empty() {
+        return Ok(());
+    }
+    let projection: Vec<Expr> = columns
+        .iter()
+        .map(|r| polars::prelude::col(r.source.as_str()))
+        .collect();
+    for &(offset, len) in slices {
+        let frame = lf
+            .clone()
+            .slice(offset as i64, len as IdxSize)
+            .select(projection.clone())
+            .collect()
+            .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
+        for r in &columns {
+            let src = frame.column(&r.source)?.as_materialized_series();
+            let Some(kind) = kind_of(r.canonical) else {
+                continue;
+            };
+            let t = tally.entry(r.canonical).or_default();
+            let usable = |unit| crate::samples::usable_count(src, unit, kind);
+            let (_, bad) = usable(Unit::Fraction);
+            t.values += bad;
+            match (kind, r.unit) {
+                (Kind::Fraction, Unit::AsIs) => {
+                    t.in_fraction += usable(Unit::Fraction).0;
+                    t.in_percent += usable(Unit::Percent).0;
+                }
+                (Kind::Bytes, Unit::AsIs) => t.usable_stated += usable(Unit::Bytes).0,
+                (_, u) => t.usable_stated += usable(u).0,
+            }
+            let decided_here = r.unit == Unit::AsIs && matches!(kind, Kind::Fraction | Kind::Bytes);
+            let Some(stats) = crate::units::stats(src).filter(|_| decided_here) else {
+                continue;
+            };
+            t.evidence = Some(match t.evidence.take() {
+                Some(e) => crate::samples::UnitEvidence {
+                    stats: e.stats.merge(stats),
+                    ..e
+                },
+                None => crate::samples::UnitEvidence {
+                    column: (*r).clone(),
+                    origin: name.to_string(),
+                    stats,
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The metric columns a file stores as other than numbers (text): their
-/// units are read slice by slice, as the in-memory reader reads them.
+/// values are parsed as the in-memory reader parses them.
 fn text_metrics(schema: &Schema, resolved: &[Resolved]) -> BTreeSet<&'static str> {
     resolved
         .iter()
@@ -568,9 +634,7 @@ fn decide_units(
                 Some(Unit::Percent) => t.in_percent,
                 _ => t.in_fraction,
             };
-        // a column some file holds as text is decided slice by slice: left alone
-        let text_somewhere = parts.iter().any(|p| p.text_metrics.contains(canonical));
-        if usable == 0 && !text_somewhere {
+        if usable == 0 {
             unmeasured.push(*canonical);
             quality.count_invalid(canonical, t.values);
             quality.warnings.push(Warning::Unmeasured {
@@ -582,9 +646,7 @@ fn decide_units(
     for p in parts.iter_mut() {
         p.resolved.retain(|r| !unmeasured.contains(&r.canonical));
         for r in p.resolved.iter_mut() {
-            if !p.text_metrics.contains(r.canonical) {
-                r.unit = unit_of(r.canonical, r.unit);
-            }
+            r.unit = unit_of(r.canonical, r.unit);
         }
     }
     Ok(())
@@ -718,6 +780,7 @@ impl ParquetStream {
             let slices = slices_of(&path, rows, slice_rows);
             tally_file(&lf, &schema, &resolved, name, &slices, &mut tally)?;
             let text_metrics = text_metrics(&schema, &resolved);
+            tally_text(&lf, &resolved, &text_metrics, name, &slices, &mut tally)?;
             for needed in [col::TIME, col::GPU] {
                 if !resolved.iter().any(|r| r.canonical == needed) {
                     bail!(
@@ -730,7 +793,6 @@ impl ParquetStream {
                 name: name.clone(),
                 path,
                 resolved,
-                text_metrics,
                 rows,
                 slices,
             });

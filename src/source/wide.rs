@@ -46,6 +46,22 @@ fn noted_zone(text: &str) -> Option<Zone<'_>> {
     zone_abbreviation(text).filter(|z| !matches!(z, Zone::Known { offset_s: 0, .. }))
 }
 
+/// Whether a CSV whose head is `text` reads as a plain table (in blocks,
+/// when streamed): no GPU columns, no zone abbreviation, and a first data
+/// row with as many fields as the header (a trailing comma on every row is
+/// this reader's to drop).
+pub fn plain_text(text: &str) -> bool {
+    let mut rows = lines(text).filter(|l| !l.trim().is_empty());
+    let Some(header) = rows.next() else {
+        return true;
+    };
+    let wide = header.split(',').any(|h| gpu_column(h).is_some());
+    let first = rows.next().unwrap_or_default();
+    let zoned = first.split(',').any(|f| noted_zone(f).is_some());
+    let same_fields = first.is_empty() || first.split(',').count() == header.split(',').count();
+    !wide && !zoned && same_fields
+}
+
 /// Whether this CSV needs this reader: GPU columns in the header, a trailing
 /// empty field on its first data row, or a zone abbreviation in it.
 pub fn wanted(path: &Path) -> Result<bool> {

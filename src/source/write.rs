@@ -40,6 +40,71 @@ pub fn write_samples(df: &DataFrame, path: &Path) -> Result<()> {
     written
 }
 
+/// A parquet file written chunk by chunk (one row group each), to a
+/// temporary file beside `path` renamed into place by [`ParquetSink::finish`]
+/// (dropped unfinished, it is removed).
+pub struct ParquetSink {
+    path: std::path::PathBuf,
+    temp: std::path::PathBuf,
+    writer: Option<polars::io::parquet::write::BatchedWriter<std::io::BufWriter<File>>>,
+}
+
+impl ParquetSink {
+    pub fn create(path: &Path, schema: &Schema) -> Result<Self> {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .with_context(|| format!("-o {}: not a file name", path.display()))?;
+        let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let file =
+            File::create(&temp).with_context(|| format!("-o: cannot create {}", temp.display()))?;
+        let writer = ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, file))
+            .with_compression(ParquetCompression::Zstd(None))
+            .batched(schema)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("-o: cannot write {}", temp.display()))?;
+        Ok(ParquetSink {
+            path: path.to_path_buf(),
+            temp,
+            writer: Some(writer),
+        })
+    }
+
+    pub fn write(&mut self, df: &DataFrame) -> Result<()> {
+        let mut df = df.clone();
+        df.rechunk_mut();
+        if let Some(w) = self.writer.as_mut() {
+            w.write_batch(&df)
+                .map_err(anyhow::Error::from)
+                .with_context(|| format!("-o: cannot write {}", self.temp.display()))?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<()> {
+        if let Some(w) = self.writer.take() {
+            w.finish()
+                .map_err(anyhow::Error::from)
+                .with_context(|| format!("-o: cannot write {}", self.temp.display()))?;
+        }
+        std::fs::rename(&self.temp, &self.path).with_context(|| {
+            format!(
+                "-o {}: cannot rename {} into place",
+                self.path.display(),
+                self.temp.display()
+            )
+        })
+    }
+}
+
+impl Drop for ParquetSink {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
 fn write_as(df: &DataFrame, temp: &Path, ext: &str) -> Result<()> {
     let mut df = df.clone();
     let mut file =

@@ -591,6 +591,7 @@ fn parts_of(
             files: vec![client.base().to_string()],
             rows_read: 0,
             rows_used: 0,
+            text_rows_streamed: None,
         },
         held_rule,
         present,
