@@ -13,6 +13,7 @@ pub mod error;
 pub mod fuzzing;
 pub(crate) mod output;
 pub(crate) mod pipeline;
+pub(crate) mod plan;
 pub(crate) mod render;
 pub(crate) mod samples;
 pub(crate) mod source;

@@ -410,7 +410,7 @@ impl Shard {
                 t,
                 held,
                 held_unknown,
-                idle: held && device_util.is_some_and(|u| u < sh.cfg.idle_below),
+                idle: super::held::is_idle(held, device_util, sh.cfg.idle_below),
                 device_util,
                 sm_active: sm_active.get(i),
                 sm_occupancy: sm_occupancy.get(i),

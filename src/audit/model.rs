@@ -275,6 +275,11 @@ pub enum Note {
         metric: String,
         why: String,
     },
+    /// `report --partials`: the report was built from an engine's partial sums
+    PartialsRead {
+        file: String,
+        rows: u64,
+    },
     /// a note read back from a document (its text), or a reader's own words
     #[serde(untagged)]
     Text(String),

@@ -13,6 +13,7 @@ mod filetime;
 pub(crate) mod jobs;
 pub mod live;
 pub mod nvidia_smi;
+pub(crate) mod partials;
 pub mod prometheus;
 pub mod queue;
 pub mod stream;

@@ -1,0 +1,68 @@
+//! `gpuaudit sql`: the audit's plan rendered for a SQL engine; its answer is
+//! read back by `report --partials` (docs/semantics.md §13).
+use crate::cli::sql::{DialectArg, SqlArgs};
+use crate::output::write_stdout;
+use crate::pipeline::AuditOptions;
+use crate::plan::sql::{Dialect, render};
+use crate::plan::{AuditPlan, DEFAULT_COLUMNS, parse_columns};
+use anyhow::{Context, Result, bail};
+
+pub fn run(args: SqlArgs) -> Result<u8> {
+    let query = render(&plan_of(&args)?, dialect(args.dialect));
+    match &args.output {
+        Some(path) => std::fs::write(path, &query)
+            .with_context(|| format!("--output {}: cannot write", path.display()))?,
+        None => write_stdout(&query)?,
+    }
+    Ok(0)
+}
+
+fn dialect(d: DialectArg) -> Dialect {
+    match d {
+        DialectArg::Duckdb => Dialect::DuckDb,
+        DialectArg::Clickhouse => Dialect::ClickHouse,
+        DialectArg::Spark => Dialect::Spark,
+        DialectArg::Trino => Dialect::Trino,
+        DialectArg::Bigquery => Dialect::BigQuery,
+    }
+}
+
+/// The plan from the flags, by the same rules as `report` (one parser of each flag).
+pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
+    if args.table.trim().is_empty() {
+        bail!("--table must name the table of samples");
+    }
+    let columns = match &args.columns {
+        Some(c) => parse_columns(c)?,
+        None => parse_columns(&DEFAULT_COLUMNS.map(str::to_string))?,
+    };
+    let opts = AuditOptions {
+        since: args.since.clone(),
+        until: args.until.clone(),
+        max_gap: args.max_gap.clone(),
+        interval: args.interval.clone(),
+        idle_below: args.idle_below.clone(),
+        min_idle: "30m".into(),
+        held_mem: args.held_mem.clone(),
+        assume_held: args.assume_held,
+        no_builtin_prices: true,
+        by: args.by.map(super::common::group_by),
+        ..AuditOptions::default()
+    };
+    let cfg = crate::pipeline::audit_config(&opts, &|_| {
+        bail!("--since/--until: a span counts back from the end of the data, which the query has not seen; give a time (RFC 3339 or a date)")
+    })?;
+    let has = |c: &str| columns.iter().any(|(canonical, _)| canonical == c);
+    let held = crate::audit::held_rule_from(&has, &[args.table.clone()], &cfg)?;
+    Ok(AuditPlan {
+        table: args.table.clone(),
+        columns,
+        held,
+        idle_below: cfg.idle_below,
+        max_gap_us: cfg.max_gap_us,
+        interval_us: cfg.interval_us,
+        since_us: cfg.since,
+        until_us: cfg.until,
+        by: cfg.by,
+    })
+}
