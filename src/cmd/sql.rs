@@ -50,7 +50,9 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
         ..AuditOptions::default()
     };
     let cfg = crate::pipeline::audit_config(&opts, &|_| {
-        bail!("--since/--until: a span counts back from the end of the data, which the query has not seen; give a time (RFC 3339 or a date)")
+        bail!(
+            "--since/--until: a span counts back from the end of the data, which the query has not seen; give a time (RFC 3339 or a date)"
+        )
     })?;
     let has = |c: &str| columns.iter().any(|(canonical, _)| canonical == c);
     let held = crate::audit::held_rule_from(&has, &[args.table.clone()], &cfg)?;

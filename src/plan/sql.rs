@@ -126,7 +126,7 @@ pub fn render(plan: &AuditPlan, d: Dialect) -> String {
         ("fleet_ranked", fleet_ranked()),
         ("fleet", median("", "step", "fleet_ranked", d)),
         ("weighed", weighed(plan, d)),
-        ("parts", parts(plan.idle_below)),
+        ("parts", parts(plan.idle_below, d)),
         ("gpu_counts", gpu_counts()),
         ("gpu_last", gpu_last()),
         ("gpu_jobs", owners("job", d)),
@@ -271,7 +271,10 @@ fn held_sql(rule: HeldRule) -> (String, String) {
     let no = [HELD_FALSE, &["0.0"]].concat();
     match rule {
         HeldRule::HeldColumn => (
-            format!("(s.held_text IS NOT NULL AND s.held_text IN ({}))", list(&yes)),
+            format!(
+                "(s.held_text IS NOT NULL AND s.held_text IN ({}))",
+                list(&yes)
+            ),
             format!(
                 "NOT (s.held_text IS NOT NULL AND (s.held_text IN ({}) OR s.held_text IN ({})))",
                 list(&yes),
@@ -323,7 +326,11 @@ fn median(keys: &str, value: &str, from: &str, d: Dialect) -> String {
     let hi = format!("{} + 1", d.idiv("n", "2"));
     let pick = |pos: &str| format!("MAX(CASE WHEN r = {pos} THEN {value} END)");
     let median = d.idiv(&format!("{} + {}", pick(&lo), pick(&hi)), "2");
-    let name = if value == "diff" { "step" } else { "fleet_step" };
+    let name = if value == "diff" {
+        "step"
+    } else {
+        "fleet_step"
+    };
     if keys.is_empty() {
         format!("  SELECT {median} AS {name}\n  FROM {from}")
     } else {
@@ -402,7 +409,7 @@ fn metric_of(v: Value, f: Filter) -> Option<&'static str> {
 }
 
 /// The partial sums per (host, gpu, model, group).
-fn parts(idle_below: f64) -> String {
+fn parts(idle_below: f64, d: Dialect) -> String {
     let mut cols = vec![
         "    host, gpu, model, grp".to_string(),
         "    MIN(t) AS start_us, MAX(t + w) AS end_us, MAX(t) AS last_us".to_string(),
@@ -411,21 +418,21 @@ fn parts(idle_below: f64) -> String {
     for s in SUMS {
         let cond = condition(s.filter);
         let v = value(s.value);
-        let zero = match s.value {
-            Value::Count | Value::Ticks | Value::UnobservedTicks => "0",
-            _ => "0.0",
+        let sum = format!("COALESCE(SUM(CASE WHEN {cond} THEN {v} END), 0)");
+        // integer sums stay integers (DuckDB's SUM of BIGINT is a HUGEINT)
+        let sum = match s.value {
+            Value::Count | Value::Ticks | Value::UnobservedTicks => {
+                format!("CAST({sum} AS {})", d.bigint())
+            }
+            _ => sum,
         };
-        cols.push(format!(
-            "    COALESCE(SUM(CASE WHEN {cond} THEN {v} END), {zero}) AS {}",
-            s.name
-        ));
+        cols.push(format!("    {sum} AS {}", s.name));
     }
     format!(
         "  SELECT\n{}\n  FROM (SELECT weighed.*, {idle_below:?} AS idle_below FROM weighed) x\n  GROUP BY host, gpu, model, grp",
         cols.join(",\n"),
     )
 }
-
 
 /// Per GPU: repeats dropped and rows outside --since/--until (data quality).
 fn gpu_counts() -> String {
@@ -476,8 +483,16 @@ fn final_select(plan: &AuditPlan, d: Dialect) -> String {
         format!("COALESCE(c.duplicates, 0) AS {}", key::DUPLICATES),
         format!("COALESCE(c.outside, 0) AS {}", key::OUTSIDE),
         format!("l.held AS {}", key::LAST_HELD),
-        format!("CAST(l.mem_used AS {}) AS {}", d.bigint(), key::LAST_MEM_USED),
-        format!("CAST(l.mem_total AS {}) AS {}", d.bigint(), key::LAST_MEM_TOTAL),
+        format!(
+            "CAST(l.mem_used AS {}) AS {}",
+            d.bigint(),
+            key::LAST_MEM_USED
+        ),
+        format!(
+            "CAST(l.mem_total AS {}) AS {}",
+            d.bigint(),
+            key::LAST_MEM_TOTAL
+        ),
         format!("l.power_w AS {}", key::LAST_POWER),
         format!("j.owners AS {}", key::JOBS),
         format!("us.owners AS {}", key::USERS),

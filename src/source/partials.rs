@@ -217,7 +217,9 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
         for (name, col) in &sum_ints {
             let v = need(col[i], name)?;
             if v < 0 {
-                bail!("{file}: row {line}, column '{name}' is negative ({v}): a sum of weights cannot be");
+                bail!(
+                    "{file}: row {line}, column '{name}' is negative ({v}): a sum of weights cannot be"
+                );
             }
             p.ints.insert(name, v);
         }
@@ -225,7 +227,9 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
             if let Some(v) = col[i]
                 && !(v.is_finite() && v >= 0.0)
             {
-                bail!("{file}: row {line}, column '{name}' is {v}: expected a non-negative number of GPU-hours");
+                bail!(
+                    "{file}: row {line}, column '{name}' is {v}: expected a non-negative number of GPU-hours"
+                );
             }
             p.floats.insert(name, col[i]);
         }
@@ -427,7 +431,10 @@ fn check_grouping(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Result<()>
     let query = rows.first().and_then(|p| p.grouped_by.clone());
     let asked = cfg.by.map(|b| b.column().to_string());
     if query != asked {
-        let say = |b: &Option<String>| b.as_ref().map_or("no --by".to_string(), |b| format!("--by {b}"));
+        let say = |b: &Option<String>| {
+            b.as_ref()
+                .map_or("no --by".to_string(), |b| format!("--by {b}"))
+        };
         bail!(
             "{file}: the partial sums were grouped with {} (gpuaudit sql), the report asks {}: give both the same --by",
             say(&query),
@@ -446,9 +453,7 @@ fn single_notes(
     let mut notes = Vec::new();
     if gpus.values().all(|g| g.samples <= 1) {
         notes.push(Note::Snapshot {
-            weight_us: cfg
-                .interval_us
-                .unwrap_or(crate::audit::DEFAULT_SNAPSHOT_US),
+            weight_us: cfg.interval_us.unwrap_or(crate::audit::DEFAULT_SNAPSHOT_US),
         });
     }
     let lone = facts.iter().filter(|p| p.single == 2).count();
