@@ -14,7 +14,7 @@ use std::process::Command;
 const SQL_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql");
 
 /// Whether python3 can import `module`; under CI a missing engine fails the test.
-fn engine(module: &str) -> anyhow::Result<bool> {
+fn installed(module: &str) -> anyhow::Result<bool> {
     let ok = Command::new("python3")
         .args(["-c", &format!("import {module}")])
         .output()
@@ -30,19 +30,52 @@ fn engine(module: &str) -> anyhow::Result<bool> {
     Ok(ok)
 }
 
-/// `read_parquet('…')` / `read_csv('…')` for a file under testdata/.
-fn table_of(path: &str) -> String {
-    let quoted = path.replace('\'', "''");
-    if path.ends_with(".parquet") {
-        format!("read_parquet('{quoted}')")
-    } else {
-        format!("read_csv('{quoted}')")
+/// An engine the plan is verified on: its Python package, its dialect and
+/// how a query names the samples.
+#[derive(Debug, Clone, Copy)]
+enum Engine {
+    DuckDb,
+    /// chDB: ClickHouse embedded
+    ClickHouse,
+    /// Spark SQL, local mode
+    Spark,
+}
+
+impl Engine {
+    fn dialect(self) -> &'static str {
+        match self {
+            Engine::DuckDb => "duckdb",
+            Engine::ClickHouse => "clickhouse",
+            Engine::Spark => "spark",
+        }
+    }
+
+    /// The table expression of a file (Spark: the view the runner registers).
+    fn table(self, path: &str) -> String {
+        let quoted = path.replace('\'', "''");
+        let parquet = path.ends_with(".parquet");
+        match self {
+            Engine::DuckDb if parquet => format!("read_parquet('{quoted}')"),
+            Engine::DuckDb => format!("read_csv('{quoted}')"),
+            Engine::ClickHouse if parquet => format!("file('{quoted}', Parquet)"),
+            Engine::ClickHouse => format!("file('{quoted}', CSVWithNames)"),
+            Engine::Spark => "samples".to_string(),
+        }
+    }
+
+    fn runner(self) -> &'static str {
+        match self {
+            Engine::DuckDb => "duckdb",
+            Engine::ClickHouse => "chdb",
+            Engine::Spark => "spark",
+        }
     }
 }
 
-/// The query for `input` with `flags`, run by DuckDB, its answer written as
+/// The query for `input` with `flags`, run by `engine`, its answer written as
 /// `export` (parquet or csv) in `dir`; the path of the answer.
 fn partials(
+    engine: Engine,
     dir: &Path,
     input: &str,
     columns: Option<&str>,
@@ -51,10 +84,16 @@ fn partials(
 ) -> anyhow::Result<String> {
     let query = dir.join("query.sql");
     let mut sql = gpuaudit()?;
-    sql.args(["sql", "--dialect", "duckdb", "--table", &table_of(input)])
-        .args(flags)
-        .arg("-o")
-        .arg(&query);
+    sql.args([
+        "sql",
+        "--dialect",
+        engine.dialect(),
+        "--table",
+        &engine.table(input),
+    ])
+    .args(flags)
+    .arg("-o")
+    .arg(&query);
     if let Some(c) = columns {
         sql.args(["--columns", c]);
     }
@@ -66,13 +105,15 @@ fn partials(
     );
     let answer = dir.join(format!("partials.{export}"));
     let run = Command::new("python3")
-        .arg(format!("{SQL_DIR}/duckdb_run.py"))
+        .arg(format!("{SQL_DIR}/engine_run.py"))
+        .arg(engine.runner())
         .arg(&query)
         .arg(&answer)
+        .arg(input)
         .output()?;
     anyhow::ensure!(
         run.status.success(),
-        "duckdb on {input} {flags:?}: {}",
+        "{engine:?} on {input} {flags:?}: {}",
         String::from_utf8_lossy(&run.stderr)
     );
     Ok(answer.display().to_string())
@@ -94,13 +135,14 @@ fn report_flags<'a>(flags: &[&'a str]) -> Vec<&'a str> {
 
 /// Pulled and pushed-down reports of `input`, compared figure by figure.
 fn parity(
+    engine: Engine,
     input: &str,
     columns: Option<&str>,
     flags: &[&str],
     export: &str,
 ) -> anyhow::Result<(Value, Value)> {
     let dir = tempfile::tempdir()?;
-    let answer = partials(dir.path(), input, columns, flags, export)?;
+    let answer = partials(engine, dir.path(), input, columns, flags, export)?;
     let mut pushed_args = vec!["--partials", answer.as_str()];
     pushed_args.extend(report_flags(flags));
     let pushed = report_json(&pushed_args)?;
@@ -120,7 +162,7 @@ fn parity(
         .output()?;
     anyhow::ensure!(
         cmp.status.success(),
-        "{input} {flags:?}: report --partials differs from report:\n{}",
+        "{engine:?} on {input} {flags:?}: report --partials differs from report:\n{}",
         String::from_utf8_lossy(&cmp.stdout)
     );
     Ok((pulled, pushed))
@@ -128,11 +170,11 @@ fn parity(
 
 #[test]
 fn the_demo_fleet_through_duckdb_equals_the_report() -> anyhow::Result<()> {
-    if !engine("duckdb")? {
+    if !installed("duckdb")? {
         return Ok(());
     }
     let demo = data("demo-fleet.parquet");
-    let (pulled, pushed) = parity(&demo, None, &[], "parquet")?;
+    let (pulled, pushed) = parity(Engine::DuckDb, &demo, None, &[], "parquet")?;
     assert_eq!(pushed["gpu_count"], 40);
     assert_eq!(pushed["gpus"].as_array().map(Vec::len), Some(40));
     assert_eq!(num(&pushed, "/sources/rows_used"), 80_448.0);
@@ -142,9 +184,10 @@ fn the_demo_fleet_through_duckdb_equals_the_report() -> anyhow::Result<()> {
         "held",
     );
     // showback through a CSV export, and by host
-    let (_, by_team) = parity(&demo, None, &["--by", "team"], "csv")?;
+    let (_, by_team) = parity(Engine::DuckDb, &demo, None, &["--by", "team"], "csv")?;
     assert!(by_team["groups"].as_array().is_some_and(|g| g.len() > 1));
     parity(
+        Engine::DuckDb,
         &demo,
         None,
         &["--by", "host", "--idle-below", "5%"],
@@ -155,17 +198,23 @@ fn the_demo_fleet_through_duckdb_equals_the_report() -> anyhow::Result<()> {
 
 #[test]
 fn a_real_sparse_trace_with_unknown_held_values_agrees() -> anyhow::Result<()> {
-    if !engine("duckdb")? {
+    if !installed("duckdb")? {
         return Ok(());
     }
     let philly = data("real/philly-dre/excerpt.parquet");
     let columns = Some("time,host,gpu,held,job,user,device_util");
-    let (pulled, pushed) = parity(&philly, columns, &["--by", "user"], "parquet")?;
+    let (pulled, pushed) = parity(
+        Engine::DuckDb,
+        &philly,
+        columns,
+        &["--by", "user"],
+        "parquet",
+    )?;
     assert_eq!(pushed["gpu_count"], 42);
     assert!(num(&pulled, "/data_quality/held_unknown_gpu_hours") > 0.0);
     assert!(num(&pulled, "/data_quality/unobserved_gpu_hours") > 0.0);
     assert_eq!(pushed["held_rule"], pulled["held_rule"]);
-    parity(&philly, columns, &["--by", "job"], "csv")?;
+    parity(Engine::DuckDb, &philly, columns, &["--by", "job"], "csv")?;
     Ok(())
 }
 
@@ -182,11 +231,17 @@ const AWKWARD_COLUMNS: &str =
 /// sample: 60 s held unknown.
 #[test]
 fn awkward_samples_agree_and_match_the_hand_worked_figures() -> anyhow::Result<()> {
-    if !engine("duckdb")? {
+    if !installed("duckdb")? {
         return Ok(());
     }
     let awkward = data("sql/awkward.csv");
-    let (_, pushed) = parity(&awkward, Some(AWKWARD_COLUMNS), &[], "parquet")?;
+    let (_, pushed) = parity(
+        Engine::DuckDb,
+        &awkward,
+        Some(AWKWARD_COLUMNS),
+        &[],
+        "parquet",
+    )?;
     assert_close(
         num(&pushed, "/layers/observed_gpu_hours"),
         0.375,
@@ -215,7 +270,13 @@ fn awkward_samples_agree_and_match_the_hand_worked_figures() -> anyhow::Result<(
         &["--max-gap", "2m", "--by", "job"],
         &["--interval", "10m", "--by", "user"],
     ] {
-        parity(&awkward, Some(AWKWARD_COLUMNS), flags, "csv")?;
+        parity(
+            Engine::DuckDb,
+            &awkward,
+            Some(AWKWARD_COLUMNS),
+            flags,
+            "csv",
+        )?;
     }
     Ok(())
 }
@@ -279,11 +340,12 @@ fn flags_the_query_decided_are_refused_by_report_partials() -> anyhow::Result<()
 
 #[test]
 fn a_grouping_the_query_did_not_make_is_refused() -> anyhow::Result<()> {
-    if !engine("duckdb")? {
+    if !installed("duckdb")? {
         return Ok(());
     }
     let dir = tempfile::tempdir()?;
     let answer = partials(
+        Engine::DuckDb,
         dir.path(),
         &data("small-fleet.csv"),
         Some(
@@ -323,5 +385,37 @@ fn every_dialect_renders_the_same_plan_in_its_own_spelling() -> anyhow::Result<(
         assert!(q.contains("LEAD(t) OVER (PARTITION BY host, gpu ORDER BY t)"));
         assert!(q.contains("ELSE LEAST(g.diff, g.max_gap) END"));
     }
+    Ok(())
+}
+
+#[test]
+fn clickhouse_through_chdb_equals_the_report() -> anyhow::Result<()> {
+    if !installed("chdb")? {
+        return Ok(());
+    }
+    let demo = data("demo-fleet.parquet");
+    parity(Engine::ClickHouse, &demo, None, &[], "parquet")?;
+    parity(Engine::ClickHouse, &demo, None, &["--by", "team"], "csv")?;
+    let philly = data("real/philly-dre/excerpt.parquet");
+    let columns = Some("time,host,gpu,held,job,user,device_util");
+    parity(
+        Engine::ClickHouse,
+        &philly,
+        columns,
+        &["--by", "user"],
+        "parquet",
+    )?;
+    Ok(())
+}
+
+/// Spark starts a JVM (several seconds): one test, two audits in one run each.
+#[test]
+fn spark_sql_in_local_mode_equals_the_report() -> anyhow::Result<()> {
+    if !installed("pyspark")? {
+        return Ok(());
+    }
+    let philly = data("real/philly-dre/excerpt.parquet");
+    let columns = Some("time,host,gpu,held,job,user,device_util");
+    parity(Engine::Spark, &philly, columns, &["--by", "user"], "csv")?;
     Ok(())
 }

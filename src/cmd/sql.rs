@@ -55,7 +55,7 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
         )
     })?;
     let has = |c: &str| columns.iter().any(|(canonical, _)| canonical == c);
-    let held = crate::audit::held_rule_from(&has, &[args.table.clone()], &cfg)?;
+    let held = crate::audit::held_rule_from(&has, std::slice::from_ref(&args.table), &cfg)?;
     Ok(AuditPlan {
         table: args.table.clone(),
         columns,

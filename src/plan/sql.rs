@@ -162,7 +162,8 @@ fn source(plan: &AuditPlan, d: Dialect) -> String {
     let time = q(col::TIME).unwrap_or_default();
     let gpu = q(col::GPU).unwrap_or_default();
     let mut cols = vec![
-        format!("    {} AS t", d.epoch_us(&time)),
+        // nullable: LEAD past a GPU's last sample is NULL, not 0 (ClickHouse)
+        format!("    CAST({} AS {}) AS t", d.epoch_us(&time), d.bigint()),
         match q(col::HOST) {
             Some(h) => format!("    COALESCE(CAST({h} AS {}), '') AS host", d.text()),
             None => "    '' AS host".to_string(),
@@ -467,7 +468,7 @@ fn final_select(plan: &AuditPlan, d: Dialect) -> String {
         format!("p.start_us AS {}", key::START_US),
         format!("p.end_us AS {}", key::END_US),
         format!("p.last_us AS {}", key::LAST_US),
-        format!("p.single AS {}", key::SINGLE),
+        format!("CAST(p.single AS {}) AS {}", d.bigint(), key::SINGLE),
         format!("p.fleet_step_us AS {}", key::FLEET_STEP),
     ];
     for s in SUMS {
@@ -482,7 +483,12 @@ fn final_select(plan: &AuditPlan, d: Dialect) -> String {
     cols.extend([
         format!("COALESCE(c.duplicates, 0) AS {}", key::DUPLICATES),
         format!("COALESCE(c.outside, 0) AS {}", key::OUTSIDE),
-        format!("l.held AS {}", key::LAST_HELD),
+        // 1/0: every engine writes an integer alike (ClickHouse's booleans are UInt8)
+        format!(
+            "CAST(CASE WHEN l.held THEN 1 WHEN NOT l.held THEN 0 END AS {}) AS {}",
+            d.bigint(),
+            key::LAST_HELD
+        ),
         format!(
             "CAST(l.mem_used AS {}) AS {}",
             d.bigint(),

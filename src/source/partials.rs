@@ -80,9 +80,12 @@ fn read_frame(path: &Path, name: &str) -> Result<DataFrame> {
             .finish()
             .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"));
     }
+    // ClickHouse writes NULL as \N in CSV
+    let nulls = NullValues::AllColumnsSingle("\\N".into());
     CsvReadOptions::default()
         .with_has_header(true)
         .with_infer_schema_length(None)
+        .with_parse_options(CsvParseOptions::default().with_null_values(Some(nulls)))
         .into_reader_with_file_handle(std::io::Cursor::new(bytes))
         .finish()
         .map_err(|e| anyhow!("{name}: not a parquet file or a CSV file with a header row: {e}"))
