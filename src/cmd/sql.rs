@@ -1,5 +1,5 @@
 //! `gpuaudit sql`: the audit's plan rendered for a SQL engine; its answer is
-//! read back by `report --partials` (docs/semantics.md §13).
+//! read back by `report --partials` (docs/semantics.md §14).
 use crate::cli::sql::{DialectArg, SqlArgs};
 use crate::output::write_stdout;
 use crate::pipeline::AuditOptions;

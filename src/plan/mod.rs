@@ -1,5 +1,5 @@
 //! One logical plan of what the audit needs from the samples, for engines that
-//! hold more samples than one machine should pull (docs/semantics.md §13): the
+//! hold more samples than one machine should pull (docs/semantics.md §14): the
 //! audit's own rules (weights §2, held §3, idle §5) as data, and the table of
 //! partial sums they produce, one row per (host, gpu, model, group). `sql`
 //! renders the plan for an engine; `source::partials` reads its answer back

@@ -1,4 +1,4 @@
-//! The plan as one SQL query per dialect (docs/semantics.md §13). Every
+//! The plan as one SQL query per dialect (docs/semantics.md §14). Every
 //! dialect gets the same query; only the spellings in [`Dialect`] differ.
 //! Weights use window functions: `LEAD(t)` over a GPU's samples by time,
 //! capped at max gap; the step is the median by rank (`weights::median_by_rank`)
@@ -133,7 +133,7 @@ pub fn render(plan: &AuditPlan, d: Dialect) -> String {
         ("gpu_users", owners("usr", d)),
     ];
     let mut out = format!(
-        "-- gpuaudit sql --dialect {}: the audit's partial sums (docs/semantics.md §13);\n-- export the answer as parquet or CSV and run: gpuaudit report --partials FILE\nWITH\n",
+        "-- gpuaudit sql --dialect {}: the audit's partial sums (docs/semantics.md §14);\n-- export the answer as parquet or CSV and run: gpuaudit report --partials FILE\nWITH\n",
         d.name()
     );
     let body: Vec<String> = ctes

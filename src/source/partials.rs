@@ -1,7 +1,7 @@
 //! `report --partials FILE`: the answer of `gpuaudit sql` (the plan's partial
 //! sums, one row per host, gpu, model and group, as any engine exports them:
 //! parquet or CSV) read back into the audit's tallies, and the report built
-//! by `audit::assemble` as for samples (docs/semantics.md §13).
+//! by `audit::assemble` as for samples (docs/semantics.md §14).
 use crate::audit::assemble::{Parts, assemble};
 use crate::audit::model::{DataQuality, GpuSummary, HeldBasis, Note, Report, Sources};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
