@@ -16,6 +16,15 @@ pub enum DialectArg {
     Bigquery,
 }
 
+/// How the table lays samples out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaArg {
+    /// one row per GPU per instant, canonical columns (or --columns)
+    Wide,
+    /// the OpenTelemetry ClickHouse exporter's otel_metrics_gauge (DCGM metrics, labels in Attributes)
+    Otel,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct SqlArgs {
     /// The engine the query is written for.
@@ -32,6 +41,10 @@ pub struct SqlArgs {
     /// CANONICAL=SOURCE [default: the columns `gpuaudit demo` writes].
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
+
+    /// How the table lays samples out (otel: ClickHouse only).
+    #[arg(long, value_enum, value_name = "SCHEMA", default_value = "wide")]
+    pub schema: SchemaArg,
 
     /// Keep samples at or after this time (RFC 3339 or a date; a span needs the data's end: not here).
     #[arg(long, value_name = "TIME")]

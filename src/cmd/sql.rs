@@ -1,9 +1,9 @@
 //! `gpuaudit sql`: the audit's plan rendered for a SQL engine; its answer is
 //! read back by `report --partials` (docs/semantics.md §14).
-use crate::cli::sql::{DialectArg, SqlArgs};
+use crate::cli::sql::{DialectArg, SchemaArg, SqlArgs};
 use crate::output::write_stdout;
 use crate::pipeline::AuditOptions;
-use crate::plan::sql::{Dialect, render};
+use crate::plan::sql::{Dialect, OTEL_COLUMNS, otel_table, render};
 use crate::plan::{AuditPlan, DEFAULT_COLUMNS, parse_columns};
 use anyhow::{Context, Result, bail};
 
@@ -32,9 +32,24 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
     if args.table.trim().is_empty() {
         bail!("--table must name the table of samples");
     }
-    let columns = match &args.columns {
-        Some(c) => parse_columns(c)?,
-        None => parse_columns(&DEFAULT_COLUMNS.map(str::to_string))?,
+    let (table, columns) = match (args.schema, &args.columns) {
+        (SchemaArg::Otel, Some(_)) => {
+            bail!("--columns names a wide table's columns; --schema otel has its own")
+        }
+        (SchemaArg::Otel, None) if args.dialect != DialectArg::Clickhouse => {
+            bail!(
+                "--schema otel is ClickHouse's OpenTelemetry exporter table: use it with --dialect clickhouse"
+            )
+        }
+        (SchemaArg::Otel, None) => (
+            otel_table(&args.table),
+            parse_columns(&OTEL_COLUMNS.map(str::to_string))?,
+        ),
+        (SchemaArg::Wide, Some(c)) => (args.table.clone(), parse_columns(c)?),
+        (SchemaArg::Wide, None) => (
+            args.table.clone(),
+            parse_columns(&DEFAULT_COLUMNS.map(str::to_string))?,
+        ),
     };
     let opts = AuditOptions {
         since: args.since.clone(),
@@ -57,7 +72,7 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
     let has = |c: &str| columns.iter().any(|(canonical, _)| canonical == c);
     let held = crate::audit::held_rule_from(&has, std::slice::from_ref(&args.table), &cfg)?;
     Ok(AuditPlan {
-        table: args.table.clone(),
+        table,
         columns,
         held,
         idle_below: cfg.idle_below,

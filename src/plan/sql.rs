@@ -513,3 +513,100 @@ fn final_select(plan: &AuditPlan, d: Dialect) -> String {
         on("us")
     )
 }
+
+/// DCGM fields of the OpenTelemetry table, the canonical column each fills
+/// and the factor to its unit (GPU_UTIL is percent, FB_USED MiB).
+const OTEL_METRICS: [(&str, &str, &str); 7] = [
+    ("DCGM_FI_DEV_GPU_UTIL", col::DEVICE_UTIL, " / 100"),
+    ("DCGM_FI_PROF_SM_ACTIVE", col::SM_ACTIVE, ""),
+    ("DCGM_FI_PROF_SM_OCCUPANCY", col::SM_OCCUPANCY, ""),
+    ("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", col::TENSOR_ACTIVE, ""),
+    ("DCGM_FI_PROF_DRAM_ACTIVE", col::DRAM_ACTIVE, ""),
+    ("DCGM_FI_DEV_FB_USED", col::MEM_USED_BYTES, " * 1048576"),
+    ("DCGM_FI_DEV_POWER_USAGE", col::POWER_W, ""),
+];
+
+/// The canonical columns the OpenTelemetry pivot gives.
+pub const OTEL_COLUMNS: [&str; 13] = [
+    col::TIME,
+    col::HOST,
+    col::GPU,
+    col::MODEL,
+    col::JOB,
+    col::TEAM,
+    col::DEVICE_UTIL,
+    col::SM_ACTIVE,
+    col::SM_OCCUPANCY,
+    col::TENSOR_ACTIVE,
+    col::DRAM_ACTIVE,
+    col::MEM_USED_BYTES,
+    col::POWER_W,
+];
+
+/// The OpenTelemetry ClickHouse exporter's gauge table (`otel_metrics_gauge`:
+/// one row per metric point, the Prometheus labels in `Attributes`) as the
+/// canonical wide table, one row per (time, GPU): labels read as the
+/// Prometheus reader reads them (`source::prometheus`: host, GPU and model
+/// labels in order; the owner from `exported_pod`, else `pod`, else
+/// `hpc_job`, never the exporter's own pod).
+pub fn otel_table(table: &str) -> String {
+    use crate::source::prometheus::{EXPORTER_POD_MARKERS, GPU_LABELS, HOST_LABELS, MODEL_LABELS};
+    let attr = |l: &str| format!("Attributes['{l}']");
+    let first = |labels: &[&str]| {
+        let arms: Vec<String> = labels
+            .iter()
+            .map(|l| format!("{} != '', {}", attr(l), attr(l)))
+            .collect();
+        format!("multiIf({}, '')", arms.join(", "))
+    };
+    let exporter = |pod: &str, container: &str| {
+        let tests: Vec<String> = [pod, container]
+            .iter()
+            .flat_map(|l| {
+                EXPORTER_POD_MARKERS
+                    .iter()
+                    .map(move |m| format!("position(lower({}), '{m}') > 0", attr(l)))
+            })
+            .collect();
+        format!("({})", tests.join(" OR "))
+    };
+    let exported = format!(
+        "{} != '' AND NOT {}",
+        attr("exported_pod"),
+        exporter("exported_pod", "exported_container")
+    );
+    let pod = format!(
+        "{} != '' AND NOT {}",
+        attr("pod"),
+        exporter("pod", "container")
+    );
+    let job = format!(
+        "multiIf({exported}, {}, {pod}, {}, {})",
+        attr("exported_pod"),
+        attr("pod"),
+        attr("hpc_job")
+    );
+    let team = format!(
+        "multiIf({exported}, {}, {pod}, {}, '')",
+        attr("exported_namespace"),
+        attr("namespace")
+    );
+    let metrics: Vec<String> = OTEL_METRICS
+        .iter()
+        .map(|(name, canonical, scale)| {
+            format!("    maxIfOrNull(Value, MetricName = '{name}'){scale} AS {canonical}")
+        })
+        .collect();
+    let names: Vec<String> = OTEL_METRICS
+        .iter()
+        .map(|(n, _, _)| format!("'{n}'"))
+        .collect();
+    format!(
+        "(\n  SELECT TimeUnix AS time,\n    {} AS host,\n    {} AS gpu,\n    {} AS model,\n    {job} AS job,\n    {team} AS team,\n{}\n  FROM {table}\n  WHERE MetricName IN ({})\n  GROUP BY time, host, gpu, model, job, team\n) AS otel",
+        first(HOST_LABELS),
+        first(GPU_LABELS),
+        first(MODEL_LABELS),
+        metrics.join(",\n"),
+        names.join(", ")
+    )
+}

@@ -12,9 +12,12 @@ QUALITY = ["duplicates", "unobserved_gpu_hours", "held_unknown_activity_gpu_hour
            "held_unknown_gpu_hours", "rows_outside_window"]
 
 
+IGNORED = set()
+
+
 def walk(path, a, b, rel, out):
     if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
+        for k in sorted((set(a) | set(b)) - IGNORED):
             if k not in a or k not in b:
                 out.append(f"{path}.{k}: only in {'pulled' if k in a else 'partials'}")
             else:
@@ -35,11 +38,16 @@ def walk(path, a, b, rel, out):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    rel = 1e-9
-    if "--rel" in sys.argv:
-        rel = float(sys.argv[sys.argv.index("--rel") + 1])
-        args = [a for a in args if a != str(sys.argv[sys.argv.index("--rel") + 1])]
+    argv = sys.argv[1:]
+    args, rel = [], 1e-9
+    while argv:
+        a = argv.pop(0)
+        if a == "--rel":
+            rel = float(argv.pop(0))
+        elif a == "--ignore":
+            IGNORED.add(argv.pop(0))
+        else:
+            args.append(a)
     with open(args[0]) as f:
         pulled = json.load(f)
     with open(args[1]) as f:
