@@ -167,6 +167,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'The engine the query is written for')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'The table (or view, or a table function such as read_parquet(''x.parquet'')) holding the samples')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'The table''s columns, canonical names (time, host, gpu, model, held, job, user, team, device_util, sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, mem_total_bytes, power_w) or CANONICAL=SOURCE [default: the columns `gpuaudit demo` writes]')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'How the table lays samples out (otel: ClickHouse only)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time (RFC 3339 or a date; a span needs the data''s end: not here)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time (RFC 3339 or a date)')
             [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap longer than this is unobserved [default: 3 x the GPU''s median sample step]')

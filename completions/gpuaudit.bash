@@ -929,7 +929,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__sql)
-            opts="-o -h -V --dialect --table --columns --since --until --max-gap --interval --idle-below --held-mem --assume-held --by --output --help --version"
+            opts="-o -h -V --dialect --table --columns --schema --since --until --max-gap --interval --idle-below --held-mem --assume-held --by --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -945,6 +945,10 @@ _gpuaudit() {
                     ;;
                 --columns)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=($(compgen -W "wide otel" -- "${cur}"))
                     return 0
                     ;;
                 --since)

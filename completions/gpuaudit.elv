@@ -159,6 +159,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --dialect 'The engine the query is written for'
             cand --table 'The table (or view, or a table function such as read_parquet(''x.parquet'')) holding the samples'
             cand --columns 'The table''s columns, canonical names (time, host, gpu, model, held, job, user, team, device_util, sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, mem_total_bytes, power_w) or CANONICAL=SOURCE [default: the columns `gpuaudit demo` writes]'
+            cand --schema 'How the table lays samples out (otel: ClickHouse only)'
             cand --since 'Keep samples at or after this time (RFC 3339 or a date; a span needs the data''s end: not here)'
             cand --until 'Keep samples before this time (RFC 3339 or a date)'
             cand --max-gap 'A gap longer than this is unobserved [default: 3 x the GPU''s median sample step]'

@@ -179,6 +179,8 @@ trino\t'Trino / Athena'
 bigquery\t'BigQuery'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l table -d 'The table (or view, or a table function such as read_parquet(\'x.parquet\')) holding the samples' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l columns -d 'The table\'s columns, canonical names (time, host, gpu, model, held, job, user, team, device_util, sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, mem_total_bytes, power_w) or CANONICAL=SOURCE [default: the columns `gpuaudit demo` writes]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l schema -d 'How the table lays samples out (otel: ClickHouse only)' -r -f -a "wide\t'one row per GPU per instant, canonical columns (or --columns)'
+otel\t'the OpenTelemetry ClickHouse exporter\'s otel_metrics_gauge (DCGM metrics, labels in Attributes)'"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l since -d 'Keep samples at or after this time (RFC 3339 or a date; a span needs the data\'s end: not here)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l until -d 'Keep samples before this time (RFC 3339 or a date)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l max-gap -d 'A gap longer than this is unobserved [default: 3 x the GPU\'s median sample step]' -r
