@@ -159,10 +159,14 @@ impl Plan {
     fn held(&self, metric: &str) -> String {
         match &self.held {
             Held::Label(l) => {
+                // the exporter's own pod is no workload: the reader's markers (one home)
                 let exporter = if l == "pod" {
-                    ", pod!~\"(?i).*dcgm[-_]exporter.*\""
+                    format!(
+                        ", pod!~\"(?i).*({}).*\"",
+                        super::EXPORTER_POD_MARKERS.join("|")
+                    )
                 } else {
-                    ""
+                    String::new()
                 };
                 self.sel(metric, &format!("{l}!=\"\"{exporter}"))
             }
@@ -751,6 +755,12 @@ mod tests {
         );
         assert!(e["sm"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
         assert!(!e.contains_key("tensor"));
+        // the exporter's own pod: the markers the reader skips it by
+        let pod = plan(Held::Label("pod".into()));
+        assert!(
+            pod.held(UTIL)
+                .contains("pod!=\"\", pod!~\"(?i).*(dcgm-exporter|dcgm_exporter).*\"")
+        );
         let m = plan(Held::Memory(1024));
         assert_eq!(
             m.held(UTIL),
