@@ -258,3 +258,51 @@ pub fn parse_columns(items: &[String]) -> anyhow::Result<Vec<(String, String)>> 
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_canonical_names_or_renames_with_time_and_gpu() -> anyhow::Result<()> {
+        let c = parse_columns(&["time".into(), "gpu=uuid".into(), " device_util ".into()])?;
+        assert_eq!(
+            c,
+            vec![
+                ("time".to_string(), "time".to_string()),
+                ("gpu".to_string(), "uuid".to_string()),
+                ("device_util".to_string(), "device_util".to_string()),
+            ]
+        );
+        let err = |items: &[&str]| {
+            parse_columns(&items.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .map_err(|e| e.to_string())
+                .err()
+                .unwrap_or_default()
+        };
+        assert!(err(&["time", "gpu", "util"]).contains("\"util\" is not a canonical column"));
+        assert!(err(&["time", "gpu", "gpu=uuid"]).contains("gpu is given twice"));
+        assert!(err(&["time", "host"]).contains("must name the gpu column"));
+        Ok(())
+    }
+
+    #[test]
+    fn every_sum_is_a_tally_field_with_one_value_and_one_filter() {
+        let names: Vec<&str> = SUMS.iter().map(|s| s.name).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), SUMS.len());
+        // a metric's hours and its known hours share one filter, so a ratio
+        // divides like by like (docs/semantics.md §4)
+        for (sum, known) in [
+            ("active_h", "active_known_h"),
+            ("sm_h", "sm_known_h"),
+            ("occ_h", "occ_known_h"),
+            ("tensor_h", "tensor_known_h"),
+        ] {
+            let f = |n: &str| SUMS.iter().find(|s| s.name == n).map(|s| s.filter);
+            assert_eq!(f(sum), f(known), "{sum}");
+        }
+    }
+}

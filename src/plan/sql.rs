@@ -610,3 +610,33 @@ pub fn otel_table(table: &str) -> String {
         names.join(", ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_held_rule_reads_the_words_the_reader_reads() {
+        let (held, unknown) = held_sql(HeldRule::HeldColumn);
+        for w in HELD_TRUE {
+            assert!(held.contains(&format!("'{w}'")), "{w}");
+        }
+        for w in HELD_FALSE {
+            assert!(unknown.contains(&format!("'{w}'")), "{w}");
+        }
+        assert_eq!(
+            held_sql(HeldRule::Memory(1 << 30)).0,
+            "(s.mem_used IS NOT NULL AND s.mem_used > 1073741824)"
+        );
+        assert_eq!(held_sql(HeldRule::JobColumn).0, "(s.job IS NOT NULL)");
+    }
+
+    #[test]
+    fn the_median_is_by_rank_in_integers() {
+        // n = 4: ranks 2 and 3, their sum halved by integer division
+        assert_eq!(
+            median("host, gpu", "diff", "diffs", Dialect::Trino),
+            "  SELECT host, gpu, ((MAX(CASE WHEN r = ((n + 1) / (2)) THEN diff END) + MAX(CASE WHEN r = ((n) / (2)) + 1 THEN diff END)) / (2)) AS step\n  FROM diffs\n  GROUP BY host, gpu"
+        );
+    }
+}
