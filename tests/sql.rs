@@ -478,3 +478,38 @@ fn the_opentelemetry_gauge_table_in_clickhouse_equals_the_report() -> anyhow::Re
     assert!(String::from_utf8_lossy(&out.stderr).contains("use it with --dialect clickhouse"));
     Ok(())
 }
+
+/// `check` takes partial sums as CURRENT: the same figures as the samples.
+#[test]
+fn check_reads_partial_sums_as_current() -> anyhow::Result<()> {
+    if !installed("duckdb")? {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let awkward = data("sql/awkward.csv");
+    let answer = partials(
+        Engine::DuckDb,
+        dir.path(),
+        &awkward,
+        Some(AWKWARD_COLUMNS),
+        &[],
+        "parquet",
+    )?;
+    let baseline = dir.path().join("baseline.json");
+    let out = gpuaudit()?
+        .args(["report", &awkward, "-q", "--format", "json", "-o"])
+        .arg(&baseline)
+        .output()?;
+    assert!(out.status.success());
+    let check = |rule: &[&str]| -> anyhow::Result<Option<i32>> {
+        let out = gpuaudit()?
+            .args(["check", "--partials", &answer, "--baseline"])
+            .arg(&baseline)
+            .args(rule)
+            .output()?;
+        Ok(out.status.code())
+    };
+    assert_eq!(check(&["--max-drop", "active=0pp"])?, Some(0));
+    assert_eq!(check(&["--min", "active=0.99"])?, Some(1));
+    Ok(())
+}
