@@ -513,3 +513,26 @@ fn check_reads_partial_sums_as_current() -> anyhow::Result<()> {
     assert_eq!(check(&["--min", "active=0.99"])?, Some(1));
     Ok(())
 }
+
+/// A snapshot (every GPU one sample) weighs what the query said: --interval.
+#[test]
+fn a_snapshot_weighs_the_querys_interval() -> anyhow::Result<()> {
+    if !installed("duckdb")? {
+        return Ok(());
+    }
+    let snap = data("sql/snapshot.csv");
+    let columns = Some("time,host,gpu,model,job,device_util");
+    let (_, pushed) = parity(
+        Engine::DuckDb,
+        &snap,
+        columns,
+        &["--interval", "10m"],
+        "parquet",
+    )?;
+    assert_eq!(pushed["window"]["snapshot"], true);
+    // three GPUs of 10 minutes each
+    assert_close(num(&pushed, "/layers/observed_gpu_hours"), 0.5, "observed");
+    let notes = pushed["data_quality"]["notes"].to_string();
+    assert!(notes.contains("weighed 10m each"), "{notes}");
+    Ok(())
+}

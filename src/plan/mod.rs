@@ -181,8 +181,9 @@ pub mod key {
     /// 1 when the GPU's only sample is a snapshot weighing --interval (or 1 h),
     /// 2 when it is a lone sample in a series weighing the fleet's step
     pub const SINGLE: &str = "gpu_single";
-    /// the median of the GPUs' steps (null: no GPU has two samples)
-    pub const FLEET_STEP: &str = "fleet_step_us";
+    /// what a GPU's single sample weighs: --interval, else the fleet's step
+    /// (the median of the GPUs' steps), else one hour
+    pub const SINGLE_WEIGHT: &str = "single_weight_us";
     /// the held rule the query used: held, job, memory:BYTES or assumed
     pub const HELD_RULE: &str = "held_rule";
     /// the canonical column the query grouped on (`--by`; null: none)

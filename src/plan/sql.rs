@@ -363,7 +363,7 @@ fn weighed(plan: &AuditPlan, d: Dialect) -> String {
     };
     let _ = d;
     format!(
-        "  SELECT g.*, {w} AS w,\n    CASE WHEN g.diff > g.max_gap THEN g.diff - g.max_gap ELSE 0 END AS unobserved,\n    CASE WHEN g.step IS NULL THEN (CASE WHEN {} THEN 1 ELSE 2 END) ELSE 0 END AS single,\n    f.fleet_step\n  FROM (\n    SELECT k.*, s.step, {max_gap} AS max_gap\n    FROM kept k LEFT JOIN steps s ON k.host = s.host AND k.gpu = s.gpu\n  ) g CROSS JOIN fleet f",
+        "  SELECT g.*, {w} AS w, {lone} AS single_weight,\n    CASE WHEN g.diff > g.max_gap THEN g.diff - g.max_gap ELSE 0 END AS unobserved,\n    CASE WHEN g.step IS NULL THEN (CASE WHEN {} THEN 1 ELSE 2 END) ELSE 0 END AS single,\n    f.fleet_step\n  FROM (\n    SELECT k.*, s.step, {max_gap} AS max_gap\n    FROM kept k LEFT JOIN steps s ON k.host = s.host AND k.gpu = s.gpu\n  ) g CROSS JOIN fleet f",
         if plan.interval_us.is_some() {
             "1 = 1"
         } else {
@@ -414,7 +414,7 @@ fn parts(idle_below: f64, d: Dialect) -> String {
     let mut cols = vec![
         "    host, gpu, model, grp".to_string(),
         "    MIN(t) AS start_us, MAX(t + w) AS end_us, MAX(t) AS last_us".to_string(),
-        "    MAX(single) AS single, MAX(fleet_step) AS fleet_step_us".to_string(),
+        "    MAX(single) AS single, MAX(single_weight) AS single_weight_us".to_string(),
     ];
     for s in SUMS {
         let cond = condition(s.filter);
@@ -469,7 +469,11 @@ fn final_select(plan: &AuditPlan, d: Dialect) -> String {
         format!("p.end_us AS {}", key::END_US),
         format!("p.last_us AS {}", key::LAST_US),
         format!("CAST(p.single AS {}) AS {}", d.bigint(), key::SINGLE),
-        format!("p.fleet_step_us AS {}", key::FLEET_STEP),
+        format!(
+            "CAST(p.single_weight_us AS {}) AS {}",
+            d.bigint(),
+            key::SINGLE_WEIGHT
+        ),
     ];
     for s in SUMS {
         match metric_of(s.value, s.filter) {

@@ -24,7 +24,7 @@ struct Partial {
     end_us: i64,
     last_us: i64,
     single: i64,
-    fleet_step_us: Option<i64>,
+    single_weight_us: Option<i64>,
     /// by SUMS' names; a metric's sums are None where the engine saw no such metric
     ints: BTreeMap<&'static str, i64>,
     floats: BTreeMap<&'static str, Option<f64>>,
@@ -160,7 +160,7 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
     );
     let (single, fleet) = (
         ints(df, file, key::SINGLE)?,
-        ints(df, file, key::FLEET_STEP)?,
+        ints(df, file, key::SINGLE_WEIGHT)?,
     );
     let (dups, outside) = (
         ints(df, file, key::DUPLICATES)?,
@@ -204,7 +204,7 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
             end_us: need(end[i], key::END_US)?,
             last_us: need(last[i], key::LAST_US)?,
             single: single[i].unwrap_or(0),
-            fleet_step_us: fleet[i],
+            single_weight_us: fleet[i],
             duplicates: dups[i].unwrap_or(0).max(0) as u64,
             outside: outside[i].unwrap_or(0).max(0) as u64,
             last_held: last_held[i].unwrap_or(false),
@@ -377,7 +377,7 @@ fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
         file: file.to_string(),
         rows: rows.len() as u64,
     }];
-    notes.extend(single_notes(&gpus, &facts, cfg));
+    notes.extend(single_notes(&gpus, &facts));
     Parts {
         window_start: start,
         window_end: end,
@@ -447,25 +447,21 @@ fn check_grouping(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Result<()>
     Ok(())
 }
 
-/// Snapshot and lone-sample notes, as the engine writes them (§2).
-fn single_notes(
-    gpus: &BTreeMap<(String, String), GpuFacts>,
-    facts: &[&Partial],
-    cfg: &AuditConfig,
-) -> Vec<Note> {
+/// Snapshot and lone-sample notes, as the engine writes them (§2), with the
+/// weight the query gave a single sample.
+fn single_notes(gpus: &BTreeMap<(String, String), GpuFacts>, facts: &[&Partial]) -> Vec<Note> {
     let mut notes = Vec::new();
+    let Some(weight_us) = facts.iter().find_map(|p| p.single_weight_us) else {
+        return notes;
+    };
     if gpus.values().all(|g| g.samples <= 1) {
-        notes.push(Note::Snapshot {
-            weight_us: cfg.interval_us.unwrap_or(crate::audit::DEFAULT_SNAPSHOT_US),
-        });
+        notes.push(Note::Snapshot { weight_us });
     }
     let lone = facts.iter().filter(|p| p.single == 2).count();
-    if lone > 0
-        && let Some(step) = facts.iter().find_map(|p| p.fleet_step_us)
-    {
+    if lone > 0 {
         notes.push(Note::LoneSamples {
             gpus: lone,
-            weight_us: step,
+            weight_us,
         });
     }
     notes
