@@ -145,6 +145,55 @@ fn names(file: &str, column: &str, row: usize, text: Option<&str>) -> Result<Vec
     }
 }
 
+/// The plan's sums as read: integer ticks and counts, and hours.
+struct SumColumns {
+    ints: Vec<(&'static str, Vec<Option<i64>>)>,
+    floats: Vec<(&'static str, Vec<Option<f64>>)>,
+}
+
+impl SumColumns {
+    fn read(df: &DataFrame, file: &str) -> Result<Self> {
+        let mut sums = SumColumns {
+            ints: Vec::new(),
+            floats: Vec::new(),
+        };
+        for s in SUMS {
+            if is_int(s.name) {
+                sums.ints.push((s.name, ints(df, file, s.name)?));
+            } else {
+                sums.floats.push((s.name, floats(df, file, s.name)?));
+            }
+        }
+        Ok(sums)
+    }
+}
+
+/// Row `i`'s sums into `p`: a tick sum is required and never negative, an
+/// hour sum is null (metric absent) or a non-negative number.
+fn sums_into(p: &mut Partial, sums: &SumColumns, i: usize, file: &str) -> Result<()> {
+    let line = i + 1;
+    for (name, col) in &sums.ints {
+        let v = col[i].ok_or_else(|| anyhow!("{file}: row {line}, column '{name}' is empty"))?;
+        if v < 0 {
+            bail!(
+                "{file}: row {line}, column '{name}' is negative ({v}): a sum of weights cannot be"
+            );
+        }
+        p.ints.insert(name, v);
+    }
+    for (name, col) in &sums.floats {
+        if let Some(v) = col[i]
+            && !(v.is_finite() && v >= 0.0)
+        {
+            bail!(
+                "{file}: row {line}, column '{name}' is {v}: expected a non-negative number of GPU-hours"
+            );
+        }
+        p.floats.insert(name, col[i]);
+    }
+    Ok(())
+}
+
 fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
     let n = df.height();
     let (host, gpu, model, group) = (
@@ -177,15 +226,7 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
         texts(df, file, key::HELD_RULE)?,
         texts(df, file, key::GROUPED_BY)?,
     );
-    let mut sum_ints: Vec<(&'static str, Vec<Option<i64>>)> = Vec::new();
-    let mut sum_floats: Vec<(&'static str, Vec<Option<f64>>)> = Vec::new();
-    for s in SUMS {
-        if is_int(s.name) {
-            sum_ints.push((s.name, ints(df, file, s.name)?));
-        } else {
-            sum_floats.push((s.name, floats(df, file, s.name)?));
-        }
-    }
+    let sums = SumColumns::read(df, file)?;
     let mut rows = Vec::with_capacity(n);
     for i in 0..n {
         let line = i + 1;
@@ -217,25 +258,7 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
             grouped_by: grouped_by[i].clone().filter(|b| !b.is_empty()),
             ..Partial::default()
         };
-        for (name, col) in &sum_ints {
-            let v = need(col[i], name)?;
-            if v < 0 {
-                bail!(
-                    "{file}: row {line}, column '{name}' is negative ({v}): a sum of weights cannot be"
-                );
-            }
-            p.ints.insert(name, v);
-        }
-        for (name, col) in &sum_floats {
-            if let Some(v) = col[i]
-                && !(v.is_finite() && v >= 0.0)
-            {
-                bail!(
-                    "{file}: row {line}, column '{name}' is {v}: expected a non-negative number of GPU-hours"
-                );
-            }
-            p.floats.insert(name, col[i]);
-        }
+        sums_into(&mut p, &sums, i, file)?;
         rows.push(p);
     }
     Ok(rows)
@@ -315,45 +338,48 @@ struct GpuFacts {
     first: Option<Partial>,
 }
 
-fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
-    let has = |name: &str| rows.iter().any(|p| p.measured(name));
-    let present = Present {
-        device_util: has("active_h"),
-        sm_active: has("sm_h"),
-        tensor_active: has("tensor_h"),
-        useful: false,
-    };
-    let basis = present.basis();
-    let mut total = Tally::default();
-    let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut unpriced: BTreeSet<String> = BTreeSet::new();
-    let mut gpus: BTreeMap<(String, String), GpuFacts> = BTreeMap::new();
-    let (mut start, mut end) = (i64::MAX, i64::MIN);
-    let mut unobserved_us = 0;
-    for p in rows {
+/// The rows folded: the fleet, the groups, each GPU, the span and the
+/// unpriced models.
+#[derive(Default)]
+struct Folded {
+    total: Tally,
+    groups: BTreeMap<String, Tally>,
+    unpriced: BTreeSet<String>,
+    gpus: BTreeMap<(String, String), GpuFacts>,
+    start: Option<i64>,
+    end: Option<i64>,
+    unobserved_us: i64,
+}
+
+impl Folded {
+    fn add(&mut self, p: &Partial, cfg: &AuditConfig, basis: Basis) {
         let price = cfg.prices.price_of(p.model.as_deref());
         if price.is_none() {
-            unpriced.insert(p.model.clone().unwrap_or_else(|| "(no model)".into()));
+            self.unpriced
+                .insert(p.model.clone().unwrap_or_else(|| "(no model)".into()));
         }
         let t = tally_of(p, price, basis);
-        total.merge(&t);
-        start = start.min(p.start_us);
-        end = end.max(p.end_us);
-        unobserved_us += p.int("unobserved_us");
+        self.total.merge(&t);
+        self.start = Some(self.start.map_or(p.start_us, |s| s.min(p.start_us)));
+        self.end = Some(self.end.map_or(p.end_us, |e| e.max(p.end_us)));
+        self.unobserved_us += p.int("unobserved_us");
         if cfg.by.is_some() {
             match &p.group {
-                Some(g) => groups.entry(g.clone()).or_default().merge(&t),
+                Some(g) => self.groups.entry(g.clone()).or_default().merge(&t),
                 None => {
                     for (name, part) in split_unlabelled(p) {
                         if part.int("observed_us") > 0 {
                             let t = tally_of(&part, price, basis);
-                            groups.entry(name.into()).or_default().merge(&t);
+                            self.groups.entry(name.into()).or_default().merge(&t);
                         }
                     }
                 }
             }
         }
-        let g = gpus.entry((p.host.clone(), p.gpu.clone())).or_default();
+        let g = self
+            .gpus
+            .entry((p.host.clone(), p.gpu.clone()))
+            .or_default();
         g.tally.merge(&t);
         g.samples += p.int("samples").max(0) as u64;
         if let Some(m) = &p.model
@@ -365,12 +391,34 @@ fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
             g.first = Some(p.clone());
         }
     }
-    if let Some(s) = cfg.since {
-        start = s;
+}
+
+fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
+    let has = |name: &str| rows.iter().any(|p| p.measured(name));
+    let present = Present {
+        device_util: has("active_h"),
+        sm_active: has("sm_h"),
+        tensor_active: has("tensor_h"),
+        useful: false,
+    };
+    let mut f = Folded::default();
+    for p in rows {
+        f.add(p, cfg, present.basis());
     }
-    if let Some(u) = cfg.until {
-        end = u.min(end);
-    }
+    let Folded {
+        total,
+        groups,
+        unpriced,
+        gpus,
+        unobserved_us,
+        ..
+    } = f;
+    let start = cfg.since.or(f.start).unwrap_or(0);
+    // --until past the last sample does not stretch the window
+    let end = match (cfg.until, f.end) {
+        (Some(u), Some(e)) => u.min(e),
+        (u, e) => e.or(u).unwrap_or(0),
+    };
     let summaries = gpu_summaries(&gpus, &present, cfg);
     let facts: Vec<&Partial> = gpus.values().filter_map(|g| g.first.as_ref()).collect();
     let mut notes = vec![Note::PartialsRead {
