@@ -175,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--idle-below', '--idle-below', [CompletionResultType]::ParameterName, 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)')
             [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'Without a held or job column, a GPU using more memory than this is held')
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group the partial sums by this label (give report --partials the same --by)')
+            [CompletionResult]::new('--bucket', '--bucket', [CompletionResultType]::ParameterName, 'Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and report --partials renders the timeline and the purchase answer from them')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the query to FILE instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the query to FILE instead of standard output')
             [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the table has no held, job or memory column')

@@ -929,7 +929,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__sql)
-            opts="-o -h -V --dialect --table --columns --schema --since --until --max-gap --interval --idle-below --held-mem --assume-held --by --output --help --version"
+            opts="-o -h -V --dialect --table --columns --schema --since --until --max-gap --interval --idle-below --held-mem --assume-held --by --bucket --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -977,6 +977,10 @@ _gpuaudit() {
                     ;;
                 --by)
                     COMPREPLY=($(compgen -W "team user job host model" -- "${cur}"))
+                    return 0
+                    ;;
+                --bucket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)

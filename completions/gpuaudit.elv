@@ -167,6 +167,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --idle-below 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)'
             cand --held-mem 'Without a held or job column, a GPU using more memory than this is held'
             cand --by 'Showback: group the partial sums by this label (give report --partials the same --by)'
+            cand --bucket 'Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and report --partials renders the timeline and the purchase answer from them'
             cand -o 'Write the query to FILE instead of standard output'
             cand --output 'Write the query to FILE instead of standard output'
             cand --assume-held 'Treat every sample as held when the table has no held, job or memory column'

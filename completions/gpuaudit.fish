@@ -192,6 +192,7 @@ user\t''
 job\t''
 host\t''
 model\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l bucket -d 'Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and report --partials renders the timeline and the purchase answer from them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -s o -l output -d 'Write the query to FILE instead of standard output' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l assume-held -d 'Treat every sample as held when the table has no held, job or memory column'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -s h -l help -d 'Print help (see more with \'--help\')'

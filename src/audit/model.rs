@@ -279,6 +279,8 @@ pub enum Note {
     PartialsRead {
         file: String,
         rows: u64,
+        /// the answer carried the timeline's bucket sums (`sql --bucket`)
+        timeline: bool,
     },
     /// a note read back from a document (its text), or a reader's own words
     #[serde(untagged)]

@@ -83,6 +83,11 @@ pub struct SqlArgs {
     #[arg(long, value_enum, value_name = "LABEL")]
     pub by: Option<GroupByArg>,
 
+    /// Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and
+    /// report --partials renders the timeline and the purchase answer from them.
+    #[arg(long, value_name = "DURATION", value_parser = super::duration_arg)]
+    pub bucket: Option<String>,
+
     /// Write the query to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,

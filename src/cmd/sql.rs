@@ -62,6 +62,7 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
         assume_held: args.assume_held,
         no_builtin_prices: true,
         by: args.by.map(super::common::group_by),
+        bucket: args.bucket.clone(),
         ..AuditOptions::default()
     };
     let cfg = crate::pipeline::audit_config(&opts, &|_| {
@@ -81,5 +82,6 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
         since_us: cfg.since,
         until_us: cfg.until,
         by: cfg.by,
+        bucket_us: cfg.bucket_us,
     })
 }

@@ -127,6 +127,7 @@ fn partials_report(path: &Path, opts: &AuditOptions) -> Result<Report> {
         ("--interval", opts.interval.is_some()),
         ("--assume-held", opts.assume_held),
         ("--jobs", opts.jobs.is_some()),
+        ("--bucket", opts.bucket.is_some()),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
         bail!(

@@ -170,7 +170,8 @@ pub mod key {
     /// the latest sample of the row (the GPU's model is its latest one's)
     pub const LAST_US: &str = "last_us";
     pub const DUPLICATES: &str = "gpu_duplicates";
-    pub const OUTSIDE: &str = "gpu_rows_outside_window";
+    /// rows outside --since/--until, the whole table's (the same on every row)
+    pub const OUTSIDE: &str = "rows_outside_window";
     pub const LAST_HELD: &str = "gpu_last_held";
     pub const LAST_MEM_USED: &str = "gpu_last_mem_used_bytes";
     pub const LAST_MEM_TOTAL: &str = "gpu_last_mem_total_bytes";
@@ -188,6 +189,10 @@ pub mod key {
     pub const HELD_RULE: &str = "held_rule";
     /// the canonical column the query grouped on (`--by`; null: none)
     pub const GROUPED_BY: &str = "grouped_by";
+    /// a timeline row: its bucket's index (start ÷ bucket_us; null on GPU rows)
+    pub const BUCKET: &str = "bucket";
+    /// the query's `--bucket` in ticks (null: no timeline asked)
+    pub const BUCKET_US: &str = "bucket_us";
 }
 
 /// The audit of a table, as an engine is asked it.
@@ -203,6 +208,8 @@ pub struct AuditPlan {
     pub since_us: Option<i64>,
     pub until_us: Option<i64>,
     pub by: Option<GroupBy>,
+    /// `--bucket`: the timeline's sums per bucket as well
+    pub bucket_us: Option<i64>,
 }
 
 impl AuditPlan {

@@ -132,6 +132,11 @@ pub fn render(plan: &AuditPlan, d: Dialect) -> String {
         ("gpu_jobs", owners("job", d)),
         ("gpu_users", owners("usr", d)),
     ];
+    let mut ctes: Vec<(&str, String)> = ctes.into_iter().collect();
+    if let Some(b) = plan.bucket_us {
+        ctes.push(("exploded", exploded(b, d)));
+        ctes.push(("bucket_parts", bucket_parts(b, plan.idle_below, d)));
+    }
     let mut out = format!(
         "-- gpuaudit sql --dialect {}: the audit's partial sums (docs/semantics.md §14);\n-- export the answer as parquet or CSV and run: gpuaudit report --partials FILE\nWITH\n",
         d.name()
@@ -294,10 +299,12 @@ fn held_sql(rule: HeldRule) -> (String, String) {
 /// Whether each metric was measured at all (a column without one usable
 /// value is absent: its sums are null, never 0).
 fn present() -> String {
-    let cols: Vec<String> = FRACTIONS
+    let mut cols: Vec<String> = FRACTIONS
         .iter()
         .map(|m| format!("    COUNT({m}) AS n_{m}"))
         .collect();
+    // fleet-wide: a GPU with no sample in the window has no row of its own
+    cols.push("    SUM(CASE WHEN in_window = 0 THEN 1 ELSE 0 END) AS outside".to_string());
     format!("  SELECT\n{}\n  FROM conv", cols.join(",\n"))
 }
 
@@ -391,13 +398,13 @@ fn idle_sql() -> String {
 }
 
 /// The value a sum adds for one sample.
-fn value(v: Value) -> String {
+fn value(v: Value, w: &str) -> String {
     match v {
         Value::Count => "1".to_string(),
-        Value::Ticks => "w".to_string(),
+        Value::Ticks => w.to_string(),
         Value::UnobservedTicks => "unobserved".to_string(),
-        Value::Hours => format!("(w / {US_PER_HOUR})"),
-        Value::HoursTimes(m) => format!("(w / {US_PER_HOUR}) * {m}"),
+        Value::Hours => format!("({w} / {US_PER_HOUR})"),
+        Value::HoursTimes(m) => format!("({w} / {US_PER_HOUR}) * {m}"),
     }
 }
 
@@ -416,28 +423,77 @@ fn parts(idle_below: f64, d: Dialect) -> String {
         "    MIN(t) AS start_us, MAX(t + w) AS end_us, MAX(t) AS last_us".to_string(),
         "    MAX(single) AS single, MAX(single_weight) AS single_weight_us".to_string(),
     ];
-    for s in SUMS {
-        let cond = condition(s.filter);
-        let v = value(s.value);
-        let sum = format!("COALESCE(SUM(CASE WHEN {cond} THEN {v} END), 0)");
-        // integer sums stay integers (DuckDB's SUM of BIGINT is a HUGEINT)
-        let sum = match s.value {
-            Value::Count | Value::Ticks | Value::UnobservedTicks => {
-                format!("CAST({sum} AS {})", d.bigint())
-            }
-            _ => sum,
-        };
-        cols.push(format!("    {sum} AS {}", s.name));
-    }
+    cols.extend(sum_columns("w", d));
     format!(
         "  SELECT\n{}\n  FROM (SELECT weighed.*, {idle_below:?} AS idle_below FROM weighed) x\n  GROUP BY host, gpu, model, grp",
         cols.join(",\n"),
     )
 }
 
-/// Per GPU: repeats dropped and rows outside --since/--until (data quality).
+/// Every sum of the plan over the weight column `w` (a sample's weight, or
+/// its part inside one bucket).
+fn sum_columns(w: &str, d: Dialect) -> Vec<String> {
+    SUMS.iter()
+        .map(|s| {
+            let cond = condition(s.filter);
+            let v = value(s.value, w);
+            let sum = format!("COALESCE(SUM(CASE WHEN {cond} THEN {v} END), 0)");
+            // integer sums stay integers (DuckDB's SUM of BIGINT is a HUGEINT)
+            let sum = match s.value {
+                Value::Count | Value::Ticks | Value::UnobservedTicks => {
+                    format!("CAST({sum} AS {})", d.bigint())
+                }
+                _ => sum,
+            };
+            format!("    {sum} AS {}", s.name)
+        })
+        .collect()
+}
+
+/// Each weighed sample once per bucket it overlaps (`--bucket`: the
+/// timeline, docs/semantics.md §10), with its part `o` inside that bucket.
+fn exploded(b: i64, d: Dialect) -> String {
+    let (lo, hi) = (
+        d.idiv("sw.t", &b.to_string()),
+        d.idiv("sw.t + sw.w - 1", &b.to_string()),
+    );
+    let from = match d {
+        Dialect::DuckDb => {
+            format!("SELECT sw.*, unnest(range({lo}, {hi} + 1)) AS bk FROM weighed sw")
+        }
+        Dialect::ClickHouse => format!(
+            "SELECT sw.*, toInt64(arrayJoin(range(toUInt64(assumeNotNull({lo})), toUInt64(assumeNotNull({hi})) + 1))) AS bk FROM weighed sw"
+        ),
+        Dialect::Spark => {
+            format!("SELECT sw.*, explode(sequence({lo}, {hi})) AS bk FROM weighed sw")
+        }
+        Dialect::Trino => {
+            format!(
+                "SELECT sw.*, u.bk FROM weighed sw CROSS JOIN UNNEST(sequence({lo}, {hi})) AS u(bk)"
+            )
+        }
+        Dialect::BigQuery => {
+            format!(
+                "SELECT sw.*, bk FROM weighed sw CROSS JOIN UNNEST(GENERATE_ARRAY({lo}, {hi})) AS bk"
+            )
+        }
+    };
+    format!("  {from}\n  WHERE sw.w > 0")
+}
+
+/// The plan's sums per bucket, over each sample's part in it.
+fn bucket_parts(b: i64, idle_below: f64, d: Dialect) -> String {
+    let mut cols = vec!["    bk".to_string()];
+    cols.extend(sum_columns("o", d));
+    format!(
+        "  SELECT\n{}\n  FROM (SELECT e.*, LEAST(e.t + e.w, (e.bk + 1) * {b}) - GREATEST(e.t, e.bk * {b}) AS o, {idle_below:?} AS idle_below FROM exploded e) x\n  GROUP BY bk",
+        cols.join(",\n")
+    )
+}
+
+/// Per GPU: repeats dropped (data quality).
 fn gpu_counts() -> String {
-    "  SELECT host, gpu,\n    SUM(CASE WHEN in_window = 1 AND dup > 1 THEN 1 ELSE 0 END) AS duplicates,\n    SUM(CASE WHEN in_window = 0 THEN 1 ELSE 0 END) AS outside\n  FROM ranked\n  GROUP BY host, gpu".to_string()
+    "  SELECT host, gpu,\n    SUM(CASE WHEN in_window = 1 AND dup > 1 THEN 1 ELSE 0 END) AS duplicates\n  FROM ranked\n  GROUP BY host, gpu".to_string()
 }
 
 /// Per GPU: its latest sample's held state, memory and power.
@@ -454,68 +510,158 @@ fn owners(column: &str, d: Dialect) -> String {
 }
 
 fn final_select(plan: &AuditPlan, d: Dialect) -> String {
-    let grouped_by = match plan.group_column() {
-        Some(c) => format!("'{c}'"),
-        None => format!("CAST(NULL AS {})", d.text()),
-    };
-    let mut cols = vec![
-        format!("'{}' AS {}", plan.held_rule_name(), key::HELD_RULE),
-        format!("{grouped_by} AS {}", key::GROUPED_BY),
-        format!("p.host AS {}", key::HOST),
-        format!("p.gpu AS {}", key::GPU),
-        format!("p.model AS {}", key::MODEL),
-        format!("p.grp AS {}", key::GROUP),
-        format!("p.start_us AS {}", key::START_US),
-        format!("p.end_us AS {}", key::END_US),
-        format!("p.last_us AS {}", key::LAST_US),
-        format!("CAST(p.single AS {}) AS {}", d.bigint(), key::SINGLE),
-        format!(
-            "CAST(p.single_weight_us AS {}) AS {}",
-            d.bigint(),
-            key::SINGLE_WEIGHT
-        ),
-    ];
-    for s in SUMS {
-        match metric_of(s.value, s.filter) {
-            Some(m) => cols.push(format!(
-                "CASE WHEN pr.n_{m} > 0 THEN p.{} END AS {}",
-                s.name, s.name
-            )),
-            None => cols.push(format!("p.{} AS {}", s.name, s.name)),
-        }
-    }
-    cols.extend([
-        format!("COALESCE(c.duplicates, 0) AS {}", key::DUPLICATES),
-        format!("COALESCE(c.outside, 0) AS {}", key::OUTSIDE),
-        // 1/0: every engine writes an integer alike (ClickHouse's booleans are UInt8)
-        format!(
-            "CAST(CASE WHEN l.held THEN 1 WHEN NOT l.held THEN 0 END AS {}) AS {}",
-            d.bigint(),
-            key::LAST_HELD
-        ),
-        format!(
-            "CAST(l.mem_used AS {}) AS {}",
-            d.bigint(),
-            key::LAST_MEM_USED
-        ),
-        format!(
-            "CAST(l.mem_total AS {}) AS {}",
-            d.bigint(),
-            key::LAST_MEM_TOTAL
-        ),
-        format!("l.power_w AS {}", key::LAST_POWER),
-        format!("j.owners AS {}", key::JOBS),
-        format!("us.owners AS {}", key::USERS),
-    ]);
+    let cols = gpu_columns(plan, d);
+    let bucket_us = plan
+        .bucket_us
+        .map_or(format!("CAST(NULL AS {})", d.bigint()), |b| b.to_string());
+    // every column typed alike in both halves of the union (ClickHouse would
+    // otherwise make a Variant of UInt64 and Int64)
+    let mut main: Vec<String> = cols
+        .iter()
+        .map(|(e, n)| format!("CAST({e} AS {}) AS {n}", column_type(n, d)))
+        .collect();
+    main.push(format!("CAST(NULL AS {}) AS {}", d.bigint(), key::BUCKET));
+    main.push(format!(
+        "CAST({bucket_us} AS {}) AS {}",
+        d.bigint(),
+        key::BUCKET_US
+    ));
     let on = |a: &str| format!("{a}.host = p.host AND {a}.gpu = p.gpu");
-    format!(
-        "SELECT\n  {}\nFROM parts p\n  CROSS JOIN present pr\n  LEFT JOIN gpu_counts c ON {}\n  LEFT JOIN gpu_last l ON {}\n  LEFT JOIN gpu_jobs j ON {}\n  LEFT JOIN gpu_users us ON {}\nORDER BY p.host, p.gpu, p.model, p.grp",
-        cols.join(",\n  "),
+    let gpus = format!(
+        "SELECT\n  {}\nFROM parts p\n  CROSS JOIN present pr\n  LEFT JOIN gpu_counts c ON {}\n  LEFT JOIN gpu_last l ON {}\n  LEFT JOIN gpu_jobs j ON {}\n  LEFT JOIN gpu_users us ON {}",
+        main.join(",\n  "),
         on("c"),
         on("l"),
         on("j"),
         on("us")
+    );
+    let Some(b) = plan.bucket_us else {
+        return format!(
+            "{gpus}\nORDER BY {}, {}, {}, {}",
+            key::HOST,
+            key::GPU,
+            key::MODEL,
+            key::GROUP
+        );
+    };
+    // bucket rows: the same columns, the sums of the bucket, no GPU
+    let mut rows: Vec<String> = cols
+        .iter()
+        .map(|(e, n)| {
+            if SUMS.iter().any(|s| s.name == *n) {
+                let t = column_type(n, d);
+                match metric_of_name(n) {
+                    Some(m) => {
+                        format!("CAST(CASE WHEN pr.n_{m} > 0 THEN bp.{n} END AS {t}) AS {n}")
+                    }
+                    None => format!("CAST(bp.{n} AS {t}) AS {n}"),
+                }
+            } else if *n == key::HELD_RULE || *n == key::GROUPED_BY {
+                format!("CAST({e} AS {}) AS {n}", column_type(n, d))
+            } else {
+                format!("CAST(NULL AS {}) AS {n}", column_type(n, d))
+            }
+        })
+        .collect();
+    rows.push(format!("CAST(bp.bk AS {}) AS {}", d.bigint(), key::BUCKET));
+    rows.push(format!("CAST({b} AS {}) AS {}", d.bigint(), key::BUCKET_US));
+    format!(
+        "SELECT * FROM (\n{gpus}\nUNION ALL\nSELECT\n  {}\nFROM bucket_parts bp CROSS JOIN present pr\n) answer\nORDER BY {}, {}, {}, {}, {}",
+        rows.join(",\n  "),
+        key::BUCKET,
+        key::HOST,
+        key::GPU,
+        key::MODEL,
+        key::GROUP
     )
+}
+
+/// The metric a sum (by name) needs measured, for null-when-absent.
+fn metric_of_name(name: &str) -> Option<&'static str> {
+    SUMS.iter()
+        .find(|s| s.name == name)
+        .and_then(|s| metric_of(s.value, s.filter))
+}
+
+/// A column's SQL type, for the NULLs of the rows that lack it.
+fn column_type(name: &str, d: Dialect) -> &'static str {
+    let text = [
+        key::HOST,
+        key::GPU,
+        key::MODEL,
+        key::GROUP,
+        key::JOBS,
+        key::USERS,
+        key::HELD_RULE,
+        key::GROUPED_BY,
+    ];
+    if text.contains(&name) {
+        d.text()
+    } else if name == key::LAST_POWER || name.ends_with("_h") {
+        d.double()
+    } else {
+        d.bigint()
+    }
+}
+
+/// The per-GPU row's columns: (expression, name), in the answer's order.
+fn gpu_columns(plan: &AuditPlan, d: Dialect) -> Vec<(String, &'static str)> {
+    let grouped_by = match plan.group_column() {
+        Some(c) => format!("'{c}'"),
+        None => format!("CAST(NULL AS {})", d.text()),
+    };
+    let mut cols: Vec<(String, &'static str)> = vec![
+        (format!("'{}'", plan.held_rule_name()), key::HELD_RULE),
+        (grouped_by, key::GROUPED_BY),
+        ("p.host".into(), key::HOST),
+        ("p.gpu".into(), key::GPU),
+        ("p.model".into(), key::MODEL),
+        ("p.grp".into(), key::GROUP),
+        ("p.start_us".into(), key::START_US),
+        ("p.end_us".into(), key::END_US),
+        ("p.last_us".into(), key::LAST_US),
+        (format!("CAST(p.single AS {})", d.bigint()), key::SINGLE),
+        (
+            format!("CAST(p.single_weight_us AS {})", d.bigint()),
+            key::SINGLE_WEIGHT,
+        ),
+    ];
+    for s in SUMS {
+        match metric_of(s.value, s.filter) {
+            Some(m) => cols.push((
+                format!("CASE WHEN pr.n_{m} > 0 THEN p.{} END", s.name),
+                s.name,
+            )),
+            None => cols.push((format!("p.{}", s.name), s.name)),
+        }
+    }
+    cols.extend([
+        ("COALESCE(c.duplicates, 0)".to_string(), key::DUPLICATES),
+        (
+            format!("CAST(COALESCE(pr.outside, 0) AS {})", d.bigint()),
+            key::OUTSIDE,
+        ),
+        // 1/0: every engine writes an integer alike (ClickHouse's booleans are UInt8)
+        (
+            format!(
+                "CAST(CASE WHEN l.held THEN 1 WHEN NOT l.held THEN 0 END AS {})",
+                d.bigint()
+            ),
+            key::LAST_HELD,
+        ),
+        (
+            format!("CAST(l.mem_used AS {})", d.bigint()),
+            key::LAST_MEM_USED,
+        ),
+        (
+            format!("CAST(l.mem_total AS {})", d.bigint()),
+            key::LAST_MEM_TOTAL,
+        ),
+        ("l.power_w".to_string(), key::LAST_POWER),
+        ("j.owners".to_string(), key::JOBS),
+        ("us.owners".to_string(), key::USERS),
+    ]);
+    cols
 }
 
 /// DCGM fields of the OpenTelemetry table, the canonical column each fills

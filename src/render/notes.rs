@@ -165,8 +165,17 @@ pub fn note_text(note: &Note) -> String {
             "not-useful dollars count {held_gpu_hours:.2} held GPU-hours without {basis} as not useful"
         ),
         Note::MetricUnsupported { gpu, metric, why } => format!("GPU {gpu}: {metric} n/a: {why}"),
-        Note::PartialsRead { file, rows } => format!(
-            "{file}: {rows} rows of partial sums from `gpuaudit sql`: idle episodes, the timeline, leaks, nodes, jobs and the purchase answer need every sample (run report on the samples for them)"
+        Note::PartialsRead {
+            file,
+            rows,
+            timeline,
+        } => format!(
+            "{file}: {rows} rows of partial sums from `gpuaudit sql`: {} need every sample (run report on the samples for them)",
+            if *timeline {
+                "idle episodes, leaks, nodes, jobs and whom to reclaim from"
+            } else {
+                "idle episodes, leaks, nodes, jobs and (without sql --bucket) the timeline and the purchase answer"
+            }
         ),
         Note::Text(text) => text.clone(),
     }

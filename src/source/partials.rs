@@ -61,7 +61,7 @@ fn is_int(name: &str) -> bool {
 pub fn report(path: &Path, cfg: &AuditConfig) -> Result<Report> {
     let name = path.display().to_string();
     let df = read_frame(path, &name)?;
-    let rows = partials_of(&df, &name)?;
+    let (rows, buckets) = partials_of(&df, &name)?;
     let Some(first) = rows.first() else {
         bail!("{name}: no rows of partial sums (the query's table had no samples in the window?)");
     };
@@ -69,6 +69,12 @@ pub fn report(path: &Path, cfg: &AuditConfig) -> Result<Report> {
     let held_rule = held_rule_of(&first.held_rule, &name)?;
     let mut parts = parts_of(&rows, cfg, &name);
     parts.held_rule = held_rule;
+    parts.diagnosis = sections_of(&parts, cfg, &buckets);
+    if buckets.is_some()
+        && let Some(Note::PartialsRead { timeline, .. }) = parts.quality.notes.first_mut()
+    {
+        *timeline = true;
+    }
     crate::audit::assemble::review_prices(&mut parts, cfg)?;
     Ok(assemble(parts, cfg))
 }
@@ -194,7 +200,13 @@ fn sums_into(p: &mut Partial, sums: &SumColumns, i: usize, file: &str) -> Result
     Ok(())
 }
 
-fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
+/// The timeline's rows of an answer: the bucket's ticks and each bucket's sums.
+struct Buckets {
+    bucket_us: i64,
+    rows: Vec<(i64, Partial)>,
+}
+
+fn partials_of(df: &DataFrame, file: &str) -> Result<(Vec<Partial>, Option<Buckets>)> {
     let n = df.height();
     let (host, gpu, model, group) = (
         texts(df, file, key::HOST)?,
@@ -202,6 +214,19 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
         texts(df, file, key::MODEL)?,
         texts(df, file, key::GROUP)?,
     );
+    let (bucket, bucket_us) = (
+        ints(df, file, key::BUCKET)?,
+        ints(df, file, key::BUCKET_US)?,
+    );
+    let mut buckets = bucket_us
+        .iter()
+        .flatten()
+        .next()
+        .filter(|b| **b > 0)
+        .map(|b| Buckets {
+            bucket_us: *b,
+            rows: Vec::new(),
+        });
     let (start, end, last) = (
         ints(df, file, key::START_US)?,
         ints(df, file, key::END_US)?,
@@ -230,6 +255,18 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
     let mut rows = Vec::with_capacity(n);
     for i in 0..n {
         let line = i + 1;
+        if let Some(k) = bucket[i] {
+            let Some(b) = buckets.as_mut() else {
+                bail!(
+                    "{file}: row {line} is a timeline bucket, but no row says the bucket's length ({})",
+                    key::BUCKET_US
+                )
+            };
+            let mut p = Partial::default();
+            sums_into(&mut p, &sums, i, file)?;
+            b.rows.push((k, p));
+            continue;
+        }
         let need = |v: Option<i64>, c: &str| {
             v.ok_or_else(|| anyhow!("{file}: row {line}, column '{c}' is empty"))
         };
@@ -261,7 +298,7 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<Vec<Partial>> {
         sums_into(&mut p, &sums, i, file)?;
         rows.push(p);
     }
-    Ok(rows)
+    Ok((rows, buckets))
 }
 
 /// The tally of one partial row priced at `price` (a row's samples share its
@@ -420,10 +457,13 @@ fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
         (u, e) => e.or(u).unwrap_or(0),
     };
     let summaries = gpu_summaries(&gpus, &present, cfg);
+    // the whole table's count, on every row
+    let outside = rows.first().map_or(0, |p| p.outside);
     let facts: Vec<&Partial> = gpus.values().filter_map(|g| g.first.as_ref()).collect();
     let mut notes = vec![Note::PartialsRead {
         file: file.to_string(),
         rows: rows.len() as u64,
+        timeline: false,
     }];
     notes.extend(single_notes(&gpus, &facts));
     Parts {
@@ -433,7 +473,8 @@ fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
         sources: Sources {
             files: vec![file.to_string()],
             rows_read: summaries.iter().map(|g| g.samples).sum::<u64>()
-                + facts.iter().map(|p| p.duplicates + p.outside).sum::<u64>(),
+                + facts.iter().map(|p| p.duplicates).sum::<u64>()
+                + outside,
             rows_used: summaries.iter().map(|g| g.samples).sum(),
         },
         held_rule: HeldBasis::Assumed,
@@ -451,7 +492,7 @@ fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
         quality: DataQuality {
             duplicates: facts.iter().map(|p| p.duplicates).sum(),
             unobserved_gpu_hours: unobserved_us as f64 / US_PER_HOUR,
-            rows_outside_window: facts.iter().map(|p| p.outside).sum(),
+            rows_outside_window: outside,
             notes,
             ..DataQuality::default()
         },
@@ -546,4 +587,94 @@ fn gpu_summaries(
             }
         })
         .collect()
+}
+
+/// The timeline from the answer's bucket sums (`gpuaudit sql --bucket`) and
+/// the purchase answer from it, as the engine's diagnosis gives them; without
+/// buckets, both are absent with the reason in the notes.
+fn sections_of(
+    parts: &Parts,
+    cfg: &AuditConfig,
+    buckets: &Option<Buckets>,
+) -> crate::audit::diagnosis::Sections {
+    use crate::audit::diagnosis::timeline::{BucketSums, Seen, TimelineFold};
+    let Some(b) = buckets else {
+        return crate::audit::diagnosis::Sections::default();
+    };
+    let window = (parts.window_start, parts.window_end);
+    let mut fold = TimelineFold::new(b.bucket_us, window.0, window.1);
+    let seen = Seen {
+        device_util: parts.present.device_util,
+        sm_active: parts.present.sm_active,
+        tensor_active: parts.present.tensor_active,
+    };
+    fold.add_sums(
+        window.0.div_euclid(b.bucket_us),
+        &BucketSums::default(),
+        seen,
+    );
+    // hours back to ticks: the fold sums weight x fraction in ticks
+    let ticks = |h: f64| Sum::from(h * US_PER_HOUR);
+    for (k, p) in &b.rows {
+        let sums = BucketSums {
+            observed: p.int("observed_us"),
+            held: p.int("held_us"),
+            idle_held: p.int("idle_held_us"),
+            unallocated: p.int("observed_us") - p.int("held_us") - p.int("held_unknown_us"),
+            active: ticks(p.hours("active_h")),
+            sm_active: ticks(p.hours("sm_h")),
+            tensor_active: ticks(p.hours("tensor_h")),
+            active_known: (p.hours("active_known_h") * US_PER_HOUR).round() as i64,
+            sm_known: (p.hours("sm_known_h") * US_PER_HOUR).round() as i64,
+            tensor_known: (p.hours("tensor_known_h") * US_PER_HOUR).round() as i64,
+        };
+        fold.add_sums(*k, &sums, seen);
+    }
+    let mut timeline = fold.finish(&NoNames);
+    let window_hours = (window.1 - window.0) as f64 / US_PER_HOUR;
+    let demand = cfg.queue.as_ref().map(|queue| {
+        crate::audit::diagnosis::demand::fold_on_timeline(&queue.requests, &timeline, window)
+    });
+    if let Some(d) = &demand {
+        timeline.set_pending(&d.pending_per_bucket);
+    }
+    let layers = parts.total.layers(&parts.present);
+    // power is not in partial sums: --own-cost prices capex only
+    let own_cost = cfg
+        .own_cost
+        .as_ref()
+        .map(|spec| crate::audit::diagnosis::purchase::OwnCostFigures::of(spec, None));
+    let inputs = crate::audit::diagnosis::purchase::PurchaseInputs {
+        gpus_seen: parts.gpu_count,
+        deepest_layer: crate::audit::diagnosis::purchase::deepest_layer(&layers),
+        window_hours,
+        want: cfg.want,
+        min_window_hours: cfg.min_window_hours,
+        observed_gpu_hours: layers.observed_gpu_hours,
+        held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
+        usd_per_gpu_hour: crate::audit::engine::mean_price(&parts.total),
+        own_cost: own_cost.as_ref(),
+    };
+    let purchase = crate::audit::diagnosis::purchase(&timeline, &inputs, demand.as_ref());
+    crate::audit::diagnosis::Sections {
+        timeline: Some(timeline),
+        purchase: Some(purchase),
+        demand,
+        ..Default::default()
+    }
+}
+
+/// The timeline names nothing (sums carry no labels).
+struct NoNames;
+
+impl crate::audit::interval::Names for NoNames {
+    fn label(&self, _id: u32) -> &str {
+        ""
+    }
+    fn host_of(&self, _gpu: usize) -> &str {
+        ""
+    }
+    fn gpu_of(&self, _gpu: usize) -> &str {
+        ""
+    }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare two `gpuaudit report --format json` documents on every figure a
 report from partial sums renders (tests/sql.rs): window, layers, ratios, cost,
-waterfall, groups, GPUs, held rule and the data-quality counts. Exact for
+waterfall, groups, GPUs, held rule, the data-quality counts, and the
+timeline and purchase answer when the partials carry them. Exact for
 text, counts and nulls; numbers to --rel relative (default 1e-9). Prints each
 difference; exit 1 on any."""
 import json
@@ -55,6 +56,10 @@ def main():
     out = []
     for s in SECTIONS:
         walk(s, pulled.get(s), partial.get(s), rel, out)
+    # the timeline and the purchase answer: when the partials carry buckets (sql --bucket)
+    for s in ["timeline", "purchase"]:
+        if partial.get(s) is not None:
+            walk(s, pulled.get(s), partial.get(s), rel, out)
     for q in QUALITY:
         walk(f"data_quality.{q}", pulled["data_quality"].get(q), partial["data_quality"].get(q), rel, out)
     for line in out[:60]:
