@@ -419,6 +419,27 @@ fn every_dialect_renders_the_same_plan_in_its_own_spelling() -> anyhow::Result<(
         assert!(out.status.success(), "{dialect}");
         let q = String::from_utf8_lossy(&out.stdout);
         assert!(q.contains(spelling), "{dialect}: {q}");
+        let bucketed = gpuaudit()?
+            .args([
+                "sql",
+                "--dialect",
+                dialect,
+                "--table",
+                "samples",
+                "--bucket",
+                "1h",
+            ])
+            .output()?;
+        let b = String::from_utf8_lossy(&bucketed.stdout);
+        let split = match dialect {
+            "duckdb" => "unnest(range(",
+            "clickhouse" => "arrayJoin(range(",
+            "spark" => "explode(sequence(",
+            "trino" => "CROSS JOIN UNNEST(sequence(",
+            _ => "CROSS JOIN UNNEST(GENERATE_ARRAY(",
+        };
+        assert!(b.contains(split), "{dialect}: {b}");
+        assert!(b.contains("CAST(3600000000 AS"), "{dialect}");
         // the weight rule: LEAD over the GPU by time, capped at max gap
         assert!(q.contains("LEAD(t) OVER (PARTITION BY host, gpu ORDER BY t)"));
         assert!(q.contains("ELSE LEAST(g.diff, g.max_gap) END"));
