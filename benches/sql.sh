@@ -37,7 +37,7 @@ python3 "$repo/tests/sql/compare.py" "$work/pulled.json" "$work/pushed.json" >&2
 
 input_bytes=$(stat -c %s "$ds_file")
 partial_bytes=$(stat -c %s "$work/partials.parquet")
-partial_rows=$(python3 -c "import duckdb,sys; print(duckdb.sql(\"select count(*) from read_parquet('$work/partials.parquet')\").fetchone()[0])")
+partial_rows=$(python3 -c "import duckdb,sys; print(duckdb.sql(\"select count(*) from read_parquet('$work/partials.parquet')\").fetchall()[0][0])")
 echo "rows: $rows ($gpus_total GPUs, every $interval); input parquet: $input_bytes bytes"
 echo "duckdb $(python3 -c 'import duckdb; print(duckdb.__version__)'); $(nproc) cores"
 printf '%-34s %9s %9s %9s %14s\n' "step" "wall s" "CPU s" "RSS MiB" "bytes moved"
