@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one')
+            [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'The audit as one SQL query for an engine that holds the samples (DuckDB, ClickHouse, Spark, Trino, BigQuery); read its answer with report --partials')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
@@ -37,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;report' {
+            [CompletionResult]::new('--partials', '--partials', [CompletionResultType]::ParameterName, 'Report from an engine''s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples')
             [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
             [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Narrow the series with label matchers, e.g. ''{cluster="a"}''')
@@ -95,6 +97,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;convert' {
+            [CompletionResult]::new('--partials', '--partials', [CompletionResultType]::ParameterName, 'Report from an engine''s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples')
             [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
             [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Narrow the series with label matchers, e.g. ''{cluster="a"}''')
@@ -193,6 +196,28 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpuaudit;sql' {
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'The engine the query is written for')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'The table (or view, or a table function such as read_parquet(''x.parquet'')) holding the samples')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'The table''s columns, canonical names (time, host, gpu, model, held, job, user, team, device_util, sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, mem_total_bytes, power_w) or CANONICAL=SOURCE [default: the columns `gpuaudit demo` writes]')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'How the table lays samples out (otel: ClickHouse only)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Keep samples at or after this time (RFC 3339 or a date; a span needs the data''s end: not here)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Keep samples before this time (RFC 3339 or a date)')
+            [CompletionResult]::new('--max-gap', '--max-gap', [CompletionResultType]::ParameterName, 'A gap longer than this is unobserved [default: 3 x the GPU''s median sample step]')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'What a single-sample GPU''s sample stands for [default: 1h, or the fleet''s step in a series]')
+            [CompletionResult]::new('--idle-below', '--idle-below', [CompletionResultType]::ParameterName, 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)')
+            [CompletionResult]::new('--held-mem', '--held-mem', [CompletionResultType]::ParameterName, 'Without a held or job column, a GPU using more memory than this is held')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Showback: group the partial sums by this label (give report --partials the same --by)')
+            [CompletionResult]::new('--bucket', '--bucket', [CompletionResultType]::ParameterName, 'Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and report --partials renders the timeline and the purchase answer from them')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the query to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the query to FILE instead of standard output')
+            [CompletionResult]::new('--assume-held', '--assume-held', [CompletionResultType]::ParameterName, 'Treat every sample as held when the table has no held, job or memory column')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpuaudit;mfu' {
             [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'Number of GPUs (chips) the job runs on (16384 or 16,384)')
             [CompletionResult]::new('--peak-tflops', '--peak-tflops', [CompletionResultType]::ParameterName, 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu')
@@ -227,6 +252,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;check' {
+            [CompletionResult]::new('--partials', '--partials', [CompletionResultType]::ParameterName, 'Report from an engine''s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples')
             [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]')
             [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Narrow the series with label matchers, e.g. ''{cluster="a"}''')
@@ -293,6 +319,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one')
+            [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'The audit as one SQL query for an engine that holds the samples (DuckDB, ClickHouse, Spark, Trino, BigQuery); read its answer with report --partials')
             [CompletionResult]::new('mfu', 'mfu', [CompletionResultType]::ParameterValue, 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak')
             [CompletionResult]::new('peaks', 'peaks', [CompletionResultType]::ParameterValue, 'The dense peak TFLOP/s table MFU is measured against, with sources')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline')
@@ -312,6 +339,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpuaudit' -ScriptBlock {
             break
         }
         'gpuaudit;help;explain' {
+            break
+        }
+        'gpuaudit;help;sql' {
             break
         }
         'gpuaudit;help;mfu' {

@@ -43,6 +43,9 @@ _gpuaudit() {
             gpuaudit,scan)
                 cmd="gpuaudit__subcmd__scan"
                 ;;
+            gpuaudit,sql)
+                cmd="gpuaudit__subcmd__sql"
+                ;;
             gpuaudit__subcmd__help,check)
                 cmd="gpuaudit__subcmd__help__subcmd__check"
                 ;;
@@ -70,6 +73,9 @@ _gpuaudit() {
             gpuaudit__subcmd__help,scan)
                 cmd="gpuaudit__subcmd__help__subcmd__scan"
                 ;;
+            gpuaudit__subcmd__help,sql)
+                cmd="gpuaudit__subcmd__help__subcmd__sql"
+                ;;
             *)
                 ;;
         esac
@@ -77,7 +83,7 @@ _gpuaudit() {
 
     case "${cmd}" in
         gpuaudit)
-            opts="-h -V --help --version report convert demo scan explain mfu peaks check help"
+            opts="-h -V --help --version report convert demo scan explain sql mfu peaks check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -91,12 +97,16 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
+            opts="-q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --partials)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --prometheus)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -285,12 +295,16 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__convert)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --output --quiet --help --version"
+            opts="-o -q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --partials)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --prometheus)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -453,7 +467,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__help)
-            opts="report convert demo scan explain mfu peaks check help"
+            opts="report convert demo scan explain sql mfu peaks check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -592,6 +606,20 @@ _gpuaudit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpuaudit__subcmd__help__subcmd__sql)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpuaudit__subcmd__mfu)
             opts="-h -V --gpus --peak-tflops --dtype --tokens-per-sec --tokens-per-sec-per-gpu --tokens-per-step --step-time --flops-per-token --params --mode --layers --heads --head-dim --seq-len --achieved-tflops-per-gpu --recompute --format --gpu --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -697,12 +725,16 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --title --help --version"
+            opts="-o -q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --title --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --partials)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --prometheus)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1026,6 +1058,76 @@ _gpuaudit() {
                     return 0
                     ;;
                 --held-mem)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpuaudit__subcmd__sql)
+            opts="-o -h -V --dialect --table --columns --schema --since --until --max-gap --interval --idle-below --held-mem --assume-held --by --bucket --output --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dialect)
+                    COMPREPLY=($(compgen -W "duckdb clickhouse spark trino bigquery" -- "${cur}"))
+                    return 0
+                    ;;
+                --table)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=($(compgen -W "wide otel" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-gap)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-below)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --held-mem)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --by)
+                    COMPREPLY=($(compgen -W "team user job host model" -- "${cur}"))
+                    return 0
+                    ;;
+                --bucket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

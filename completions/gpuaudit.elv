@@ -27,12 +27,14 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand explain 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
+            cand sql 'The audit as one SQL query for an engine that holds the samples (DuckDB, ClickHouse, Spark, Trino, BigQuery); read its answer with report --partials'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpuaudit;report'= {
+            cand --partials 'Report from an engine''s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples'
             cand --prometheus 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]'
             cand --step 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)'
             cand --selector 'Narrow the series with label matchers, e.g. ''{cluster="a"}'''
@@ -90,6 +92,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
         }
         &'gpuaudit;convert'= {
+            cand --partials 'Report from an engine''s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples'
             cand --prometheus 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]'
             cand --step 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)'
             cand --selector 'Narrow the series with label matchers, e.g. ''{cluster="a"}'''
@@ -184,6 +187,27 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpuaudit;sql'= {
+            cand --dialect 'The engine the query is written for'
+            cand --table 'The table (or view, or a table function such as read_parquet(''x.parquet'')) holding the samples'
+            cand --columns 'The table''s columns, canonical names (time, host, gpu, model, held, job, user, team, device_util, sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, mem_total_bytes, power_w) or CANONICAL=SOURCE [default: the columns `gpuaudit demo` writes]'
+            cand --schema 'How the table lays samples out (otel: ClickHouse only)'
+            cand --since 'Keep samples at or after this time (RFC 3339 or a date; a span needs the data''s end: not here)'
+            cand --until 'Keep samples before this time (RFC 3339 or a date)'
+            cand --max-gap 'A gap longer than this is unobserved [default: 3 x the GPU''s median sample step]'
+            cand --interval 'What a single-sample GPU''s sample stands for [default: 1h, or the fleet''s step in a series]'
+            cand --idle-below 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)'
+            cand --held-mem 'Without a held or job column, a GPU using more memory than this is held'
+            cand --by 'Showback: group the partial sums by this label (give report --partials the same --by)'
+            cand --bucket 'Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and report --partials renders the timeline and the purchase answer from them'
+            cand -o 'Write the query to FILE instead of standard output'
+            cand --output 'Write the query to FILE instead of standard output'
+            cand --assume-held 'Treat every sample as held when the table has no held, job or memory column'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpuaudit;mfu'= {
             cand --gpus 'Number of GPUs (chips) the job runs on (16384 or 16,384)'
             cand --peak-tflops 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu'
@@ -216,6 +240,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand --version 'Print version'
         }
         &'gpuaudit;check'= {
+            cand --partials 'Report from an engine''s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples'
             cand --prometheus 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]'
             cand --step 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)'
             cand --selector 'Narrow the series with label matchers, e.g. ''{cluster="a"}'''
@@ -281,6 +306,7 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
             cand demo 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
             cand scan 'Sample this node''s GPUs live through NVML: who holds each card, is it busy, what idle costs'
             cand explain 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
+            cand sql 'The audit as one SQL query for an engine that holds the samples (DuckDB, ClickHouse, Spark, Trino, BigQuery); read its answer with report --partials'
             cand mfu 'MFU calculator: model FLOP/s from throughput and model size over the GPUs'' dense peak'
             cand peaks 'The dense peak TFLOP/s table MFU is measured against, with sources'
             cand check 'Fail a CI build when utilization regresses: rules on a run''s report, against a baseline'
@@ -295,6 +321,8 @@ set edit:completion:arg-completer[gpuaudit] = {|@words|
         &'gpuaudit;help;scan'= {
         }
         &'gpuaudit;help;explain'= {
+        }
+        &'gpuaudit;help;sql'= {
         }
         &'gpuaudit;help;mfu'= {
         }

@@ -31,10 +31,12 @@ complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "convert" -d 'Writ
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
+complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "sql" -d 'The audit as one SQL query for an engine that holds the samples (DuckDB, ClickHouse, Spark, Trino, BigQuery); read its answer with report --partials'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
 complete -c gpuaudit -n "__fish_gpuaudit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l partials -d 'Report from an engine\'s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
@@ -115,6 +117,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s q -l quiet 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l per-gpu -d 'Idle episodes one row per GPU, not one per job and span'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l partials -d 'Report from an engine\'s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
@@ -219,6 +222,31 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s h -l help -d 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand scan" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand explain" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l dialect -d 'The engine the query is written for' -r -f -a "duckdb\t'DuckDB (verified by the tests)'
+clickhouse\t'ClickHouse (a plain wide table of canonical columns)'
+spark\t'Spark SQL'
+trino\t'Trino / Athena'
+bigquery\t'BigQuery'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l table -d 'The table (or view, or a table function such as read_parquet(\'x.parquet\')) holding the samples' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l columns -d 'The table\'s columns, canonical names (time, host, gpu, model, held, job, user, team, device_util, sm_active, sm_occupancy, tensor_active, dram_active, mem_used_bytes, mem_total_bytes, power_w) or CANONICAL=SOURCE [default: the columns `gpuaudit demo` writes]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l schema -d 'How the table lays samples out (otel: ClickHouse only)' -r -f -a "wide\t'one row per GPU per instant, canonical columns (or --columns)'
+otel\t'the OpenTelemetry ClickHouse exporter\'s otel_metrics_gauge (DCGM metrics, labels in Attributes)'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l since -d 'Keep samples at or after this time (RFC 3339 or a date; a span needs the data\'s end: not here)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l until -d 'Keep samples before this time (RFC 3339 or a date)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l max-gap -d 'A gap longer than this is unobserved [default: 3 x the GPU\'s median sample step]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l interval -d 'What a single-sample GPU\'s sample stands for [default: 1h, or the fleet\'s step in a series]' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l idle-below -d 'A held GPU is idle when device activity is below this fraction (0..1) or percent (1%)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l held-mem -d 'Without a held or job column, a GPU using more memory than this is held' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l by -d 'Showback: group the partial sums by this label (give report --partials the same --by)' -r -f -a "team\t''
+user\t''
+job\t''
+host\t''
+model\t''"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l bucket -d 'Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and report --partials renders the timeline and the purchase answer from them' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -s o -l output -d 'Write the query to FILE instead of standard output' -r -F
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -l assume-held -d 'Treat every sample as held when the table has no held, job or memory column'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand sql" -s V -l version -d 'Print version'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l gpus -d 'Number of GPUs (chips) the job runs on (16384 or 16,384)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l peak-tflops -d 'Dense peak TFLOP/s of one GPU for the dtype, instead of --gpu' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand mfu" -l dtype -d 'Number format the model runs in: picks the peak' -r -f -a "fp64\t''
@@ -284,6 +312,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -l format -d 'O
 json\t''"
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s h -l help -d 'Print help'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand peaks" -s V -l version -d 'Print version'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l partials -d 'Report from an engine\'s partial sums: the answer of `gpuaudit sql`, exported as parquet or CSV, instead of samples' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prometheus -d 'Query this Prometheus-compatible server (base URL, e.g. http://prometheus:9090) instead of reading files. --since/--until then count back from NOW [default window: --since 7d --until now]' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l step -d 'Query resolution: one sample per GPU and metric every STEP (match the scrape interval)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l selector -d 'Narrow the series with label matchers, e.g. \'{cluster="a"}\'' -r
@@ -726,12 +755,13 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l no-builtin-p
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s q -l quiet -d 'No progress bar'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -s V -l version -d 'Print version'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "convert" -d 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain mfu peaks check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "report" -d 'Report held vs used GPU-hours, idle episodes and idle cost from metric dumps'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "convert" -d 'Write the canonical sample table of any input as parquet: a CSV export read once, reports on the copy read it fast'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "demo" -d 'Write a synthetic demo fleet (deterministic; for demos, tests and benchmarks)'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "scan" -d 'Sample this node\'s GPUs live through NVML: who holds each card, is it busy, what idle costs'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "explain" -d 'What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "sql" -d 'The audit as one SQL query for an engine that holds the samples (DuckDB, ClickHouse, Spark, Trino, BigQuery); read its answer with report --partials'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "mfu" -d 'MFU calculator: model FLOP/s from throughput and model size over the GPUs\' dense peak'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "peaks" -d 'The dense peak TFLOP/s table MFU is measured against, with sources'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "check" -d 'Fail a CI build when utilization regresses: rules on a run\'s report, against a baseline'
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand help; and not __fish_seen_subcommand_from report convert demo scan explain sql mfu peaks check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -12,6 +12,7 @@ pub(crate) mod mfu;
 pub(crate) mod prometheus;
 pub(crate) mod report;
 pub(crate) mod scan;
+pub(crate) mod sql;
 
 pub use audit::AuditArgs;
 pub use check::CheckArgs;
@@ -60,4 +61,6 @@ pub enum Command {
     Check(CheckArgs),
     /// What a term of the report means (leak classes, shapes, gang, MTBI, spare...); every term without one.
     Explain(explain::ExplainArgs),
+    /// The audit as one SQL query for an engine that holds the samples (DuckDB, ClickHouse, Spark, Trino, BigQuery); read its answer with report --partials.
+    Sql(sql::SqlArgs),
 }

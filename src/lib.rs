@@ -14,6 +14,7 @@ pub mod fuzzing;
 pub mod metric;
 pub(crate) mod output;
 pub(crate) mod pipeline;
+pub(crate) mod plan;
 pub(crate) mod render;
 pub(crate) mod samples;
 pub(crate) mod source;

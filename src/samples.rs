@@ -1332,14 +1332,16 @@ fn to_held(src: &Series) -> (Vec<Option<bool>>, u64) {
                     .map(|v| match v.map(|s| s.trim().to_ascii_lowercase()) {
                         None => None,
                         Some(s) if s.is_empty() => None,
-                        Some(s) => match s.as_str() {
-                            "true" | "1" | "yes" | "t" | "y" => Some(true),
-                            "false" | "0" | "no" | "f" | "n" => Some(false),
-                            _ => {
-                                bad += 1;
-                                None
-                            }
-                        },
+                        Some(s) if crate::audit::held::HELD_TRUE.contains(&s.as_str()) => {
+                            Some(true)
+                        }
+                        Some(s) if crate::audit::held::HELD_FALSE.contains(&s.as_str()) => {
+                            Some(false)
+                        }
+                        Some(_) => {
+                            bad += 1;
+                            None
+                        }
                     })
                     .collect()
             })

@@ -399,10 +399,7 @@ impl Shard {
                 t,
                 held,
                 held_unknown,
-                idle: held
-                    && activity
-                        .device_util()
-                        .is_some_and(|u| u < sh.cfg.idle_below),
+                idle: super::held::is_idle(held, activity.device_util(), sh.cfg.idle_below),
                 activity,
                 price: sh.price(model),
                 model,

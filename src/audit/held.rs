@@ -6,6 +6,18 @@ use super::model::HeldBasis;
 use crate::samples::col;
 use anyhow::{Result, bail};
 
+/// A held column's words (any case, trimmed): true, and false; anything else
+/// is unreadable (held unknown). Numbers 1 and 0 read alike (`1.0` too). The
+/// SQL plan (`plan::sql`) reads the same lists.
+pub const HELD_TRUE: &[&str] = &["true", "1", "yes", "t", "y"];
+pub const HELD_FALSE: &[&str] = &["false", "0", "no", "f", "n"];
+
+/// Whether a held sample is idle (docs/semantics.md §5): its device activity
+/// is known and below the threshold. The SQL plan writes the same test.
+pub fn is_idle(held: bool, device_util: Option<f64>, idle_below: f64) -> bool {
+    held && device_util.is_some_and(|u| u < idle_below)
+}
+
 /// --held-mem's default: 1 GiB.
 pub const DEFAULT_HELD_MEM_BYTES: u64 = 1 << 30;
 

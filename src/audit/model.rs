@@ -357,6 +357,13 @@ pub enum Note {
     PartitionsAsUnits {
         cards: usize,
     },
+    /// `report --partials`: the report was built from an engine's partial sums
+    PartialsRead {
+        file: String,
+        rows: u64,
+        /// the answer carried the timeline's bucket sums (`sql --bucket`)
+        timeline: bool,
+    },
     /// a note read back from a document (its text), or a reader's own words
     #[serde(untagged)]
     Text(String),

@@ -16,8 +16,13 @@ fn input_format_values() -> clap::builder::PossibleValuesParser {
 pub struct InputArgs {
     /// Metric dumps: files, globs or directories of parquet files (hive partitions).
     /// `-` reads CSV from standard input.
-    #[arg(value_name = "INPUT", required_unless_present = "prometheus", value_hint = clap::ValueHint::AnyPath)]
+    #[arg(value_name = "INPUT", required_unless_present_any = ["prometheus", "partials"], value_hint = clap::ValueHint::AnyPath)]
     pub inputs: Vec<String>,
+
+    /// Report from an engine's partial sums: the answer of `gpuaudit sql`, exported
+    /// as parquet or CSV, instead of samples.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["inputs", "prometheus"])]
+    pub partials: Option<std::path::PathBuf>,
 
     #[command(flatten)]
     pub live: super::prometheus::PrometheusArgs,

@@ -49,8 +49,13 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
             r.label()
         );
     }
-    if args.input.inputs.is_empty() && args.input.live.prometheus.is_none() {
-        bail!("no CURRENT input to check: give a report, metric dumps or --prometheus URL");
+    if args.input.inputs.is_empty()
+        && args.input.live.prometheus.is_none()
+        && args.input.partials.is_none()
+    {
+        bail!(
+            "no CURRENT input to check: give a report, metric dumps, --partials FILE or --prometheus URL"
+        );
     }
     if args.baseline.as_deref() == Some("-") && args.input.inputs.iter().any(|i| i == "-") {
         bail!("CURRENT and --baseline cannot both read standard input");
@@ -63,8 +68,9 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
                 inputs: vec![spec.clone()],
                 ..args.input.clone()
             };
-            // --prometheus is where CURRENT comes from; the baseline is the file named.
+            // --prometheus / --partials is where CURRENT comes from; the baseline is the file named.
             input.live.prometheus = None;
+            input.partials = None;
             Some(load_run(args, input).context("--baseline")?)
         }
         None => None,
@@ -232,9 +238,10 @@ fn collect_rules(args: &CheckArgs) -> Result<Vec<Rule>> {
 /// A run as a report: a gpuaudit.report/1 document as is, else the inputs
 /// audited exactly as `report` would.
 fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
-    let name = match &input.live.prometheus {
-        Some(url) => url.clone(),
-        None => input.inputs.join(" "),
+    let name = match (&input.live.prometheus, &input.partials) {
+        (Some(url), _) => url.clone(),
+        (None, Some(p)) => p.display().to_string(),
+        (None, None) => input.inputs.join(" "),
     };
     if let [spec] = input.inputs.as_slice()
         && let Some(report) = read_report_document(spec)?
@@ -256,6 +263,8 @@ fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
     }
     let kind = if input.live.prometheus.is_some() {
         "prometheus"
+    } else if input.partials.is_some() {
+        "partials"
     } else {
         "samples"
     };

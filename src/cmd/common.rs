@@ -93,13 +93,7 @@ pub fn audit_options(args: &AuditArgs) -> AuditOptions {
         price: args.price,
         prices: args.prices.clone(),
         no_builtin_prices: args.no_builtin_prices,
-        by: args.by.map(|b| match b {
-            GroupByArg::Team => GroupBy::Team,
-            GroupByArg::User => GroupBy::User,
-            GroupByArg::Job => GroupBy::Job,
-            GroupByArg::Host => GroupBy::Host,
-            GroupByArg::Model => GroupBy::Model,
-        }),
+        by: args.by.map(group_by),
         top: args.top,
         bucket: args.bucket.clone(),
         leak_thresholds: args.leak_thresholds.clone(),
@@ -117,9 +111,23 @@ pub fn audit_options(args: &AuditArgs) -> AuditOptions {
     }
 }
 
+/// `--by` as the audit's grouping.
+pub fn group_by(b: GroupByArg) -> GroupBy {
+    match b {
+        GroupByArg::Team => GroupBy::Team,
+        GroupByArg::User => GroupBy::User,
+        GroupByArg::Job => GroupBy::Job,
+        GroupByArg::Host => GroupBy::Host,
+        GroupByArg::Model => GroupBy::Model,
+    }
+}
+
 /// What `report` (and `check` on samples) reads and audits, as plain options.
 pub fn report_request(input: &InputArgs, audit: &AuditArgs, quiet: bool) -> Result<ReportRequest> {
     let origin = match &input.live.prometheus {
+        _ if input.partials.is_some() => {
+            Origin::Partials(input.partials.clone().unwrap_or_default())
+        }
         Some(url) => {
             if !input.inputs.is_empty() {
                 bail!("give either input files or --prometheus, not both");

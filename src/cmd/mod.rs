@@ -15,6 +15,7 @@ pub(crate) mod peaks;
 pub(crate) mod prometheus;
 pub(crate) mod report;
 pub(crate) mod scan;
+pub(crate) mod sql;
 
 /// Run a parsed command line; the returned code is the process exit code.
 pub fn run(cli: Cli) -> Result<u8> {
@@ -37,5 +38,6 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Sql(args) => sql::run(args),
     }
 }

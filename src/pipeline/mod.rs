@@ -35,6 +35,8 @@ pub enum Origin {
     /// files, directories, globs or `-`, as the user named them
     Files(Vec<String>),
     Prometheus(PrometheusOptions),
+    /// an engine's partial sums (`gpuaudit sql`'s answer)
+    Partials(PathBuf),
 }
 
 /// A live Prometheus and how to query it, as given.
@@ -100,6 +102,7 @@ pub struct AuditOptions {
 pub fn report(req: &ReportRequest) -> Result<Report> {
     match &req.origin {
         Origin::Prometheus(p) => prometheus_report(p, req),
+        Origin::Partials(path) => partials_report(path, &req.audit),
         Origin::Files(inputs) => {
             let jobs = declared_jobs(req.audit.jobs.as_deref())?;
             let mut inputs = crate::source::resolve_inputs(inputs)?;
@@ -130,6 +133,28 @@ pub fn report(req: &ReportRequest) -> Result<Report> {
             Ok(report)
         }
     }
+}
+
+/// The report from an engine's partial sums: the query decided the window,
+/// weights, held and idle; a flag that would change them here is refused.
+fn partials_report(path: &Path, opts: &AuditOptions) -> Result<Report> {
+    let given = [
+        ("--since", opts.since.is_some()),
+        ("--until", opts.until.is_some()),
+        ("--max-gap", opts.max_gap.is_some()),
+        ("--interval", opts.interval.is_some()),
+        ("--assume-held", opts.assume_held),
+        ("--jobs", opts.jobs.is_some()),
+        ("--bucket", opts.bucket.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
+        bail!(
+            "{flag} cannot change partial sums: give it to `gpuaudit sql`, which computed {}",
+            path.display()
+        );
+    }
+    let cfg = audit_config(opts, &|_| Ok(None))?;
+    crate::source::partials::report(path, &cfg)
 }
 
 /// The report of a table sampled live (`scan`); `interval_us` overrides the

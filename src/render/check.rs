@@ -14,7 +14,7 @@ use serde::Serialize;
 pub struct RunSource {
     /// the input as the user named it
     pub source: String,
-    /// "report" (a gpuaudit.report/1 JSON), "samples" or "prometheus" (audited here)
+    /// "report" (a gpuaudit.report/1 JSON), "samples", "prometheus" or "partials" (audited here)
     pub kind: &'static str,
 }
 

@@ -272,7 +272,7 @@ pub fn render(report: &Report, table: Table, per_gpu: bool) -> Result<String> {
         Table::Timeline => match &report.diagnosis.timeline {
             Some(t) => crate::render::diagnosis::timeline::csv(t),
             None => bail!(
-                "--table timeline: this report has no timeline (with --pushdown: the bucket is not a multiple of --step; see the notes)"
+                "--table timeline: this report has no timeline (with --pushdown: the bucket is not a multiple of --step; from --partials: partial sums carry none; see the notes)"
             ),
         },
     })

@@ -184,6 +184,18 @@ pub fn note_text(note: &Note) -> String {
         Note::PartitionsAsUnits { cards } => format!(
             "{cards} AMD card(s) partitioned (CPX/DPX/QPX): each partition is a held unit <card>/<partition>, its device activity from gpu_gfx_busy_instantaneous; whole-GPU gpu_gfx_activity, gpu_umc_activity and power are not a partition's (n/a)"
         ),
+        Note::PartialsRead {
+            file,
+            rows,
+            timeline,
+        } => format!(
+            "{file}: {rows} rows of partial sums from `gpuaudit sql`: {} need every sample (run report on the samples for them)",
+            if *timeline {
+                "idle episodes, leaks, nodes, jobs and whom to reclaim from"
+            } else {
+                "idle episodes, leaks, nodes, jobs and (without sql --bucket) the timeline and the purchase answer"
+            }
+        ),
         Note::Text(text) => text.clone(),
     }
 }

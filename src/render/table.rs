@@ -412,6 +412,16 @@ fn grouped_episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
     out
 }
 
+/// The report was built from sums computed elsewhere, which carry no episodes.
+fn from_sums(report: &Report) -> bool {
+    use crate::audit::model::Note;
+    report
+        .data_quality
+        .notes
+        .iter()
+        .any(|n| matches!(n, Note::PartialsRead { .. } | Note::PushdownCaveat))
+}
+
 fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
     if report.window.snapshot {
         return format!(
@@ -419,6 +429,11 @@ fn episodes(report: &Report, u: Units, opts: &TableOptions) -> String {
             u.opt(report.layers.idle_held_gpu_hours),
             usd(report.cost.idle_held_usd)
         );
+    }
+    if report.idle_episodes_total == 0 && from_sums(report) {
+        // sums (--partials, --pushdown) carry no episodes: n/a, not "none"
+        return "Idle held episodes: n/a (they need each sample; run report on the samples)\n"
+            .to_string();
     }
     if report.idle_episodes_total == 0 {
         return "Idle held episodes (≥ min-idle): none\n".to_string();

@@ -18,6 +18,7 @@ pub(crate) mod jobs;
 pub mod live;
 pub mod nvidia_smi;
 pub mod otel;
+pub(crate) mod partials;
 pub mod prometheus;
 pub mod queue;
 pub mod spool;

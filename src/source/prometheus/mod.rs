@@ -110,13 +110,17 @@ fn target_of(labels: &BTreeMap<String, String>) -> Option<(String, String)> {
     ))
 }
 
+/// What names the exporter's own pod or container, in lower case (the SQL
+/// plan's OpenTelemetry source tests the same words: `plan::sql`).
+pub const EXPORTER_POD_MARKERS: [&str; 3] = ["dcgm-exporter", "dcgm_exporter", "metrics-exporter"];
+
 /// The dcgm-exporter's own pod (on Kubernetes the target's pod labels sit on
 /// every series unless the workload's won or were renamed `exported_*`).
 fn is_exporter_pod(pod: &str, container: Option<&str>) -> bool {
     let looks = |s: &str| {
         let s = s.to_ascii_lowercase();
         // dcgm-exporter, and AMD's device-metrics-exporter (`<name>-metrics-exporter-<id>`)
-        s.contains("dcgm-exporter") || s.contains("dcgm_exporter") || s.contains("metrics-exporter")
+        EXPORTER_POD_MARKERS.iter().any(|m| s.contains(m))
     };
     looks(pod) || container.is_some_and(looks)
 }

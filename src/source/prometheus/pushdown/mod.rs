@@ -168,10 +168,14 @@ impl Plan {
     fn held(&self, metric: &str) -> String {
         match &self.held {
             Held::Label(l) => {
+                // the exporter's own pod is no workload: the reader's markers (one home)
                 let exporter = if l == "pod" {
-                    ", pod!~\"(?i).*dcgm[-_]exporter.*\""
+                    format!(
+                        ", pod!~\"(?i).*({}).*\"",
+                        super::EXPORTER_POD_MARKERS.join("|")
+                    )
                 } else {
-                    ""
+                    String::new()
                 };
                 self.sel(metric, &format!("{l}!=\"\"{exporter}"))
             }
@@ -797,6 +801,11 @@ mod tests {
         );
         assert!(e["sm_active"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
         assert!(!e.contains_key("tensor_active"));
+        // the exporter's own pod: the markers the reader skips it by
+        let pod = plan(Held::Label("pod".into()));
+        assert!(pod.held(UTIL).contains(
+            "pod!=\"\", pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\""
+        ));
         let m = plan(Held::Memory(1024));
         assert_eq!(
             m.held(UTIL),

@@ -1,0 +1,87 @@
+//! `gpuaudit sql`: the audit's plan rendered for a SQL engine; its answer is
+//! read back by `report --partials` (docs/semantics.md §14).
+use crate::cli::sql::{DialectArg, SchemaArg, SqlArgs};
+use crate::output::write_stdout;
+use crate::pipeline::AuditOptions;
+use crate::plan::sql::{Dialect, OTEL_COLUMNS, otel_table, render};
+use crate::plan::{AuditPlan, DEFAULT_COLUMNS, parse_columns};
+use anyhow::{Context, Result, bail};
+
+pub fn run(args: SqlArgs) -> Result<u8> {
+    let query = render(&plan_of(&args)?, dialect(args.dialect));
+    match &args.output {
+        Some(path) => std::fs::write(path, &query)
+            .with_context(|| format!("--output {}: cannot write", path.display()))?,
+        None => write_stdout(&query)?,
+    }
+    Ok(0)
+}
+
+fn dialect(d: DialectArg) -> Dialect {
+    match d {
+        DialectArg::Duckdb => Dialect::DuckDb,
+        DialectArg::Clickhouse => Dialect::ClickHouse,
+        DialectArg::Spark => Dialect::Spark,
+        DialectArg::Trino => Dialect::Trino,
+        DialectArg::Bigquery => Dialect::BigQuery,
+    }
+}
+
+/// The plan from the flags, by the same rules as `report` (one parser of each flag).
+pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
+    if args.table.trim().is_empty() {
+        bail!("--table must name the table of samples");
+    }
+    let (table, columns) = match (args.schema, &args.columns) {
+        (SchemaArg::Otel, Some(_)) => {
+            bail!("--columns names a wide table's columns; --schema otel has its own")
+        }
+        (SchemaArg::Otel, None) if args.dialect != DialectArg::Clickhouse => {
+            bail!(
+                "--schema otel is ClickHouse's OpenTelemetry exporter table: use it with --dialect clickhouse"
+            )
+        }
+        (SchemaArg::Otel, None) => (
+            otel_table(&args.table),
+            parse_columns(&OTEL_COLUMNS.map(str::to_string))?,
+        ),
+        (SchemaArg::Wide, Some(c)) => (args.table.clone(), parse_columns(c)?),
+        (SchemaArg::Wide, None) => (
+            args.table.clone(),
+            parse_columns(&DEFAULT_COLUMNS.map(str::to_string))?,
+        ),
+    };
+    let opts = AuditOptions {
+        since: args.since.clone(),
+        until: args.until.clone(),
+        max_gap: args.max_gap.clone(),
+        interval: args.interval.clone(),
+        idle_below: args.idle_below.clone(),
+        min_idle: "30m".into(),
+        held_mem: args.held_mem.clone(),
+        assume_held: args.assume_held,
+        no_builtin_prices: true,
+        by: args.by.map(super::common::group_by),
+        bucket: args.bucket.clone(),
+        ..AuditOptions::default()
+    };
+    let cfg = crate::pipeline::audit_config(&opts, &|_| {
+        bail!(
+            "--since/--until: a span counts back from the end of the data, which the query has not seen; give a time (RFC 3339 or a date)"
+        )
+    })?;
+    let has = |c: &str| columns.iter().any(|(canonical, _)| canonical == c);
+    let held = crate::audit::held_rule_from(&has, std::slice::from_ref(&args.table), &cfg)?;
+    Ok(AuditPlan {
+        table,
+        columns,
+        held,
+        idle_below: cfg.idle_below,
+        max_gap_us: cfg.max_gap_us,
+        interval_us: cfg.interval_us,
+        since_us: cfg.since,
+        until_us: cfg.until,
+        by: cfg.by,
+        bucket_us: cfg.bucket_us,
+    })
+}
