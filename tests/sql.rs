@@ -247,6 +247,39 @@ fn a_real_sparse_trace_with_unknown_held_values_agrees() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// testdata/sql/mixed-vendors.csv: two H100s, two MI300X (one idle, held
+/// for its first 20 minutes), one Gaudi 3 without a tensor column value; the
+/// vendor lines come back from the engine's per-GPU sums as from the samples.
+#[test]
+fn a_mixed_vendor_fleet_keeps_its_vendor_lines_through_duckdb() -> anyhow::Result<()> {
+    if !installed("duckdb")? {
+        return Ok(());
+    }
+    let mixed = data("sql/mixed-vendors.csv");
+    let columns = Some(
+        "time,host,gpu,model,job,user,team,device_util,sm_active,tensor_active,mem_used_bytes",
+    );
+    let (pulled, pushed) = parity(
+        Engine::DuckDb,
+        &mixed,
+        columns,
+        &["--by", "team"],
+        "parquet",
+    )?;
+    // (compare.py has checked every vendor figure against the samples' report)
+    assert_eq!(pulled["vendors"].as_array().map(Vec::len), Some(3));
+    let vendors: Vec<&str> = pushed["vendors"]
+        .as_array()
+        .map(|v| v.iter().filter_map(|l| l["vendor"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(vendors, ["NVIDIA", "AMD", "Intel"]);
+    // AMD: GPU-a0 held the hour, GPU-a1 its first four 5-minute samples
+    assert!((num(&pushed, "/vendors/1/held_gpu_hours") - 4.0 / 3.0).abs() < 1e-12);
+    // the idle MI300X's 20 held minutes at $1.85/h
+    assert!((num(&pushed, "/vendors/1/idle_held_usd") - 1.85 / 3.0).abs() < 1e-12);
+    Ok(())
+}
+
 const AWKWARD_COLUMNS: &str =
     "time,host,gpu,model,held,job,user,team,device_util,sm_active,mem_used_bytes";
 
