@@ -34,6 +34,8 @@ use crate::audit::model::{DataQuality, Note, Report, Sources, Warning};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::metric;
+use crate::plan::promql::{self, Held};
+use crate::plan::rules::{self, HeldTest};
 use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,14 +50,6 @@ const FB: &str = "DCGM_FI_DEV_FB_USED";
 /// Evaluation points (GPUs x steps) one subquery may touch: under Prometheus's
 /// default --query.max-samples (50M) with room to spare.
 const POINTS_PER_QUERY: i64 = 20_000_000;
-
-/// How a GPU is decided held, in PromQL terms.
-#[derive(Debug, Clone, PartialEq)]
-enum Held {
-    Label(String),
-    Memory(u64),
-    Assumed,
-}
 
 /// Sums per (group key, job, model).
 type Aggs = BTreeMap<(String, String, String), Agg>;
@@ -164,31 +158,16 @@ impl Plan {
         )
     }
 
-    /// The series of `metric` at the points where its GPU is held.
+    /// The series of `metric` at the points where its GPU is held: the
+    /// plan's held rule (`plan::rules`) as PromQL.
     fn held(&self, metric: &str) -> String {
-        match &self.held {
-            Held::Label(l) => {
-                // the exporter's own pod is no workload: the reader's markers (one home)
-                let exporter = if l == "pod" {
-                    format!(
-                        ", pod!~\"(?i).*({}).*\"",
-                        super::EXPORTER_POD_MARKERS.join("|")
-                    )
-                } else {
-                    String::new()
-                };
-                self.sel(metric, &format!("{l}!=\"\"{exporter}"))
-            }
-            Held::Memory(mib) => {
-                format!(
-                    "({} and on ({}) ({} > {mib}))",
-                    self.sel(metric, ""),
-                    self.gpu_keys.join(", "),
-                    self.sel(FB, "")
-                )
-            }
-            Held::Assumed => self.sel(metric, ""),
-        }
+        promql::held(
+            metric,
+            &self.held,
+            &|m, extra| self.sel(m, extra),
+            &self.gpu_keys,
+            FB,
+        )
     }
 
     fn inner_keys(&self) -> String {
@@ -236,10 +215,9 @@ impl Plan {
             ),
             (
                 "idle",
-                // × 0.01 as the engine scales the percent, so a threshold compares alike
                 format!(
-                    "group by ({k}) (({}) * 0.01 < {idle_below})",
-                    self.held(UTIL)
+                    "group by ({k}) ({})",
+                    promql::idle(&self.held(UTIL), idle_below)
                 ),
             ),
         ];
@@ -464,9 +442,15 @@ fn plan_of(
         None => first_present(&labels, &["exported_pod", "pod", "hpc_job"]).map(str::to_string),
     };
     let held = match (&job, has(FB)) {
-        (Some(j), _) => Held::Label(j.clone()),
-        (None, true) => Held::Memory(cfg.held_mem_bytes / (1024 * 1024)),
-        (None, false) if cfg.assume_held => Held::Assumed,
+        // the reader reads the container label beside a pod label unless --job-label names it
+        (Some(j), _) => Held::Owner {
+            label: j.clone(),
+            container: job_label.is_none(),
+        },
+        (None, true) => Held::Test(rules::held_test(crate::audit::HeldRule::Memory(
+            cfg.held_mem_bytes,
+        ))),
+        (None, false) if cfg.assume_held => Held::Test(HeldTest::Always),
         (None, false) => bail!(
             "Prometheus at {}: cannot tell which GPUs are held: the series have no owner label (exported_pod, pod, hpc_job; or --job-label) and there is no {FB}; pass --assume-held",
             client.base()
@@ -486,8 +470,8 @@ fn plan_of(
         by_label: by_label.filter(|b| Some(b) != model_label.as_ref()),
         model_label,
         job_label: match &held {
-            Held::Label(l) => Some(l.clone()),
-            _ => None,
+            Held::Owner { label, .. } => Some(label.clone()),
+            Held::Test(_) => None,
         },
         held,
         step_us: q.step_us,
@@ -564,9 +548,13 @@ fn parts_of(
         useful: false,
     };
     let held_rule = match &plan.held {
-        Held::Label(l) => crate::audit::model::HeldBasis::PromLabel(l.clone()),
-        Held::Memory(mib) => crate::audit::model::HeldBasis::PromMemoryAbove { mib: *mib },
-        Held::Assumed => crate::audit::model::HeldBasis::Assumed,
+        Held::Owner { label, .. } => crate::audit::model::HeldBasis::PromLabel(label.clone()),
+        Held::Test(HeldTest::Threshold { bound, .. }) => {
+            crate::audit::model::HeldBasis::PromMemoryAbove {
+                mib: *bound as u64 / (1024 * 1024),
+            }
+        }
+        Held::Test(_) => crate::audit::model::HeldBasis::Assumed,
     };
     let mut notes = vec![
         Note::PushdownCaveat,
@@ -734,6 +722,13 @@ impl Plan {
 mod tests {
     use super::*;
 
+    fn owner(label: &str) -> Held {
+        Held::Owner {
+            label: label.into(),
+            container: true,
+        }
+    }
+
     fn plan(held: Held) -> Plan {
         Plan {
             matchers: "cluster=\"a\"".into(),
@@ -756,7 +751,7 @@ mod tests {
         let pick = |s: metric::Slot| metric::AUDITED_DEFS[s.0].promql_name(&all);
         let p = Plan {
             series: std::array::from_fn(|i| pick(metric::Slot(i))),
-            ..plan(Held::Label("exported_pod".into()))
+            ..plan(owner("exported_pod"))
         };
         let text: String = p
             .expressions(0.01)
@@ -781,7 +776,7 @@ mod tests {
 
     #[test]
     fn promql_per_layer() {
-        let p = plan(Held::Label("exported_pod".into()));
+        let p = plan(owner("exported_pod"));
         let e: BTreeMap<&str, String> = p
             .expressions(0.01)
             .into_iter()
@@ -791,25 +786,30 @@ mod tests {
                 Key::Known(_) => ("known", e),
             })
             .collect();
+        let held = "last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\", exported_pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\", exported_container!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\"}[59999ms])";
         assert_eq!(
             e["held"],
-            "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]))"
+            format!("group by (Hostname, UUID, exported_namespace, modelName) ({held})")
         );
         assert_eq!(
             e["idle"],
-            "group by (Hostname, UUID, exported_namespace, modelName) ((last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms])) * 0.01 < 0.01)"
+            format!(
+                "group by (Hostname, UUID, exported_namespace, modelName) (({held}) * 0.01 < 0.01)"
+            )
         );
         assert!(e["sm_active"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
         assert!(!e.contains_key("tensor_active"));
         // the exporter's own pod: the markers the reader skips it by
-        let pod = plan(Held::Label("pod".into()));
+        let pod = plan(owner("pod"));
         assert!(pod.held(UTIL).contains(
-            "pod!=\"\", pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\""
+            "pod!=\"\", pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\", container!~"
         ));
-        let m = plan(Held::Memory(1024));
+        let m = plan(Held::Test(rules::held_test(
+            crate::audit::HeldRule::Memory(1 << 30),
+        )));
         assert_eq!(
             m.held(UTIL),
-            "(last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}[59999ms]) and on (Hostname, UUID) (last_over_time(DCGM_FI_DEV_FB_USED{cluster=\"a\"}[59999ms]) > 1024))"
+            "(last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}[59999ms]) and on (Hostname, UUID) (last_over_time(DCGM_FI_DEV_FB_USED{cluster=\"a\"}[59999ms]) * 1048576 > 1073741824.0))"
         );
     }
 }
