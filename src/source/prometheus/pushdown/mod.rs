@@ -50,6 +50,9 @@ const FB: &str = "DCGM_FI_DEV_FB_USED";
 /// Evaluation points (GPUs x steps) one subquery may touch: under Prometheus's
 /// default --query.max-samples (50M) with room to spare.
 const POINTS_PER_QUERY: i64 = 20_000_000;
+/// Steps one subquery may evaluate per series: VictoriaMetrics refuses more
+/// than 100,000 by default (-search.maxPointsSubqueryPerTimeseries, 1.80+).
+const STEPS_PER_SUBQUERY: i64 = 100_000;
 
 /// Sums per (group key, job, model).
 type Aggs = BTreeMap<(String, String, String), Agg>;
@@ -286,7 +289,7 @@ fn timeline_of(
             step_us: q.step_us,
         }));
     }
-    let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).max(1);
+    let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).clamp(1, STEPS_PER_SUBQUERY);
     let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
     let mut per_bucket: BTreeMap<i64, Agg> = BTreeMap::new();
     // the waterfall's layers: the named sums and the metrics with a layer
@@ -503,7 +506,9 @@ fn sum_points(
     plan: &Plan,
     gpu_count: usize,
 ) -> Result<Aggs> {
-    let steps_per_chunk = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).clamp(1, q.points());
+    let steps_per_chunk = (POINTS_PER_QUERY / (gpu_count.max(1) as i64))
+        .min(STEPS_PER_SUBQUERY)
+        .clamp(1, q.points());
     // chunks as buckets of steps_per_chunk steps: one instant query each
     let batches = batches::batches(
         q.since_us,
