@@ -1396,98 +1396,57 @@ fn through_duckdb(dir: &Path, csv: &Path, window: &[&str]) -> Result<Option<Valu
     ])?))
 }
 
-/// Parity (issue 33): one fleet's samples through the reader (a CSV),
-/// through SQL on DuckDB (`sql` + `report --partials`), and through
-/// `--pushdown` on a real Prometheus and a real VictoriaMetrics (the plan's
-/// PromQL is also MetricsQL). SQL and the reader agree to 1e-9 everywhere;
-/// the two stores agree with each other to 1e-9 on every figure and section;
-/// pushdown agrees with the reader to 1e-9 except around the one hole,
-/// where PromQL's step sampling weighs the sample before it one step and
-/// the reader up to max gap (3 steps): exactly 2 steps of that sample's
-/// figures (docs/semantics.md §14).
-#[test]
-fn one_fleet_through_the_reader_sql_prometheus_and_victoriametrics() -> Result<()> {
-    let Some((prometheus, promtool)) = binaries() else {
-        return Ok(());
-    };
-    let Some(victoria) = victoria_binary() else {
-        return Ok(());
-    };
-    let dir = tempfile::tempdir()?;
-    let demo = dir.path().join("demo.csv");
-    let out = gpuaudit()?
-        .args(["demo", "--gpus", "40", "--days", "0.5", "--interval", "1m"])
-        .arg("--out")
-        .arg(&demo)
-        .output()?;
-    ensure!(out.status.success(), "demo failed");
-    let (header, rows) = read_demo_csv(&demo)?;
-    let hole_gpu = rows[0].gpu.clone();
-    let t0 = rows.iter().map(|r| r.t_s).min().context("rows")?;
-    let t_end = rows.iter().map(|r| r.t_s).max().context("rows")? + 60;
-    let in_hole = |r: &Row| r.gpu == hole_gpu && (t0 + 600..t0 + 780).contains(&r.t_s);
-    let fleet_csv = dir.path().join("fleet.csv");
-    write_csv(&header, &rows, &demo, &fleet_csv, &|r| !in_hole(r))?;
-    let kept: Vec<Row> = rows.into_iter().filter(|r| !in_hole(r)).collect();
-    let om = dir.path().join("fleet.om");
-    write_openmetrics(&kept, &om)?;
-    let prom = start_server(&prometheus, &promtool, &om)?;
-    let util_samples = kept.iter().filter(|r| r.values[0].is_some()).count();
-    let vm = start_victoria(&victoria, prometheus_text(&kept), util_samples, t_end)?;
-    let (since, until) = (iso(t0)?, iso(t_end)?);
-    let window = ["--since", since.as_str(), "--until", until.as_str()];
-    let live = |url: &str| -> Vec<String> {
-        [&["--prometheus", url, "--step", "1m"][..], &window[..]]
-            .concat()
-            .into_iter()
-            .map(str::to_string)
-            .collect()
-    };
-    let run = |args: Vec<String>| -> Result<Value> {
+/// The fleet in both stores: a Prometheus (backfilled by promtool) and a
+/// VictoriaMetrics (loaded by its import API).
+struct Stores {
+    prom: Server,
+    vm: Server,
+}
+
+fn stores(
+    bins: &(PathBuf, PathBuf, PathBuf),
+    rows: &[Row],
+    dir: &Path,
+    end_s: i64,
+) -> Result<Stores> {
+    let om = dir.join(format!("fleet-{}.om", rows.len()));
+    write_openmetrics(rows, &om)?;
+    let util_samples = rows.iter().filter(|r| r.values[0].is_some()).count();
+    Ok(Stores {
+        prom: start_server(&bins.0, &bins.1, &om)?,
+        vm: start_victoria(&bins.2, prometheus_text(rows), util_samples, end_s)?,
+    })
+}
+
+/// The `--pushdown` reports of both stores, equal figure by figure and
+/// section by section (1e-9): the plan's PromQL read as MetricsQL.
+fn pushed_down(s: &Stores, live: &dyn Fn(&str) -> Vec<String>) -> Result<(Value, Value)> {
+    let push = |url: &str| {
+        let args = [live(url), vec!["--pushdown".to_string()]].concat();
         report(&args.iter().map(String::as_str).collect::<Vec<_>>())
     };
-
-    let file = report(&[&[fleet_csv.to_str().context("path")?][..], &window[..]].concat())?;
-    if let Some(sql) = through_duckdb(dir.path(), &fleet_csv, &window)? {
-        for p in PARITY {
-            close(num(&sql, p), num(&file, p), 1e-9, &format!("duckdb {p}"));
-        }
-    }
-    // the pulled report from VictoriaMetrics is the file's, as from Prometheus
-    let vm_pulled = run(live(&vm.url))?;
+    let (prom, vm) = (push(&s.prom.url)?, push(&s.vm.url)?);
     for p in PARITY {
         close(
-            num(&vm_pulled, p),
-            num(&file, p),
-            1e-9,
-            &format!("vm pulled {p}"),
-        );
-    }
-    let pushdown = |url: &str| run([live(url), vec!["--pushdown".into()]].concat());
-    let (prom_push, vm_push) = (pushdown(&prom.url)?, pushdown(&vm.url)?);
-    for p in PARITY {
-        close(
-            num(&vm_push, p),
-            num(&prom_push, p),
+            num(&vm, p),
+            num(&prom, p),
             1e-9,
             &format!("vm vs prometheus {p}"),
         );
     }
     for section in ["timeline", "leaks", "purchase"] {
-        ensure!(!prom_push[section].is_null(), "{section} is null");
-        same(&vm_push[section], &prom_push[section], 1e-9, section)?;
+        ensure!(!prom[section].is_null(), "{section} is null");
+        same(&vm[section], &prom[section], 1e-9, section)?;
     }
+    Ok((prom, vm))
+}
 
-    // Pushdown vs the reader: equal but for the sample before the hole,
-    // which the reader weighs 3 steps (max gap) and PromQL one.
-    let before = kept
-        .iter()
-        .find(|r| r.gpu == hole_gpu && r.t_s == t0 + 540)
-        .context("the sample before the hole")?;
-    let held = !before.job.is_empty();
+/// Pushdown vs the reader around a hole: the reader weighs the sample before
+/// it max gap (3 steps), PromQL's step sampling one step: exactly 2 steps of
+/// that sample's figures more in the reader, nothing else.
+fn hole_difference(reader: &Value, pushed: &[&Value], before: &Row, held: bool) {
     let util = before.values[0].unwrap_or(f64::NAN);
     let on = |b: bool| if b { 1.0 } else { 0.0 };
-    let extra = 2.0 / 60.0;
     for (p, per_hour) in [
         ("/layers/observed_gpu_hours", 1.0),
         ("/layers/held_gpu_hours", on(held)),
@@ -1502,19 +1461,118 @@ fn one_fleet_through_the_reader_sql_prometheus_and_victoriametrics() -> Result<(
         ),
         ("/layers/idle_held_gpu_hours", on(held && util < 0.01)),
     ] {
-        for (engine, push) in [("prometheus", &prom_push), ("victoriametrics", &vm_push)] {
+        for push in pushed {
             close(
-                num(&file, p) - num(push, p),
-                extra * per_hour,
+                num(reader, p) - num(push, p),
+                2.0 / 60.0 * per_hour,
                 1e-9,
-                &format!("{engine} {p}"),
+                p,
             );
         }
     }
+}
+
+/// Parity (issue 33): one fleet's samples through the reader (a CSV),
+/// through SQL on DuckDB (`sql` + `report --partials`), and through
+/// `--pushdown` on a real Prometheus and a real VictoriaMetrics (the plan's
+/// PromQL is also MetricsQL), held by the owner label and, with the owner
+/// labels gone, by memory. SQL and the reader agree to 1e-9 everywhere, the
+/// two stores with each other to 1e-9 on every figure and section, pushdown
+/// with the reader to 1e-9 but for the one hole (docs/semantics.md §14).
+#[test]
+fn one_fleet_through_the_reader_sql_prometheus_and_victoriametrics() -> Result<()> {
+    let Some((prometheus, promtool)) = binaries() else {
+        return Ok(());
+    };
+    let Some(victoria) = victoria_binary() else {
+        return Ok(());
+    };
+    let bins = (prometheus, promtool, victoria);
+    let dir = tempfile::tempdir()?;
+    let demo = dir.path().join("demo.csv");
+    let out = gpuaudit()?
+        .args(["demo", "--gpus", "40", "--days", "0.25", "--interval", "1m"])
+        .arg("--out")
+        .arg(&demo)
+        .output()?;
+    ensure!(out.status.success(), "demo failed");
+    let (header, rows) = read_demo_csv(&demo)?;
+    let hole_gpu = rows[0].gpu.clone();
+    let t0 = rows.iter().map(|r| r.t_s).min().context("rows")?;
+    let t_end = rows.iter().map(|r| r.t_s).max().context("rows")? + 60;
+    let in_hole = |r: &Row| r.gpu == hole_gpu && (t0 + 600..t0 + 780).contains(&r.t_s);
+    let fleet_csv = dir.path().join("fleet.csv");
+    write_csv(&header, &rows, &demo, &fleet_csv, &|r| !in_hole(r))?;
+    let kept: Vec<Row> = rows.into_iter().filter(|r| !in_hole(r)).collect();
+    let before = kept
+        .iter()
+        .find(|r| r.gpu == hole_gpu && r.t_s == t0 + 540)
+        .context("the sample before the hole")?;
+    let (since, until) = (iso(t0)?, iso(t_end)?);
+    let window = ["--since", since.as_str(), "--until", until.as_str()];
+    let live = |url: &str| -> Vec<String> {
+        [&["--prometheus", url, "--step", "1m"][..], &window[..]]
+            .concat()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    };
+    let file = report(&[&[fleet_csv.to_str().context("path")?][..], &window[..]].concat())?;
     ensure!(
         num(&file, "/layers/idle_held_gpu_hours") > 0.0
-            && num(&file, "/layers/held_gpu_hours") < num(&file, "/layers/observed_gpu_hours"),
+            && num(&file, "/layers/unallocated_gpu_hours") > 0.0,
         "the fleet has idle held and unallocated time"
+    );
+    if let Some(sql) = through_duckdb(dir.path(), &fleet_csv, &window)? {
+        for p in PARITY {
+            close(num(&sql, p), num(&file, p), 1e-9, &format!("duckdb {p}"));
+        }
+    }
+    let s = stores(&bins, &kept, dir.path(), t_end)?;
+    // the pulled report from VictoriaMetrics is the file's, as from Prometheus
+    let vm_args = live(&s.vm.url);
+    let vm_pulled = report(&vm_args.iter().map(String::as_str).collect::<Vec<_>>())?;
+    for p in PARITY {
+        close(
+            num(&vm_pulled, p),
+            num(&file, p),
+            1e-9,
+            &format!("vm pulled {p}"),
+        );
+    }
+    let (prom_push, vm_push) = pushed_down(&s, &live)?;
+    hole_difference(
+        &file,
+        &[&prom_push, &vm_push],
+        before,
+        !before.job.is_empty(),
+    );
+    drop(s);
+
+    // No owner labels: held is memory used above --held-mem, in bytes, in
+    // the reader (pulled from the store) and in PromQL alike.
+    let unowned: Vec<Row> = kept
+        .into_iter()
+        .map(|r| Row {
+            job: String::new(),
+            team: String::new(),
+            ..r
+        })
+        .collect();
+    let s = stores(&bins, &unowned, dir.path(), t_end)?;
+    let pulled_args = live(&s.prom.url);
+    let pulled = report(&pulled_args.iter().map(String::as_str).collect::<Vec<_>>())?;
+    assert_eq!(pulled["held_rule"], "memory used > 1024 MiB");
+    let (prom_push, vm_push) = pushed_down(&s, &live)?;
+    let before = unowned
+        .iter()
+        .find(|r| r.gpu == hole_gpu && r.t_s == t0 + 540)
+        .context("the sample before the hole")?;
+    let held = before.values[5].is_some_and(|mib| mib > 1024.0 * 1_048_576.0);
+    hole_difference(&pulled, &[&prom_push, &vm_push], before, held);
+    ensure!(
+        num(&pulled, "/layers/unallocated_gpu_hours") > 0.0,
+        "the memory rule leaves some time unallocated"
     );
     Ok(())
 }
