@@ -676,9 +676,10 @@ fn gpu_columns(plan: &AuditPlan, d: Dialect) -> Vec<(String, &'static str)> {
 }
 
 /// DCGM fields of the OpenTelemetry table, the canonical column each fills
-/// and the factor to its unit (GPU_UTIL is percent, FB_USED MiB).
+/// and the factor to its unit (GPU_UTIL is percent, scaled × `rules::PERCENT`
+/// as the readers scale it; FB_USED MiB).
 const OTEL_METRICS: [(&str, &str, &str); 7] = [
-    ("DCGM_FI_DEV_GPU_UTIL", col::DEVICE_UTIL, " / 100"),
+    ("DCGM_FI_DEV_GPU_UTIL", col::DEVICE_UTIL, " * 0.01"),
     ("DCGM_FI_PROF_SM_ACTIVE", col::SM_ACTIVE, ""),
     ("DCGM_FI_PROF_SM_OCCUPANCY", col::SM_OCCUPANCY, ""),
     ("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", col::TENSOR_ACTIVE, ""),
@@ -784,6 +785,26 @@ mod tests {
             "(s.mem_used IS NOT NULL AND s.mem_used > 1073741824)"
         );
         assert_eq!(held_sql(HeldRule::JobColumn).0, "(s.job IS NOT NULL)");
+    }
+
+    #[test]
+    fn percent_is_scaled_as_the_readers_scale_it() {
+        assert_eq!(OTEL_METRICS[0].2, format!(" * {:?}", rules::PERCENT));
+        let plan = AuditPlan {
+            table: "t".into(),
+            columns: vec![("time".into(), "time".into()), ("gpu".into(), "gpu".into())],
+            held: HeldRule::Assumed,
+            idle_below: 0.35,
+            max_gap_us: None,
+            interval_us: None,
+            since_us: None,
+            until_us: None,
+            by: None,
+            bucket_us: None,
+        };
+        let q = render(&plan, Dialect::DuckDb);
+        assert!(q.contains("THEN s.raw_device_util * 0.01 END"), "{q}");
+        assert!(q.contains("device_util < idle_below"), "{q}");
     }
 
     #[test]

@@ -15,8 +15,12 @@
 //!   samples, which pulled mode weighs by its own median step and pushdown by
 //!   one --step (choose --step = the scrape interval).
 //! - observed time is where DCGM_FI_DEV_GPU_UTIL has a point (pulled mode:
-//!   any of the metrics); held comes from the owner label alone (pulled mode
-//!   also skips an exporter's own pod named in `exported_pod`).
+//!   any of the metrics); held comes from one owner label (pulled mode falls
+//!   back from `exported_pod` to `pod` to `hpc_job` per series). The held,
+//!   idle and exporter-pod tests are the plan's (`plan::rules`, written by
+//!   `plan::promql`), the same the reader and the SQL plan apply.
+//! - the query is also MetricsQL: VictoriaMetrics gives the same sums
+//!   (docs/semantics.md §14).
 //! - step alignment: evaluation times are multiples of --step, as in pulled mode;
 //!   the last point before an unaligned --until weighs what is left of its step
 //!   (pulled mode caps the last sample's weight at --until the same way).
