@@ -22,6 +22,23 @@ pub enum Held {
     Test(HeldTest),
 }
 
+/// The weight rule in PromQL: `metric` at an evaluation point (a multiple of
+/// `step_us`) is its last sample within the step before it, so each sample
+/// stands for at most one point and weighs one step (the reader weighs it the
+/// time to the next sample, up to max gap: docs/semantics.md §12). Never the
+/// engine's implicit lookback (5 m in Prometheus, derived from the scrape
+/// interval in VictoriaMetrics): both engines see the same points.
+pub fn point(metric: &str, matchers: &[&str], step_us: i64) -> String {
+    let m: Vec<&str> = matchers.iter().copied().filter(|s| !s.is_empty()).collect();
+    // (t − step, t] holds one step's samples: 1 ms less keeps a sample on the
+    // previous point out of Prometheus 2.x's closed window
+    format!(
+        "last_over_time({metric}{{{}}}[{}ms])",
+        m.join(", "),
+        crate::source::prometheus::live::promql_millis(step_us) - 1
+    )
+}
+
 /// The label matchers that keep a series' points held by its owner label:
 /// set, and (for a pod label) not the exporter's own pod.
 pub fn owner_matchers(label: &str, container: bool) -> Vec<String> {
@@ -91,6 +108,14 @@ mod tests {
 
     fn sel(metric: &str, extra: &str) -> String {
         format!("last_over_time({metric}{{{extra}}}[59999ms])")
+    }
+
+    #[test]
+    fn a_point_reads_the_last_sample_within_its_step() {
+        assert_eq!(
+            point("U", &["cluster=\"a\"", "", "pod!=\"\""], 30_000_000),
+            "last_over_time(U{cluster=\"a\", pod!=\"\"}[29999ms])"
+        );
     }
 
     #[test]

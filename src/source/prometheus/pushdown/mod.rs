@@ -151,18 +151,10 @@ impl Plan {
         self.series[s.0]
     }
 
-    /// The series of `metric` at each point, only from a sample within the last
-    /// step (as in pulled mode: no repeats over the lookback).
+    /// The series of `metric` at each point: the plan's point rule
+    /// (`plan::promql::point`).
     fn sel(&self, metric: &str, extra: &str) -> String {
-        let parts: Vec<&str> = [self.matchers.as_str(), extra]
-            .into_iter()
-            .filter(|s| !s.is_empty())
-            .collect();
-        format!(
-            "last_over_time({metric}{{{}}}[{}ms])",
-            parts.join(", "),
-            super::live::promql_millis(self.step_us) - 1
-        )
+        promql::point(metric, &[self.matchers.as_str(), extra], self.step_us)
     }
 
     /// The series of `metric` at the points where its GPU is held: the
