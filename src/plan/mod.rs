@@ -8,6 +8,8 @@
 use crate::audit::{GroupBy, HeldRule};
 use crate::samples::col;
 
+pub(crate) mod promql;
+pub(crate) mod rules;
 pub(crate) mod sql;
 
 /// The fraction metrics the plan reads (units decided per column, §1).

@@ -4,9 +4,9 @@
 //! capped at max gap; the step is the median by rank (`weights::median_by_rank`)
 //! written with `ROW_NUMBER`, exact in integers, so no engine's own median
 //! (approximate in some) decides a weight.
+use super::rules::{self, HeldTest};
 use super::{AuditPlan, FRACTIONS, Filter, SUMS, Value, key};
 use crate::audit::HeldRule;
-use crate::audit::held::{HELD_FALSE, HELD_TRUE};
 use crate::samples::col;
 
 /// The engines a query is written for.
@@ -220,7 +220,8 @@ fn converted(plan: &AuditPlan, d: Dialect) -> String {
     let mut cols = vec!["    s.t, s.host, s.gpu, s.model, s.job, s.usr, s.team".to_string()];
     for m in FRACTIONS {
         cols.push(format!(
-            "    CASE WHEN u.pct_{m} = 1 THEN CASE WHEN s.raw_{m} >= 0 AND s.raw_{m} <= 100 THEN s.raw_{m} / 100 END\n         ELSE CASE WHEN s.raw_{m} >= 0 AND s.raw_{m} <= 1 THEN s.raw_{m} END END AS {m}"
+            "    CASE WHEN u.pct_{m} = 1 THEN CASE WHEN s.raw_{m} >= 0 AND s.raw_{m} <= 100 THEN s.raw_{m} * {:?} END\n         ELSE CASE WHEN s.raw_{m} >= 0 AND s.raw_{m} <= 1 THEN s.raw_{m} END END AS {m}",
+            rules::PERCENT
         ));
     }
     cols.push("    s.mem_used, s.mem_total, s.power_w".to_string());
@@ -262,7 +263,7 @@ fn converted(plan: &AuditPlan, d: Dialect) -> String {
     )
 }
 
-/// The held rule (docs/semantics.md §3, `audit::held::HeldRule::holds`):
+/// The held rule (docs/semantics.md §3, `plan::rules::held_test`):
 /// (held, held unknown) as SQL over the canonical columns.
 fn held_sql(rule: HeldRule) -> (String, String) {
     let list = |words: &[&str]| {
@@ -272,11 +273,9 @@ fn held_sql(rule: HeldRule) -> (String, String) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    // a numeric column reads as text "1.0" / "0.0" in some engines
-    let yes = [HELD_TRUE, &["1.0"]].concat();
-    let no = [HELD_FALSE, &["0.0"]].concat();
-    match rule {
-        HeldRule::HeldColumn => (
+    let (yes, no) = rules::held_words();
+    match rules::held_test(rule) {
+        HeldTest::Words => (
             format!(
                 "(s.held_text IS NOT NULL AND s.held_text IN ({}))",
                 list(&yes)
@@ -287,12 +286,20 @@ fn held_sql(rule: HeldRule) -> (String, String) {
                 list(&no)
             ),
         ),
-        HeldRule::JobColumn => ("(s.job IS NOT NULL)".into(), "(1 = 0)".into()),
-        HeldRule::Memory(limit) => (
-            format!("(s.mem_used IS NOT NULL AND s.mem_used > {limit})"),
-            "(1 = 0)".into(),
-        ),
-        HeldRule::Assumed => ("(1 = 1)".into(), "(1 = 0)".into()),
+        HeldTest::Owner => ("(s.job IS NOT NULL)".into(), "(1 = 0)".into()),
+        HeldTest::Threshold { column, cmp, bound } => {
+            // the memory column is the only one a held test compares
+            let c = if column == col::MEM_USED_BYTES {
+                "s.mem_used"
+            } else {
+                column
+            };
+            (
+                format!("({c} IS NOT NULL AND {c} {} {bound})", cmp.op()),
+                "(1 = 0)".into(),
+            )
+        }
+        HeldTest::Always => ("(1 = 1)".into(), "(1 = 0)".into()),
     }
 }
 
@@ -391,10 +398,14 @@ fn condition(f: Filter) -> String {
     }
 }
 
-/// The idle rule (docs/semantics.md §5, `audit::held::is_idle`); the
+/// The idle rule (docs/semantics.md §5, `plan::rules::IDLE_CMP`); the
 /// threshold is a column bound in `parts`.
 fn idle_sql() -> String {
-    "held AND device_util IS NOT NULL AND device_util < idle_below".to_string()
+    let m = rules::IDLE_METRIC;
+    format!(
+        "held AND {m} IS NOT NULL AND {m} {} idle_below",
+        rules::IDLE_CMP.op()
+    )
 }
 
 /// The value a sum adds for one sample.
@@ -665,9 +676,10 @@ fn gpu_columns(plan: &AuditPlan, d: Dialect) -> Vec<(String, &'static str)> {
 }
 
 /// DCGM fields of the OpenTelemetry table, the canonical column each fills
-/// and the factor to its unit (GPU_UTIL is percent, FB_USED MiB).
+/// and the factor to its unit (GPU_UTIL is percent, scaled × `rules::PERCENT`
+/// as the readers scale it; FB_USED MiB).
 const OTEL_METRICS: [(&str, &str, &str); 7] = [
-    ("DCGM_FI_DEV_GPU_UTIL", col::DEVICE_UTIL, " / 100"),
+    ("DCGM_FI_DEV_GPU_UTIL", col::DEVICE_UTIL, " * 0.01"),
     ("DCGM_FI_PROF_SM_ACTIVE", col::SM_ACTIVE, ""),
     ("DCGM_FI_PROF_SM_OCCUPANCY", col::SM_OCCUPANCY, ""),
     ("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", col::TENSOR_ACTIVE, ""),
@@ -700,7 +712,7 @@ pub const OTEL_COLUMNS: [&str; 13] = [
 /// labels in order; the owner from `exported_pod`, else `pod`, else
 /// `hpc_job`, never the exporter's own pod).
 pub fn otel_table(table: &str) -> String {
-    use crate::source::prometheus::{EXPORTER_POD_MARKERS, GPU_LABELS, HOST_LABELS, MODEL_LABELS};
+    use crate::source::prometheus::{GPU_LABELS, HOST_LABELS, MODEL_LABELS};
     let attr = |l: &str| format!("Attributes['{l}']");
     let first = |labels: &[&str]| {
         let arms: Vec<String> = labels
@@ -713,33 +725,27 @@ pub fn otel_table(table: &str) -> String {
         let tests: Vec<String> = [pod, container]
             .iter()
             .flat_map(|l| {
-                EXPORTER_POD_MARKERS
+                rules::EXPORTER_POD_MARKERS
                     .iter()
                     .map(move |m| format!("position(lower({}), '{m}') > 0", attr(l)))
             })
             .collect();
         format!("({})", tests.join(" OR "))
     };
-    let exported = format!(
-        "{} != '' AND NOT {}",
-        attr("exported_pod"),
-        exporter("exported_pod", "exported_container")
-    );
-    let pod = format!(
-        "{} != '' AND NOT {}",
-        attr("pod"),
-        exporter("pod", "container")
-    );
+    // the owner pods in the reader's order (`plan::rules::OWNER_PODS`)
+    let [(epod, econt, ens), (pod_l, cont, ns)] = rules::OWNER_PODS;
+    let exported = format!("{} != '' AND NOT {}", attr(epod), exporter(epod, econt));
+    let pod = format!("{} != '' AND NOT {}", attr(pod_l), exporter(pod_l, cont));
     let job = format!(
         "multiIf({exported}, {}, {pod}, {}, {})",
-        attr("exported_pod"),
-        attr("pod"),
+        attr(epod),
+        attr(pod_l),
         attr("hpc_job")
     );
     let team = format!(
         "multiIf({exported}, {}, {pod}, {}, '')",
-        attr("exported_namespace"),
-        attr("namespace")
+        attr(ens),
+        attr(ns)
     );
     let metrics: Vec<String> = OTEL_METRICS
         .iter()
@@ -768,10 +774,10 @@ mod tests {
     #[test]
     fn the_held_rule_reads_the_words_the_reader_reads() {
         let (held, unknown) = held_sql(HeldRule::HeldColumn);
-        for w in HELD_TRUE {
+        for w in crate::audit::held::HELD_TRUE {
             assert!(held.contains(&format!("'{w}'")), "{w}");
         }
-        for w in HELD_FALSE {
+        for w in crate::audit::held::HELD_FALSE {
             assert!(unknown.contains(&format!("'{w}'")), "{w}");
         }
         assert_eq!(
@@ -779,6 +785,26 @@ mod tests {
             "(s.mem_used IS NOT NULL AND s.mem_used > 1073741824)"
         );
         assert_eq!(held_sql(HeldRule::JobColumn).0, "(s.job IS NOT NULL)");
+    }
+
+    #[test]
+    fn percent_is_scaled_as_the_readers_scale_it() {
+        assert_eq!(OTEL_METRICS[0].2, format!(" * {:?}", rules::PERCENT));
+        let plan = AuditPlan {
+            table: "t".into(),
+            columns: vec![("time".into(), "time".into()), ("gpu".into(), "gpu".into())],
+            held: HeldRule::Assumed,
+            idle_below: 0.35,
+            max_gap_us: None,
+            interval_us: None,
+            since_us: None,
+            until_us: None,
+            by: None,
+            bucket_us: None,
+        };
+        let q = render(&plan, Dialect::DuckDb);
+        assert!(q.contains("THEN s.raw_device_util * 0.01 END"), "{q}");
+        assert!(q.contains("device_util < idle_below"), "{q}");
     }
 
     #[test]

@@ -117,11 +117,9 @@ pub const EXPORTER_POD_MARKERS: [&str; 3] = ["dcgm-exporter", "dcgm_exporter", "
 /// The dcgm-exporter's own pod (on Kubernetes the target's pod labels sit on
 /// every series unless the workload's won or were renamed `exported_*`).
 fn is_exporter_pod(pod: &str, container: Option<&str>) -> bool {
-    let looks = |s: &str| {
-        let s = s.to_ascii_lowercase();
-        // dcgm-exporter, and AMD's device-metrics-exporter (`<name>-metrics-exporter-<id>`)
-        EXPORTER_POD_MARKERS.iter().any(|m| s.contains(m))
-    };
+    // dcgm-exporter, and AMD's device-metrics-exporter (`<name>-metrics-exporter-<id>`):
+    // the one test the SQL and PromQL plans write too (`plan::rules`)
+    let looks = crate::plan::rules::names_exporter;
     looks(pod) || container.is_some_and(looks)
 }
 

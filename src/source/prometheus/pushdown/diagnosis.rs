@@ -19,9 +19,9 @@ pub(super) fn thresholds_of(cfg: &AuditConfig) -> LeakThresholds {
     t
 }
 
-/// `metric` fraction (0..1) as the engine reads it: the percent × 0.01.
+/// `metric` fraction (0..1) as the engine reads it (`plan::rules::PERCENT`).
 fn fraction(series: &str) -> String {
-    format!("({series}) * 0.01")
+    crate::plan::promql::percent(series)
 }
 
 impl Plan {
@@ -243,7 +243,10 @@ mod tests {
             by_label: Some("exported_namespace".into()),
             model_label: Some("modelName".into()),
             job_label: Some("exported_pod".into()),
-            held: Held::Label("exported_pod".into()),
+            held: Held::Owner {
+                label: "exported_pod".into(),
+                container: true,
+            },
             step_us: M,
             series: [None; metric::AUDITED],
         };
@@ -263,8 +266,7 @@ mod tests {
         p
     }
 
-    const U: &str =
-        "last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms])";
+    const U: &str = "last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\", exported_pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\", exported_container!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\"}[59999ms])";
     const SM: &str = "last_over_time(DCGM_FI_PROF_SM_ACTIVE{cluster=\"a\"}[59999ms])";
     const K: &str = "Hostname, UUID, exported_namespace, exported_pod, modelName";
 

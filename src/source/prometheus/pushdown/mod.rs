@@ -15,8 +15,12 @@
 //!   samples, which pulled mode weighs by its own median step and pushdown by
 //!   one --step (choose --step = the scrape interval).
 //! - observed time is where DCGM_FI_DEV_GPU_UTIL has a point (pulled mode:
-//!   any of the metrics); held comes from the owner label alone (pulled mode
-//!   also skips an exporter's own pod named in `exported_pod`).
+//!   any of the metrics); held comes from one owner label (pulled mode falls
+//!   back from `exported_pod` to `pod` to `hpc_job` per series). The held,
+//!   idle and exporter-pod tests are the plan's (`plan::rules`, written by
+//!   `plan::promql`), the same the reader and the SQL plan apply.
+//! - the query is also MetricsQL: VictoriaMetrics gives the same sums
+//!   (docs/semantics.md §14).
 //! - step alignment: evaluation times are multiples of --step, as in pulled mode;
 //!   the last point before an unaligned --until weighs what is left of its step
 //!   (pulled mode caps the last sample's weight at --until the same way).
@@ -34,6 +38,8 @@ use crate::audit::model::{DataQuality, Note, Report, Sources, Warning};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::metric;
+use crate::plan::promql::{self, Held};
+use crate::plan::rules::{self, HeldTest};
 use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,14 +54,9 @@ const FB: &str = "DCGM_FI_DEV_FB_USED";
 /// Evaluation points (GPUs x steps) one subquery may touch: under Prometheus's
 /// default --query.max-samples (50M) with room to spare.
 const POINTS_PER_QUERY: i64 = 20_000_000;
-
-/// How a GPU is decided held, in PromQL terms.
-#[derive(Debug, Clone, PartialEq)]
-enum Held {
-    Label(String),
-    Memory(u64),
-    Assumed,
-}
+/// Steps one subquery may evaluate per series: VictoriaMetrics refuses more
+/// than 100,000 by default (-search.maxPointsSubqueryPerTimeseries, 1.80+).
+const STEPS_PER_SUBQUERY: i64 = 100_000;
 
 /// Sums per (group key, job, model).
 type Aggs = BTreeMap<(String, String, String), Agg>;
@@ -150,45 +151,22 @@ impl Plan {
         self.series[s.0]
     }
 
-    /// The series of `metric` at each point, only from a sample within the last
-    /// step (as in pulled mode: no repeats over the lookback).
+    /// The series of `metric` at each point: the plan's point rule
+    /// (`plan::promql::point`).
     fn sel(&self, metric: &str, extra: &str) -> String {
-        let parts: Vec<&str> = [self.matchers.as_str(), extra]
-            .into_iter()
-            .filter(|s| !s.is_empty())
-            .collect();
-        format!(
-            "last_over_time({metric}{{{}}}[{}ms])",
-            parts.join(", "),
-            super::live::promql_millis(self.step_us) - 1
-        )
+        promql::point(metric, &[self.matchers.as_str(), extra], self.step_us)
     }
 
-    /// The series of `metric` at the points where its GPU is held.
+    /// The series of `metric` at the points where its GPU is held: the
+    /// plan's held rule (`plan::rules`) as PromQL.
     fn held(&self, metric: &str) -> String {
-        match &self.held {
-            Held::Label(l) => {
-                // the exporter's own pod is no workload: the reader's markers (one home)
-                let exporter = if l == "pod" {
-                    format!(
-                        ", pod!~\"(?i).*({}).*\"",
-                        super::EXPORTER_POD_MARKERS.join("|")
-                    )
-                } else {
-                    String::new()
-                };
-                self.sel(metric, &format!("{l}!=\"\"{exporter}"))
-            }
-            Held::Memory(mib) => {
-                format!(
-                    "({} and on ({}) ({} > {mib}))",
-                    self.sel(metric, ""),
-                    self.gpu_keys.join(", "),
-                    self.sel(FB, "")
-                )
-            }
-            Held::Assumed => self.sel(metric, ""),
-        }
+        promql::held(
+            metric,
+            &self.held,
+            &|m, extra| self.sel(m, extra),
+            &self.gpu_keys,
+            FB,
+        )
     }
 
     fn inner_keys(&self) -> String {
@@ -236,10 +214,9 @@ impl Plan {
             ),
             (
                 "idle",
-                // × 0.01 as the engine scales the percent, so a threshold compares alike
                 format!(
-                    "group by ({k}) (({}) * 0.01 < {idle_below})",
-                    self.held(UTIL)
+                    "group by ({k}) ({})",
+                    promql::idle(&self.held(UTIL), idle_below)
                 ),
             ),
         ];
@@ -308,7 +285,7 @@ fn timeline_of(
             step_us: q.step_us,
         }));
     }
-    let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).max(1);
+    let max_steps = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).clamp(1, STEPS_PER_SUBQUERY);
     let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
     let mut per_bucket: BTreeMap<i64, Agg> = BTreeMap::new();
     // the waterfall's layers: the named sums and the metrics with a layer
@@ -464,9 +441,15 @@ fn plan_of(
         None => first_present(&labels, &["exported_pod", "pod", "hpc_job"]).map(str::to_string),
     };
     let held = match (&job, has(FB)) {
-        (Some(j), _) => Held::Label(j.clone()),
-        (None, true) => Held::Memory(cfg.held_mem_bytes / (1024 * 1024)),
-        (None, false) if cfg.assume_held => Held::Assumed,
+        // the reader reads the container label beside a pod label unless --job-label names it
+        (Some(j), _) => Held::Owner {
+            label: j.clone(),
+            container: job_label.is_none(),
+        },
+        (None, true) => Held::Test(rules::held_test(crate::audit::HeldRule::Memory(
+            cfg.held_mem_bytes,
+        ))),
+        (None, false) if cfg.assume_held => Held::Test(HeldTest::Always),
         (None, false) => bail!(
             "Prometheus at {}: cannot tell which GPUs are held: the series have no owner label (exported_pod, pod, hpc_job; or --job-label) and there is no {FB}; pass --assume-held",
             client.base()
@@ -486,8 +469,8 @@ fn plan_of(
         by_label: by_label.filter(|b| Some(b) != model_label.as_ref()),
         model_label,
         job_label: match &held {
-            Held::Label(l) => Some(l.clone()),
-            _ => None,
+            Held::Owner { label, .. } => Some(label.clone()),
+            Held::Test(_) => None,
         },
         held,
         step_us: q.step_us,
@@ -519,7 +502,9 @@ fn sum_points(
     plan: &Plan,
     gpu_count: usize,
 ) -> Result<Aggs> {
-    let steps_per_chunk = (POINTS_PER_QUERY / (gpu_count.max(1) as i64)).clamp(1, q.points());
+    let steps_per_chunk = (POINTS_PER_QUERY / (gpu_count.max(1) as i64))
+        .min(STEPS_PER_SUBQUERY)
+        .clamp(1, q.points());
     // chunks as buckets of steps_per_chunk steps: one instant query each
     let batches = batches::batches(
         q.since_us,
@@ -564,9 +549,13 @@ fn parts_of(
         useful: false,
     };
     let held_rule = match &plan.held {
-        Held::Label(l) => crate::audit::model::HeldBasis::PromLabel(l.clone()),
-        Held::Memory(mib) => crate::audit::model::HeldBasis::PromMemoryAbove { mib: *mib },
-        Held::Assumed => crate::audit::model::HeldBasis::Assumed,
+        Held::Owner { label, .. } => crate::audit::model::HeldBasis::PromLabel(label.clone()),
+        Held::Test(HeldTest::Threshold { bound, .. }) => {
+            crate::audit::model::HeldBasis::PromMemoryAbove {
+                mib: *bound as u64 / (1024 * 1024),
+            }
+        }
+        Held::Test(_) => crate::audit::model::HeldBasis::Assumed,
     };
     let mut notes = vec![
         Note::PushdownCaveat,
@@ -734,6 +723,13 @@ impl Plan {
 mod tests {
     use super::*;
 
+    fn owner(label: &str) -> Held {
+        Held::Owner {
+            label: label.into(),
+            container: true,
+        }
+    }
+
     fn plan(held: Held) -> Plan {
         Plan {
             matchers: "cluster=\"a\"".into(),
@@ -756,7 +752,7 @@ mod tests {
         let pick = |s: metric::Slot| metric::AUDITED_DEFS[s.0].promql_name(&all);
         let p = Plan {
             series: std::array::from_fn(|i| pick(metric::Slot(i))),
-            ..plan(Held::Label("exported_pod".into()))
+            ..plan(owner("exported_pod"))
         };
         let text: String = p
             .expressions(0.01)
@@ -781,7 +777,7 @@ mod tests {
 
     #[test]
     fn promql_per_layer() {
-        let p = plan(Held::Label("exported_pod".into()));
+        let p = plan(owner("exported_pod"));
         let e: BTreeMap<&str, String> = p
             .expressions(0.01)
             .into_iter()
@@ -791,25 +787,30 @@ mod tests {
                 Key::Known(_) => ("known", e),
             })
             .collect();
+        let held = "last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\", exported_pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\", exported_container!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\"}[59999ms])";
         assert_eq!(
             e["held"],
-            "group by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms]))"
+            format!("group by (Hostname, UUID, exported_namespace, modelName) ({held})")
         );
         assert_eq!(
             e["idle"],
-            "group by (Hostname, UUID, exported_namespace, modelName) ((last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\", exported_pod!=\"\"}[59999ms])) * 0.01 < 0.01)"
+            format!(
+                "group by (Hostname, UUID, exported_namespace, modelName) (({held}) * 0.01 < 0.01)"
+            )
         );
         assert!(e["sm_active"].starts_with("max by (Hostname, UUID, exported_namespace, modelName) (last_over_time(DCGM_FI_PROF_SM_ACTIVE{"));
         assert!(!e.contains_key("tensor_active"));
         // the exporter's own pod: the markers the reader skips it by
-        let pod = plan(Held::Label("pod".into()));
+        let pod = plan(owner("pod"));
         assert!(pod.held(UTIL).contains(
-            "pod!=\"\", pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\""
+            "pod!=\"\", pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\", container!~"
         ));
-        let m = plan(Held::Memory(1024));
+        let m = plan(Held::Test(rules::held_test(
+            crate::audit::HeldRule::Memory(1 << 30),
+        )));
         assert_eq!(
             m.held(UTIL),
-            "(last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}[59999ms]) and on (Hostname, UUID) (last_over_time(DCGM_FI_DEV_FB_USED{cluster=\"a\"}[59999ms]) > 1024))"
+            "(last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}[59999ms]) and on (Hostname, UUID) (last_over_time(DCGM_FI_DEV_FB_USED{cluster=\"a\"}[59999ms]) * 1048576 > 1073741824.0))"
         );
     }
 }
