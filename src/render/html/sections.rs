@@ -563,7 +563,11 @@ pub fn jobs(out: &mut String, r: &Report, opts: &HtmlOptions) {
         );
     }
     out.push_str("</tbody></table>\n");
-    let _ = writeln!(out, "<p class=\"note\">{}.</p>", text(section.ett_note));
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">{}.</p>",
+        text(crate::render::diagnosis::jobs::ETT_NOTE)
+    );
     if !section.findings.is_empty() {
         out.push_str("<h3>Findings</h3>\n<ul class=\"findings\">");
         for f in &section.findings {
@@ -574,7 +578,7 @@ pub fn jobs(out: &mut String, r: &Report, opts: &HtmlOptions) {
                 text(&f.job),
                 hours(f.gpu_hours),
                 text(&usd(f.usd)),
-                text(&f.detail)
+                text(&crate::render::diagnosis::jobs::finding_detail(&f.detail))
             );
         }
         out.push_str("</ul>\n");
