@@ -2,6 +2,7 @@
 //! computation: which figures a rule may name, how a limit's unit reads, and
 //! whether a CURRENT report (against a BASELINE) passes. Nothing here prints.
 use super::model::{HeldBasis, Report};
+use crate::catalog::prices::PriceSource;
 use anyhow::{Result, bail};
 
 /// What a figure measures, which decides the units a limit may use.
@@ -576,7 +577,7 @@ pub(crate) enum Caveat {
     /// priced by different sources, or a model at different prices
     Prices {
         /// (CURRENT's, BASELINE's) price source, when they differ
-        sources: Option<(String, String)>,
+        sources: Option<(PriceSource, PriceSource)>,
         /// each model priced differently: (model, CURRENT's $/h, BASELINE's $/h)
         models: Vec<(String, f64, f64)>,
         /// the rules that compare dollars
@@ -667,6 +668,9 @@ fn price_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Optio
         return None;
     }
     let (cur_src, base_src) = (&current.cost.price_source, &baseline.cost.price_source);
+    // compared as the words the documents carry (a baseline keeps only those)
+    let words = |s: &PriceSource| serde_json::to_value(s).ok();
+    let same_source = words(cur_src) == words(base_src);
     let base_prices = model_prices(baseline);
     let models: Vec<(String, f64, f64)> = model_prices(current)
         .into_iter()
@@ -675,11 +679,11 @@ fn price_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Optio
             ((p - b).abs() > 1e-9 * b.abs().max(1.0)).then(|| (m.to_string(), p, *b))
         })
         .collect();
-    if cur_src == base_src && models.is_empty() {
+    if same_source && models.is_empty() {
         return None;
     }
     Some(Caveat::Prices {
-        sources: (cur_src != base_src).then(|| (cur_src.clone(), base_src.clone())),
+        sources: (!same_source).then(|| (cur_src.clone(), base_src.clone())),
         models,
         rules: dollars,
     })
@@ -862,7 +866,7 @@ mod tests {
             rule(RuleKind::MaxDrop, "active=2pp"),
         ];
         assert!(comparability(&rules, &cur, &base).is_empty());
-        cur.cost.price_source = "y".into();
+        cur.cost.price_source = PriceSource::Written("y".into());
         cur.window.hours = 6.0;
         cur.gpu_count = 2;
         let c = comparability(&rules, &cur, &base);

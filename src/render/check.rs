@@ -71,9 +71,11 @@ pub(crate) fn caveat_text(c: &Caveat) -> String {
             rules,
         } => {
             let mut message = match sources {
-                Some((cur, base)) => {
-                    format!("prices differ: CURRENT is priced by {cur}, BASELINE by {base}")
-                }
+                Some((cur, base)) => format!(
+                    "prices differ: CURRENT is priced by {}, BASELINE by {}",
+                    super::cost::price_source_text(cur),
+                    super::cost::price_source_text(base)
+                ),
                 None => "prices differ".to_string(),
             };
             if !models.is_empty() {
