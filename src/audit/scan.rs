@@ -237,3 +237,67 @@ fn live_mfu(report: &Report, work: DeclaredWork, dtype: Dtype) -> Result<Option<
         mfu,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(util: Option<f64>, power: Option<f64>) -> UnitSample {
+        UnitSample {
+            device_util: util,
+            power_w: power,
+            mem_used_bytes: Some(10),
+            ..UnitSample::default()
+        }
+    }
+
+    #[test]
+    fn a_units_row_means_its_samples_and_keeps_reasons_only_for_the_unmeasured() -> Result<()> {
+        let observed = ScanObserved {
+            host: "n".to_string(),
+            ticks: 3,
+            units: vec![UnitObserved {
+                gpu: "GPU-0".to_string(),
+                label: "0".to_string(),
+                samples: vec![
+                    sample(Some(0.2), None),
+                    sample(None, None),
+                    sample(Some(0.6), Some(300.0)),
+                ],
+                held_at_last: Some(true),
+                unsupported: [
+                    ("power_w".to_string(), "flaky".to_string()),
+                    ("tensor_active".to_string(), "NotSupported".to_string()),
+                ]
+                .into(),
+                ..UnitObserved::default()
+            }],
+            mig_parents: Vec::new(),
+        };
+        let report = Report {
+            gpus: vec![GpuSummary {
+                host: "n".to_string(),
+                gpu: "GPU-0".to_string(),
+                observed_gpu_hours: 2.0,
+                idle_held_gpu_hours: Some(0.5),
+                usd_per_hour: Some(4.0),
+                ..GpuSummary::default()
+            }],
+            ..Report::default()
+        };
+        let d = build(&observed, &report, 1.0, Vec::new(), None)?;
+        let g = &d.gpus[0];
+        assert_eq!(g.samples, 3);
+        // the mean of the two measured samples, never a 0 for the missing one
+        assert!((g.device_util.unwrap_or(0.0) - 0.4).abs() < 1e-12);
+        assert_eq!(g.power_w, Some(300.0));
+        assert_eq!(g.tensor_active, None);
+        // power was measured once: its reason goes; tensor never was: it stays
+        assert_eq!(g.unavailable.len(), 1);
+        assert!(g.unavailable.contains_key("tensor_active"));
+        // $4/h x 0.5 idle of 2 observed hours
+        assert_eq!(g.idle_usd_per_hour, Some(1.0));
+        assert_eq!(d.live_mfu, None);
+        Ok(())
+    }
+}

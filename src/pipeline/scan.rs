@@ -277,3 +277,94 @@ fn unit_sample(r: &Reading) -> UnitSample {
         power_w: r.power_w,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::live::process_owner::Owner;
+    use crate::source::live::{ProcSample, Row, UnitInfo};
+
+    fn unit(id: &str) -> UnitInfo {
+        UnitInfo {
+            id: id.to_string(),
+            label: id.to_string(),
+            uuid: None,
+            model: Some("NVIDIA H100 80GB HBM3".to_string()),
+            mig_parent: None,
+        }
+    }
+
+    fn row(unit: usize, util: f64, pid: Option<u32>) -> Row {
+        let mut gpm = crate::source::live::Gpm::default();
+        gpm.set(col::SM_ACTIVE, util / 2.0);
+        Row {
+            unit,
+            time_us: 0,
+            reading: Reading {
+                device_util: Some(util),
+                mem_used_bytes: Some(1 << 30),
+                gpm,
+                processes: Some(
+                    pid.into_iter()
+                        .map(|pid| ProcSample {
+                            pid,
+                            used_mem_bytes: Some(1 << 30),
+                            sm_util: Some(util),
+                        })
+                        .collect(),
+                ),
+                ..Reading::default()
+            },
+            owners: pid
+                .into_iter()
+                .map(|pid| Owner {
+                    pid,
+                    user: "alice".to_string(),
+                    command: Some("python train.py".to_string()),
+                    job: Some("4242".to_string()),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn readings_become_plain_samples_at_the_edge() {
+        let mut data = ScanData {
+            host: "node1".to_string(),
+            units: vec![unit("0"), unit("1")],
+            rows: vec![row(0, 0.2, None), row(0, 0.6, Some(7)), row(1, 0.0, None)],
+            ticks: 2,
+            ..ScanData::default()
+        };
+        data.dropped.insert(1, (1, "GPU is lost".to_string()));
+        data.unsupported
+            .insert(1, [("power_w", "NotSupported".to_string())].into());
+        let o = observed(&data, 512 << 20);
+        assert_eq!((o.host.as_str(), o.ticks, o.units.len()), ("node1", 2, 2));
+        let (a, b) = (&o.units[0], &o.units[1]);
+        assert_eq!(a.samples.len(), 2);
+        assert_eq!(a.samples[1].device_util, Some(0.6));
+        assert_eq!(a.samples[1].sm_active, Some(0.3));
+        assert_eq!(a.samples[1].tensor_active, None);
+        // held at its last sample: a process holds it, named with its owner
+        assert_eq!(a.held_at_last, Some(true));
+        assert_eq!(a.holders.len(), 1);
+        assert_eq!(
+            (
+                a.holders[0].pid,
+                a.holders[0].user.as_str(),
+                a.holders[0].job.as_deref()
+            ),
+            (7, "alice", Some("4242"))
+        );
+        assert_eq!(a.holders[0].gpu_mem_bytes, Some(1 << 30));
+        // no process, 1 GiB used above the 512 MiB limit: held, nobody named
+        assert_eq!(b.held_at_last, Some(true));
+        assert!(b.holders.is_empty());
+        assert_eq!(b.failed.as_deref(), Some("GPU is lost"));
+        assert_eq!(
+            b.unsupported.get("power_w").map(String::as_str),
+            Some("NotSupported")
+        );
+    }
+}

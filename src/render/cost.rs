@@ -106,3 +106,45 @@ impl serde::Serialize for PriceSource {
         s.serialize_str(&price_source_text(self))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_has_no_run_rate_and_the_rows_follow_what_was_measured() {
+        let mut r = Report::default();
+        r.cost.held_usd = Some(12.5);
+        r.cost.monthly_run_rate.held_usd = Some(9125.0);
+        r.cost.price_source = PriceSource::Flat(2.5);
+        r.cost.unpriced_gpu_hours = 3.0;
+        r.cost.unpriced_models = vec!["Mystery".to_string(), "Other".to_string()];
+        let v = cost_view(&r);
+        assert_eq!(v.amount_head, "in window");
+        let labels: Vec<&str> = v.rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["observed", "held", "idle held", "unallocated"]);
+        assert_eq!(v.rows[1].amount, usd(Some(12.5)));
+        assert_eq!(v.rows[1].run_rate, Some(usd(Some(9125.0))));
+        assert!(!v.sm_tensor_note);
+        assert_eq!(v.prices, "--price 2.5 USD per GPU-hour for every GPU");
+        assert_eq!(v.unpriced, Some((3.0, "Mystery, Other".to_string())));
+        r.window.snapshot = true;
+        r.layers.sm_active_gpu_hours = Some(1.0);
+        let v = cost_view(&r);
+        assert_eq!(v.amount_head, "now");
+        assert!(v.rows.iter().all(|r| r.run_rate.is_none()));
+        assert_eq!(v.rows.last().map(|r| r.label.as_str()), Some("SM idle"));
+        assert!(v.sm_tensor_note);
+    }
+
+    #[test]
+    fn a_read_back_price_source_keeps_its_words() -> anyhow::Result<()> {
+        let words = format!("built-in profile \"{PROFILE_NAME}\", dated {PROFILE_DATE}");
+        assert_eq!(price_source_text(&PriceSource::Builtin), words);
+        let json = serde_json::to_string(&PriceSource::Builtin)?;
+        let back: PriceSource = serde_json::from_str(&json)?;
+        assert_eq!(back, PriceSource::Written(words));
+        assert_eq!(serde_json::to_string(&back)?, json);
+        Ok(())
+    }
+}

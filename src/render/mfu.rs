@@ -377,3 +377,38 @@ pub fn over_peak_text(o: &OverPeak) -> String {
         }
     )
 }
+
+#[cfg(test)]
+mod over_peak_tests {
+    use super::*;
+    use crate::audit::calculator::{
+        CalcInput, CalcWork, ModelFlops, TokenRate, calculate, over_peak,
+    };
+
+    #[test]
+    fn the_refusal_names_each_cause_on_its_own_line() -> anyhow::Result<()> {
+        let input = CalcInput {
+            gpu: None,
+            peak_tflops_per_gpu: 100.0,
+            peak_source: "--peak-tflops".to_string(),
+            dtype: Dtype::Bf16,
+            gpus: Some(4),
+            mode: Mode::Inference,
+            recompute: None,
+            work: CalcWork::Tokens {
+                rate: TokenRate::WholeJob(100_000.0),
+                flops: ModelFlops::Params {
+                    params: 7e9,
+                    attention: None,
+                },
+            },
+        };
+        // 2 x 7e9 x 25,000 tokens/s per GPU = 350 TFLOP/s of 100
+        let o = over_peak(&input, &calculate(&input)?).ok_or(anyhow::anyhow!("possible"))?;
+        assert_eq!(
+            over_peak_text(&o),
+            "MFU 350.0% is above 100%: 350.0 achieved TFLOP/s per GPU exceed the dense bf16 peak of 100 TFLOP/s; likely:\n  - --tokens-per-sec is the whole job's rate over --gpus 4: is the job on more GPUs?\n  - --params is the parameter count (2N FLOPs per token in inference): check its unit (7B, not 7T)"
+        );
+        Ok(())
+    }
+}

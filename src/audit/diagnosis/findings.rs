@@ -383,4 +383,21 @@ mod tests {
         let t4 = by_name("Tesla T4").expect("T4");
         assert!(oversized("t4", t4, &sizing(&[0.1; 5], &[], 1.0), 1.0, None).is_none());
     }
+
+    #[test]
+    fn a_read_back_finding_keeps_its_words() -> anyhow::Result<()> {
+        let f = parked("nb", 0.991, 1344.0, None).expect("parked");
+        let json = serde_json::to_string(&f)?;
+        assert!(
+            json.contains(r#""detail":"held 1344.0 GPU-h and was idle 99.1% of it""#),
+            "{json}"
+        );
+        let back: Finding = serde_json::from_str(&json)?;
+        assert_eq!(
+            back.detail,
+            FindingDetail::Written("held 1344.0 GPU-h and was idle 99.1% of it".to_string())
+        );
+        assert_eq!(serde_json::to_string(&back)?, json);
+        Ok(())
+    }
 }
