@@ -76,7 +76,7 @@ pub struct Scanned {
 /// Sample, keep, audit: the one path of `gpuaudit scan`.
 pub fn scan(opts: &ScanOptions, events: &mut dyn ScanEvents) -> Result<ScanOutcome> {
     let (data, mut bracket) = match sample(opts, events)? {
-        Sampling::Done(data, bracket) => (data, bracket),
+        Sampling::Done(done) => *done,
         Sampling::Unmonitored(why) => return Ok(ScanOutcome::Unmonitored(why)),
     };
     let mut warnings = data.warnings();
@@ -126,7 +126,7 @@ pub fn scan(opts: &ScanOptions, events: &mut dyn ScanEvents) -> Result<ScanOutco
 }
 
 enum Sampling {
-    Done(ScanData, Bracket),
+    Done(Box<(ScanData, Bracket)>),
     Unmonitored(anyhow::Error),
 }
 
@@ -168,7 +168,7 @@ fn sample(opts: &ScanOptions, events: &mut dyn ScanEvents) -> Result<Sampling> {
     // Its readers end and free their GPM samples; NVML is never shut down (leaked above).
     drop(sampler);
     match sampled {
-        Ok(data) => Ok(Sampling::Done(data, bracket)),
+        Ok(data) => Ok(Sampling::Done(Box::new((data, bracket)))),
         // Sampling could not start (no GPU) before the command did: it runs unmonitored.
         Err(e) => match bracket.finish() {
             Ok(None) if wraps && !opts.require_nvml => Ok(Sampling::Unmonitored(e)),
