@@ -54,7 +54,7 @@ pub fn assemble(parts: Parts, cfg: &AuditConfig) -> Report {
     let layers = total.layers(present);
     let ratios = total.ratios(present);
     let mut cost = total.cost(
-        cfg.prices.source.describe(),
+        cfg.prices.source.clone(),
         basis,
         parts.unpriced_models.clone(),
         window_hours,

@@ -1,7 +1,8 @@
 //! `gpuaudit check`: rules on report figures and their verdicts. Pure
 //! computation: which figures a rule may name, how a limit's unit reads, and
 //! whether a CURRENT report (against a BASELINE) passes. Nothing here prints.
-use super::model::Report;
+use super::model::{HeldBasis, Report};
+use crate::catalog::prices::PriceSource;
 use anyhow::{Result, bail};
 
 /// What a figure measures, which decides the units a limit may use.
@@ -570,27 +571,51 @@ impl CaveatKind {
 }
 
 /// A comparability warning: the check still runs, its verdicts may mislead.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Caveat {
-    pub kind: CaveatKind,
-    pub message: String,
+/// The figures that differ, as values; render/check.rs words them.
+#[derive(Debug, Clone)]
+pub(crate) enum Caveat {
+    /// priced by different sources, or a model at different prices
+    Prices {
+        /// (CURRENT's, BASELINE's) price source, when they differ
+        sources: Option<(PriceSource, PriceSource)>,
+        /// each model priced differently: (model, CURRENT's $/h, BASELINE's $/h)
+        models: Vec<(String, f64, f64)>,
+        /// the rules that compare dollars
+        rules: Vec<Rule>,
+    },
+    /// windows more than [`WINDOW_RATIO_LIMIT`] apart, for rules on totals
+    Window {
+        current_hours: f64,
+        baseline_hours: f64,
+        /// the longer window over the shorter (infinite when one is empty)
+        apart: f64,
+        /// the rules on totals over the window
+        totals: Vec<Rule>,
+    },
+    GpuCount {
+        current: usize,
+        baseline: usize,
+    },
+    /// held decided by different rules (held column, job column, memory)
+    HeldRule {
+        current: HeldBasis,
+        baseline: HeldBasis,
+    },
+}
+
+impl Caveat {
+    pub fn kind(&self) -> CaveatKind {
+        match self {
+            Caveat::Prices { .. } => CaveatKind::Prices,
+            Caveat::Window { .. } => CaveatKind::Window,
+            Caveat::GpuCount { .. } => CaveatKind::GpuCount,
+            Caveat::HeldRule { .. } => CaveatKind::HeldRule,
+        }
+    }
 }
 
 /// How far apart two windows may be before totals over them stop comparing.
 pub(crate) const WINDOW_RATIO_LIMIT: f64 = 2.0;
-
-fn hours_text(h: f64) -> String {
-    format!("{} h", trim_number((h * 100.0).round() / 100.0))
-}
-
-/// The rules' labels, joined, for a message.
-fn labels(rules: &[&Rule]) -> String {
-    rules
-        .iter()
-        .map(|r| r.label())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// Each model's price per GPU-hour in a report (the first GPU of a model seen).
 fn model_prices(r: &Report) -> Vec<(&str, f64)> {
@@ -617,22 +642,16 @@ pub(crate) fn comparability(rules: &[Rule], current: &Report, baseline: &Report)
     out.extend(price_caveat(&changes, current, baseline));
     out.extend(window_caveat(&changes, current, baseline));
     if current.gpu_count != baseline.gpu_count {
-        out.push(Caveat {
-            kind: CaveatKind::GpuCount,
-            message: format!(
-                "GPU count differs: CURRENT has {} GPUs, BASELINE {}",
-                current.gpu_count, baseline.gpu_count
-            ),
+        out.push(Caveat::GpuCount {
+            current: current.gpu_count,
+            baseline: baseline.gpu_count,
         });
     }
     // compared as the words the documents carry (a baseline keeps only those)
     if current.held_rule.to_string() != baseline.held_rule.to_string() {
-        out.push(Caveat {
-            kind: CaveatKind::HeldRule,
-            message: format!(
-                "held is decided differently: CURRENT by '{}', BASELINE by '{}'",
-                current.held_rule, baseline.held_rule
-            ),
+        out.push(Caveat::HeldRule {
+            current: current.held_rule.clone(),
+            baseline: baseline.held_rule.clone(),
         });
     }
     out
@@ -641,48 +660,41 @@ pub(crate) fn comparability(rules: &[Rule], current: &Report, baseline: &Report)
 /// Dollars compared across runs priced differently (the price source, or a
 /// model's price per hour).
 fn price_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Option<Caveat> {
-    let dollars: Vec<&Rule> = changes
-        .iter()
-        .copied()
+    let dollars: Vec<Rule> = (changes.iter())
         .filter(|r| r.metric.is_dollars())
+        .map(|r| (*r).clone())
         .collect();
     if dollars.is_empty() {
         return None;
     }
     let (cur_src, base_src) = (&current.cost.price_source, &baseline.cost.price_source);
+    // compared as the words the documents carry (a baseline keeps only those)
+    let words = |s: &PriceSource| serde_json::to_value(s).ok();
+    let same_source = words(cur_src) == words(base_src);
     let base_prices = model_prices(baseline);
-    let differ: Vec<String> = model_prices(current)
+    let models: Vec<(String, f64, f64)> = model_prices(current)
         .into_iter()
         .filter_map(|(m, p)| {
             let (_, b) = base_prices.iter().find(|(bm, _)| *bm == m)?;
-            ((p - b).abs() > 1e-9 * b.abs().max(1.0))
-                .then(|| format!("{m} at ${p:.2}/h in CURRENT, ${b:.2}/h in BASELINE"))
+            ((p - b).abs() > 1e-9 * b.abs().max(1.0)).then(|| (m.to_string(), p, *b))
         })
         .collect();
-    if cur_src == base_src && differ.is_empty() {
+    if same_source && models.is_empty() {
         return None;
     }
-    let mut message = if cur_src != base_src {
-        format!("prices differ: CURRENT is priced by {cur_src}, BASELINE by {base_src}")
-    } else {
-        "prices differ".to_string()
-    };
-    if !differ.is_empty() {
-        message.push_str(&format!(" ({})", differ.join("; ")));
-    }
-    message.push_str(&format!(
-        "; dollars compared by {}: audit both runs with the same --price or --prices",
-        labels(&dollars)
-    ));
-    Some(Caveat {
-        kind: CaveatKind::Prices,
-        message,
+    Some(Caveat::Prices {
+        sources: (!same_source).then(|| (cur_src.clone(), base_src.clone())),
+        models,
+        rules: dollars,
     })
 }
 
 /// Totals compared across windows of very different length.
 fn window_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Option<Caveat> {
-    let totals: Vec<&Rule> = changes.iter().copied().filter(|r| r.metric.total).collect();
+    let totals: Vec<Rule> = (changes.iter())
+        .filter(|r| r.metric.total)
+        .map(|r| (*r).clone())
+        .collect();
     let (ch, bh) = (current.window.hours, baseline.window.hours);
     let apart = if ch.min(bh) > 0.0 {
         ch.max(bh) / ch.min(bh)
@@ -690,31 +702,13 @@ fn window_caveat(changes: &[&Rule], current: &Report, baseline: &Report) -> Opti
         f64::INFINITY
     };
     let both_snapshots = current.window.snapshot && baseline.window.snapshot;
-    if !totals.is_empty() && !both_snapshots && (ch > 0.0 || bh > 0.0) && apart > WINDOW_RATIO_LIMIT
-    {
-        let offered: Vec<String> = totals
-            .iter()
-            .map(|r| match r.metric.instead {
-                Some(i) => format!("{} (use {i})", r.label()),
-                None => r.label(),
-            })
-            .collect();
-        let times = if apart.is_finite() {
-            format!(" ({}x)", trim_number((apart * 10.0).round() / 10.0))
-        } else {
-            String::new()
-        };
-        return Some(Caveat {
-            kind: CaveatKind::Window,
-            message: format!(
-                "windows differ: CURRENT covers {}, BASELINE {}{times}; totals grow with the window: {}",
-                hours_text(ch),
-                hours_text(bh),
-                offered.join(", ")
-            ),
-        });
-    }
-    None
+    (!totals.is_empty() && !both_snapshots && (ch > 0.0 || bh > 0.0) && apart > WINDOW_RATIO_LIMIT)
+        .then_some(Caveat::Window {
+            current_hours: ch,
+            baseline_hours: bh,
+            apart,
+            totals,
+        })
 }
 
 /// A ratio above 1 by more than this is not float noise.
@@ -872,25 +866,26 @@ mod tests {
             rule(RuleKind::MaxDrop, "active=2pp"),
         ];
         assert!(comparability(&rules, &cur, &base).is_empty());
-        cur.cost.price_source = "y".into();
+        cur.cost.price_source = PriceSource::Written("y".into());
         cur.window.hours = 6.0;
         cur.gpu_count = 2;
         let c = comparability(&rules, &cur, &base);
-        let kinds: Vec<CaveatKind> = c.iter().map(|c| c.kind).collect();
+        let kinds: Vec<CaveatKind> = c.iter().map(Caveat::kind).collect();
         assert_eq!(
             kinds,
             [CaveatKind::Prices, CaveatKind::Window, CaveatKind::GpuCount]
         );
+        // the words are render/check.rs's
+        let text = crate::render::check::caveat_text;
         assert!(
-            c[1].message
-                .contains("CURRENT covers 6 h, BASELINE 1 h (6x)"),
+            text(&c[1]).contains("CURRENT covers 6 h, BASELINE 1 h (6x)"),
             "{}",
-            c[1].message
+            text(&c[1])
         );
         assert!(
-            c[1].message.contains("(use idle_held_usd_per_hour)"),
+            text(&c[1]).contains("(use idle_held_usd_per_hour)"),
             "{}",
-            c[1].message
+            text(&c[1])
         );
         // --min and --max do not compare, and a per-hour rule ignores the window.
         assert!(comparability(&[rule(RuleKind::Min, "active=0.1")], &cur, &base).is_empty());
@@ -901,20 +896,16 @@ mod tests {
             &base,
         );
         assert_eq!(
-            per_hour.iter().map(|c| c.kind).collect::<Vec<_>>(),
+            per_hour.iter().map(Caveat::kind).collect::<Vec<_>>(),
             [CaveatKind::Prices]
         );
         cur.held_rule = crate::audit::model::HeldBasis::Text("job column".into());
         let held = comparability(&[rule(RuleKind::MaxDrop, "active=2pp")], &cur, &base);
         assert_eq!(
-            held.iter().map(|c| c.kind).collect::<Vec<_>>(),
+            held.iter().map(Caveat::kind).collect::<Vec<_>>(),
             [CaveatKind::HeldRule]
         );
-        assert!(
-            held[0]
-                .message
-                .contains("CURRENT by 'job column', BASELINE by 'held column'")
-        );
+        assert!(text(&held[0]).contains("CURRENT by 'job column', BASELINE by 'held column'"));
         let m = metric("idle_held_usd_per_hour").expect("listed");
         assert_eq!(m.read(&cur), Some(10.0 / 6.0));
     }

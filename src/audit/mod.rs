@@ -10,6 +10,7 @@ use polars::prelude::{DataFrame, SortMultipleOptions};
 use tally::Present;
 
 pub(crate) mod assemble;
+pub(crate) mod calculator;
 pub mod check;
 pub(crate) mod contradictions;
 pub(crate) mod diagnosis;

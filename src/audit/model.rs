@@ -656,7 +656,7 @@ impl TryFrom<BTreeMap<String, serde_json::Value>> for Ratios {
 #[serde(default)]
 pub struct Cost {
     pub currency: String,
-    pub price_source: String,
+    pub price_source: crate::catalog::prices::PriceSource,
     pub observed_usd: Option<f64>,
     pub held_usd: Option<f64>,
     pub idle_held_usd: Option<f64>,

@@ -364,7 +364,7 @@ impl Tally {
     /// The fleet's cost section; monthly run-rate = figure / window hours x 730.
     pub fn cost(
         &self,
-        price_source: String,
+        price_source: crate::catalog::prices::PriceSource,
         basis: Basis,
         unpriced_models: Vec<String>,
         window_hours: f64,

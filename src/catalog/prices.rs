@@ -18,30 +18,33 @@ pub const PROFILE_DATE: &str = "2026-06";
 /// USD per GPU-month (docs/semantics.md §6).
 pub const HOURS_PER_MONTH: f64 = 730.0;
 
+/// Where a report's prices came from; render/cost.rs words it (the report's
+/// `cost.price_source`, in every output: its `Serialize` impl is there).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PriceSource {
+    /// `--price`: one price per GPU-hour for every GPU
     Flat(f64),
+    /// `--prices FILE` alone (`--no-builtin-prices`)
     File(String),
+    /// the built-in dated profile
     Builtin,
+    /// `--prices FILE`, then the built-in profile for the models it lacks
     FileThenBuiltin(String),
+    /// no prices: no dollars
     None,
+    /// as a report read back (a `check` baseline) words it
+    Written(String),
 }
 
-impl PriceSource {
-    pub fn describe(&self) -> String {
-        match self {
-            PriceSource::Flat(p) => format!("--price {p} USD per GPU-hour for every GPU"),
-            PriceSource::File(f) => format!("--prices {f}"),
-            PriceSource::Builtin => {
-                format!("built-in profile \"{PROFILE_NAME}\", dated {PROFILE_DATE}")
-            }
-            PriceSource::FileThenBuiltin(f) => {
-                format!(
-                    "--prices {f}, then built-in profile \"{PROFILE_NAME}\", dated {PROFILE_DATE}"
-                )
-            }
-            PriceSource::None => "none (no dollars)".to_string(),
-        }
+impl Default for PriceSource {
+    fn default() -> Self {
+        PriceSource::Written(String::new())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PriceSource {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(PriceSource::Written)
     }
 }
 

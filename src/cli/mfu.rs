@@ -1,7 +1,8 @@
 //! `gpuaudit mfu` (the calculator), `gpuaudit peaks` (the peak table) and the
 //! declared-work flags a live command (scan) can flatten in.
+use crate::audit::calculator::{Mode, Recompute};
 use crate::catalog::Dtype;
-use crate::source::jobs::flops::{Mode, Recompute, count_arg, gpus_arg, positive_arg, seconds_arg};
+use crate::source::jobs::flops::{count_arg, gpus_arg, positive_arg, seconds_arg};
 use clap::{ArgGroup, Args, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -125,7 +125,11 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
             "warning"
         };
         // not eprintln!: a closed stderr must not become a panic
-        let _ = writeln!(std::io::stderr(), "gpuaudit: {word}: {}", c.message);
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpuaudit: {word}: {}",
+            crate::render::check::caveat_text(c)
+        );
     }
 
     let view = CheckView {

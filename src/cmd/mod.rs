@@ -3,7 +3,6 @@
 use crate::cli::{Cli, Command};
 use anyhow::Result;
 
-pub(crate) mod bracket;
 pub(crate) mod check;
 pub(crate) mod common;
 pub(crate) mod convert;

@@ -1,14 +1,15 @@
-//! `gpuaudit scan`: sample this node's GPUs through NVML, name who holds each
-//! card, and print the same held-vs-used report as `report` (one audit path).
-use super::bracket::{Bracket, Signals, exit_code, signal_name};
+//! `gpuaudit scan`: the flags become [`ScanOptions`], the pipeline samples this
+//! node's GPUs and audits them as `report` does, render/ prints the result.
 use super::common::audit_options;
+use crate::audit::calculator::{DeclaredWork, Mode};
+use crate::audit::model::Warning;
+use crate::catalog::Dtype;
+use crate::cli::mfu::DeclaredWorkArgs;
 use crate::cli::scan::{ScanArgs, ScanFormat};
 use crate::error::emit;
+use crate::pipeline::scan::{ScanEvents, ScanOptions, ScanOutcome, Scanned};
 use crate::render;
-use crate::samples::Quality;
-use crate::source::live::nvml::{NvmlSampler, open};
-use crate::source::live::process_owner::ProcFs;
-use crate::source::live::{self as sampling, Hooks, Plan};
+use crate::source::live::bracket::exit_code;
 use crate::timeparse::{parse_duration_us, parse_size_bytes};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -87,7 +88,68 @@ fn run_unmonitored(argv: &[String], why: &anyhow::Error) -> Result<u8> {
     Ok(exit_code(status))
 }
 
-pub fn run(args: ScanArgs) -> Result<u8> {
+/// The terminal a scan runs in: its start line, progress bar and warnings on stderr.
+struct Terminal<'a> {
+    args: &'a ScanArgs,
+    bar: Option<ProgressBar>,
+}
+
+impl ScanEvents for Terminal<'_> {
+    fn sampling(&mut self, ticks: Option<usize>) {
+        if !self.args.quiet {
+            announce(self.args);
+        }
+        self.bar = Some(progress(self.args.quiet, ticks));
+    }
+    fn tick(&mut self, n: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(n as u64);
+        }
+    }
+    fn sampled(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+    fn warning(&mut self, w: &Warning) {
+        match w {
+            Warning::ScanStopped { .. } => {
+                eprintln!("gpuaudit: {}", render::notes::warning_text(w))
+            }
+            _ => eprintln!("gpuaudit: warning: {}", render::notes::warning_text(w)),
+        }
+    }
+}
+
+/// The declared work of a live job, or None when nothing was declared.
+fn declared_work(args: &DeclaredWorkArgs) -> Result<Option<DeclaredWork>> {
+    Ok(
+        match (
+            args.achieved_tflops,
+            args.tokens_per_sec,
+            args.flops_per_token,
+            args.params,
+        ) {
+            (Some(a), ..) => Some(DeclaredWork::AchievedTflops(a)),
+            (None, Some(per_sec), Some(flops_per_token), _) => Some(DeclaredWork::Tokens {
+                per_sec,
+                flops_per_token,
+            }),
+            (None, Some(per_sec), None, Some(params)) => Some(DeclaredWork::TokensOfParams {
+                per_sec,
+                params,
+                mode: args.mode.unwrap_or(Mode::Train),
+            }),
+            (None, Some(_), None, None) => {
+                bail!("--tokens-per-sec needs --flops-per-token or --params")
+            }
+            _ => None,
+        },
+    )
+}
+
+/// The flags as typed options, each refused (exit 2) with its flag named.
+fn scan_options(args: &ScanArgs) -> Result<ScanOptions> {
     let interval_us = parse_duration_us(&args.sample_interval).context("--interval")?;
     if interval_us < 100_000 {
         bail!(
@@ -107,7 +169,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     if nvml_timeout.is_zero() {
         bail!("--nvml-timeout {}: must be positive", args.nvml_timeout);
     }
-    let held_mem = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
+    let held_mem_bytes = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
     if let Some(out) = &args.out {
         let ext = out
             .extension()
@@ -121,146 +183,41 @@ pub fn run(args: ScanArgs) -> Result<u8> {
             );
         }
     }
-    let interval = Duration::from_micros(interval_us as u64);
-    let plan = if args.command.is_empty() {
-        Plan::new(
-            Duration::from_micros(duration_us as u64),
-            interval,
-            args.once,
-        )
-    } else {
-        Plan::until_stopped(interval)
-    };
-    let host = host_name();
+    let dtype = args.work.dtype.unwrap_or(Dtype::Bf16);
+    Ok(ScanOptions {
+        host: host_name(),
+        duration: Duration::from_micros(duration_us as u64),
+        interval: Duration::from_micros(interval_us as u64),
+        once: args.once,
+        command: args.command.clone(),
+        pre,
+        post,
+        nvml_lib: args.nvml_lib.clone(),
+        nvml_timeout,
+        require_nvml: args.require_nvml,
+        out: args.out.clone(),
+        held_mem_bytes,
+        audit: audit_options(&args.audit),
+        work: declared_work(&args.work)?.map(|w| (w, dtype)),
+    })
+}
 
-    let nvml = match open(args.nvml_lib.as_deref(), nvml_timeout) {
-        Ok(nvml) => nvml,
-        Err(e) if !args.command.is_empty() && !args.require_nvml => {
-            return run_unmonitored(&args.command, &e);
-        }
-        Err(e) => return Err(e),
+pub fn run(args: ScanArgs) -> Result<u8> {
+    let opts = scan_options(&args)?;
+    let mut terminal = Terminal {
+        args: &args,
+        bar: None,
     };
-    let signals = Signals::catch()?;
-    let mut bracket = if args.command.is_empty() {
-        Bracket::plain()
-    } else {
-        Bracket::command(args.command.clone(), pre, post)
+    let scanned = match crate::pipeline::scan::scan(&opts, &mut terminal)? {
+        ScanOutcome::Scanned(s) => s,
+        ScanOutcome::Unmonitored(why) => return run_unmonitored(&args.command, &why),
     };
-    if !args.quiet {
-        announce(&args);
-    }
-    let mut sampler = NvmlSampler::new(nvml, nvml_timeout);
-    let bar = progress(args.quiet, plan.ticks);
-    let mut procfs = ProcFs::default();
-    let sampled = sampling::run(
-        &mut sampler,
-        plan,
-        &host,
-        Hooks {
-            now_us: &mut || chrono::Utc::now().timestamp_micros(),
-            wait_until: &mut |t| bracket.wait_until(t, &signals),
-            owner: &mut |pid| procfs.owner(pid),
-            on_tick: &mut |n| bar.set_position(n as u64),
-        },
-    );
-    bar.finish_and_clear();
-    // Its readers end and free their GPM samples; NVML is never shut down (leaked above).
-    drop(sampler);
-    let data = match sampled {
-        Ok(d) => d,
-        // Sampling could not start (no GPU) before the command did: it runs unmonitored.
-        Err(e) => match bracket.finish() {
-            Ok(None) if !args.command.is_empty() && !args.require_nvml => {
-                return run_unmonitored(&args.command, &e);
-            }
-            _ => return Err(e),
-        },
-    };
-
-    let mut warnings = data.warnings();
-    for w in &warnings {
-        eprintln!("gpuaudit: warning: {}", render::notes::warning_text(w));
-    }
-    if let Some(sig) = bracket.stopped_by {
-        let w = crate::audit::model::Warning::ScanStopped {
-            signal: signal_name(sig),
-            ticks: data.ticks,
-        };
-        eprintln!("gpuaudit: {}", render::notes::warning_text(&w));
-        warnings.push(w);
-    }
-    if data.rows.is_empty() {
-        let _ = bracket.finish();
-        bail!("no samples: every GPU failed before its first sample");
-    }
-    let frame = sampling::to_frame(&data, held_mem)?;
-    let mut quality = Quality {
-        warnings: warnings.clone(),
-        ..Default::default()
-    };
-    for (unit, reasons) in &data.unsupported {
-        for (metric, why) in reasons {
-            quality
-                .notes
-                .push(crate::audit::model::Note::MetricUnsupported {
-                    gpu: data.units[*unit].label.clone(),
-                    metric: metric.to_string(),
-                    why: why.clone(),
-                });
-        }
-    }
-    quality.notes.dedup();
-    let source_name = format!(
-        "nvml scan of {}",
-        if host.is_empty() {
-            "this node"
-        } else {
-            host.as_str()
-        }
-    );
-    quality.warnings.extend(sampling::held_without_process(
-        &data,
-        &source_name,
-        held_mem,
-    ));
-    let table = crate::source::from_frame(&source_name, frame, &[], quality)?;
-    // The samples go to disk first: a stopped scan keeps them even if what follows fails.
-    if let Some(out) = &args.out {
-        crate::source::write::write_samples(&table.df, out)?;
-    }
-    // The command's exit, or an error running it (exit 2, after the samples are safe).
-    let status = bracket.finish()?;
-    // A GPU that failed after its first sample stands for one interval, not for the
-    // hour a snapshot stands for; only --once is a snapshot.
-    let last_weight = (!args.once && args.audit.interval.is_none()).then_some(interval_us);
-    let report = crate::pipeline::sampled_report(&table, &audit_options(&args.audit), last_weight)?;
-    let mut detail = crate::audit::scan::build(
-        &data,
-        &report,
-        held_mem,
-        interval.as_secs_f64(),
-        warnings.iter().map(render::notes::warning_text).collect(),
-    );
-    if let Some(flops) = crate::cmd::mfu::declared_flops_per_sec(&args.work)? {
-        // The node's live MFU: declared work over the dense peaks of the GPUs held now.
-        let held: Vec<&str> = report
-            .gpus
-            .iter()
-            .filter(|g| g.last_held)
-            .filter_map(|g| g.model.as_deref())
-            .collect();
-        if !held.is_empty() {
-            let dtype = args.work.dtype.unwrap_or(crate::catalog::Dtype::Bf16);
-            let mfu = crate::audit::mfu::node_mfu(flops, &held, dtype).context("live MFU")?;
-            detail.live_mfu = Some(crate::audit::scan::LiveMfu {
-                declared_tflops: flops / 1e12,
-                held_gpus: held.len(),
-                dtype,
-                mfu,
-            });
-        }
-    }
-
+    let Scanned {
+        report,
+        detail,
+        status,
+        failed,
+    } = *scanned;
     let text = match args.format {
         ScanFormat::Table => {
             let opts = render::table::TableOptions::detect(args.audit.top.unwrap_or(10));
@@ -273,14 +230,10 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         ScanFormat::Json => render::scan::render_json(&report, &detail)?,
     };
     // Decided before writing: a closed stdout keeps a failure (or the command's code).
-    let decided = if data.dropped.is_empty() {
+    let decided = if failed.is_empty() {
         Ok(status.map_or(0, exit_code))
     } else {
-        let names: Vec<String> = data
-            .dropped
-            .keys()
-            .map(|u| format!("GPU {}", data.units[*u].label))
-            .collect();
+        let names: Vec<String> = failed.iter().map(|l| format!("GPU {l}")).collect();
         let (its, them) = if names.len() == 1 {
             ("its", "warning")
         } else {
@@ -292,4 +245,73 @@ pub fn run(args: ScanArgs) -> Result<u8> {
         ))
     };
     emit(&text, decided)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// How a live command flattens the declared-work flags.
+    #[derive(Debug, Parser)]
+    struct Live {
+        #[command(flatten)]
+        work: DeclaredWorkArgs,
+    }
+
+    fn flops(args: &[&str]) -> Result<Option<f64>> {
+        let live = Live::try_parse_from(std::iter::once("scan").chain(args.iter().copied()))?;
+        Ok(declared_work(&live.work)?.map(DeclaredWork::flops_per_sec))
+    }
+
+    #[test]
+    fn declared_work_of_a_live_job() -> Result<()> {
+        assert_eq!(flops(&[])?, None);
+        assert_eq!(flops(&["--achieved-tflops", "400"])?, Some(400e12));
+        assert_eq!(
+            flops(&["--tokens-per-sec", "1k", "--flops-per-token", "4.2e10"])?,
+            Some(4.2e13)
+        );
+        assert_eq!(
+            flops(&["--tokens-per-sec", "1k", "--params", "7b"])?,
+            Some(4.2e13)
+        );
+        assert_eq!(
+            flops(&[
+                "--tokens-per-sec",
+                "1k",
+                "--params",
+                "7b",
+                "--mode",
+                "inference"
+            ])?,
+            Some(1.4e13)
+        );
+        // contradictory or incomplete: clap refuses them (a usage error, exit 2)
+        assert!(flops(&["--tokens-per-sec", "1k"]).is_err());
+        assert!(flops(&["--params", "7b"]).is_err());
+        assert!(
+            flops(&[
+                "--achieved-tflops",
+                "4",
+                "--tokens-per-sec",
+                "1k",
+                "--params",
+                "7b"
+            ])
+            .is_err()
+        );
+        assert!(
+            flops(&[
+                "--tokens-per-sec",
+                "1k",
+                "--params",
+                "7b",
+                "--flops-per-token",
+                "1e9"
+            ])
+            .is_err()
+        );
+        Ok(())
+    }
 }

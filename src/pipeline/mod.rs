@@ -4,6 +4,7 @@
 //! it (`--pushdown`), or a table sampled live through NVML (`scan`). Its
 //! options are plain structs; `cmd/` turns clap arguments into them once.
 pub(crate) mod progress;
+pub mod scan;
 
 use crate::audit::mfu::DeclaredJobs;
 use crate::audit::model::Report;

@@ -51,6 +51,78 @@ fn caveat_word(view: &CheckView) -> &'static str {
     }
 }
 
+/// The rules' labels, joined, for a caveat.
+fn labels(rules: &[Rule]) -> String {
+    rules
+        .iter()
+        .map(|r| r.label())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A caveat in words: what differs between CURRENT and BASELINE, and which
+/// rules it misleads (the same sentence in every output, JSON's `message` too).
+pub(crate) fn caveat_text(c: &Caveat) -> String {
+    let hours = |h: f64| format!("{} h", trim((h * 100.0).round() / 100.0, 4));
+    match c {
+        Caveat::Prices {
+            sources,
+            models,
+            rules,
+        } => {
+            let mut message = match sources {
+                Some((cur, base)) => format!(
+                    "prices differ: CURRENT is priced by {}, BASELINE by {}",
+                    super::cost::price_source_text(cur),
+                    super::cost::price_source_text(base)
+                ),
+                None => "prices differ".to_string(),
+            };
+            if !models.is_empty() {
+                let differ: Vec<String> = (models.iter())
+                    .map(|(m, p, b)| format!("{m} at ${p:.2}/h in CURRENT, ${b:.2}/h in BASELINE"))
+                    .collect();
+                message.push_str(&format!(" ({})", differ.join("; ")));
+            }
+            message.push_str(&format!(
+                "; dollars compared by {}: audit both runs with the same --price or --prices",
+                labels(rules)
+            ));
+            message
+        }
+        Caveat::Window {
+            current_hours,
+            baseline_hours,
+            apart,
+            totals,
+        } => {
+            let offered: Vec<String> = (totals.iter())
+                .map(|r| match r.metric.instead {
+                    Some(i) => format!("{} (use {i})", r.label()),
+                    None => r.label(),
+                })
+                .collect();
+            let times = if apart.is_finite() {
+                format!(" ({}x)", trim((apart * 10.0).round() / 10.0, 4))
+            } else {
+                String::new()
+            };
+            format!(
+                "windows differ: CURRENT covers {}, BASELINE {}{times}; totals grow with the window: {}",
+                hours(*current_hours),
+                hours(*baseline_hours),
+                offered.join(", ")
+            )
+        }
+        Caveat::GpuCount { current, baseline } => {
+            format!("GPU count differs: CURRENT has {current} GPUs, BASELINE {baseline}")
+        }
+        Caveat::HeldRule { current, baseline } => {
+            format!("held is decided differently: CURRENT by '{current}', BASELINE by '{baseline}'")
+        }
+    }
+}
+
 /// A number with at most `decimals` decimals, trailing zeros dropped.
 fn trim(v: f64, decimals: usize) -> String {
     let s = format!("{v:.decimals$}");
@@ -268,7 +340,7 @@ pub fn table(view: &CheckView, width: u16) -> String {
         ));
     }
     for c in view.caveats {
-        out.push_str(&format!("{}: {}\n", caveat_word(view), c.message));
+        out.push_str(&format!("{}: {}\n", caveat_word(view), caveat_text(c)));
     }
     out
 }
@@ -286,7 +358,7 @@ pub fn markdown(view: &CheckView) -> String {
         out.push_str(&format!(
             "> ⚠️ **{}**: {}\n",
             caveat_word(view),
-            c.message.replace('|', "\\|")
+            caveat_text(c).replace('|', "\\|")
         ));
     }
     if !view.caveats.is_empty() {
@@ -345,8 +417,8 @@ pub fn junit(view: &CheckView) -> String {
         for c in view.caveats {
             out.push_str(&format!(
                 "      <property name=\"comparability.{}\" value=\"{}\"/>\n",
-                c.kind.key(),
-                xml(&c.message)
+                c.kind().key(),
+                xml(&caveat_text(c))
             ));
         }
         out.push_str("    </properties>\n");
@@ -355,8 +427,8 @@ pub fn junit(view: &CheckView) -> String {
         for c in view.caveats {
             out.push_str(&format!(
                 "    <testcase classname=\"gpuaudit.check.comparability\" name=\"comparable: {}\" time=\"0\">\n      <failure type=\"comparability\" message=\"{}\">--strict: the reports do not compare</failure>\n    </testcase>\n",
-                c.kind.key(),
-                xml(&c.message)
+                c.kind().key(),
+                xml(&caveat_text(c))
             ));
         }
     }
@@ -390,7 +462,7 @@ pub fn junit(view: &CheckView) -> String {
         let lines: Vec<String> = view
             .caveats
             .iter()
-            .map(|c| format!("{}: {}", caveat_word(view), c.message))
+            .map(|c| format!("{}: {}", caveat_word(view), caveat_text(c)))
             .collect();
         out.push_str(&format!(
             "    <system-err>{}</system-err>\n",
@@ -525,8 +597,8 @@ pub fn json(view: &CheckView) -> Result<String> {
             .caveats
             .iter()
             .map(|c| JsonCaveat {
-                kind: c.kind.key(),
-                message: c.message.clone(),
+                kind: c.kind().key(),
+                message: caveat_text(c),
             })
             .collect(),
         strict: view.strict,
@@ -547,7 +619,7 @@ pub fn failure_line(view: &CheckView) -> String {
             view.caveats
                 .iter()
                 .take(view.failing_caveats())
-                .map(|c| format!("--strict: {}", c.message)),
+                .map(|c| format!("--strict: {}", caveat_text(c))),
         )
         .collect();
     format!("check failed: {}", fails.join("; "))

@@ -97,7 +97,7 @@ fn layers_row(
         rfc3339(&w.end),
         w.hours.to_string(),
         w.snapshot.to_string(),
-        quote(&c.price_source),
+        quote(&super::cost::price_source_text(&c.price_source)),
     ])
 }
 

@@ -1,7 +1,7 @@
 //! Markdown for a PR comment or a wiki page: the same figures as the table
 //! (cost rows, episodes, showback with its total), labels whole.
 use super::fmt::{Units, pct, short_time, usd};
-use super::table::{cost_rows, data_quality_text, episode_group_cells, headline, window_line};
+use super::table::{data_quality_text, episode_group_cells, headline, window_line};
 use crate::audit::model::Layer;
 use crate::audit::model::Report;
 
@@ -176,7 +176,7 @@ pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {
         ]));
     }
     vendors(report, &u, &mut out);
-    let c = &report.cost;
+    let view = super::cost::cost_view(report);
     out.push_str(&format!("\n### Cost (USD{})\n\n", u.per));
     out.push_str(&row(&[
         "figure".into(),
@@ -184,26 +184,19 @@ pub fn render(report: &Report, top: usize, per_gpu: bool) -> String {
         "monthly run-rate".into(),
     ]));
     out.push_str("|---|---:|---:|\n");
-    for (name, v, r) in cost_rows(report) {
-        let r = if report.window.snapshot {
-            "-".to_string()
-        } else {
-            usd(r)
-        };
-        out.push_str(&row(&[name, usd(v), r]));
+    for r in view.rows {
+        let run = r.run_rate.unwrap_or_else(|| "-".to_string());
+        out.push_str(&row(&[r.label, r.amount, run]));
     }
-    if report.layers.sm_active_gpu_hours.is_some()
-        || report.layers.tensor_active_gpu_hours.is_some()
-    {
-        out.push_str("\nSM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work.\n");
+    if view.sm_tensor_note {
+        out.push_str(&format!("\n{}.\n", super::cost::SM_TENSOR_NOTE));
     }
-    out.push_str(&format!("\nPrices: {}\n", c.price_source));
-    if c.unpriced_gpu_hours > 0.0 {
+    out.push_str(&format!("\nPrices: {}\n", view.prices));
+    if let Some((hours, models)) = view.unpriced {
         out.push_str(&format!(
-            "\nUnpriced: {} {} ({})\n",
-            u.amount(c.unpriced_gpu_hours),
+            "\nUnpriced: {} {} ({models})\n",
+            u.amount(hours),
             u.name,
-            c.unpriced_models.join(", ")
         ));
     }
     episodes(report, u, top, per_gpu, &mut out);

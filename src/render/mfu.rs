@@ -1,9 +1,9 @@
 //! The MFU calculator's answer and the peak table, as tables or JSON.
 use super::fmt::{pct, thousands};
 use super::table::new_table;
+use crate::audit::calculator::{Calculation, Mode, OverPeak, OverPeakCause, Recompute};
 use crate::catalog::prices::{PROFILE_DATE, PROFILE_NAME};
 use crate::catalog::{Dtype, GIB, Gpu};
-use crate::source::jobs::flops::{Calculation, Mode, Recompute};
 use anyhow::Result;
 use comfy_table::{Cell, CellAlignment};
 use serde_json::{Map, Value, json};
@@ -326,4 +326,89 @@ pub fn peaks_json(gpus: &[&Gpu]) -> Result<String> {
         "price_profile": { "name": PROFILE_NAME, "date": PROFILE_DATE },
         "chips": rows,
     }))
+}
+
+/// Why an MFU above 100% is impossible, and what usually caused it: the
+/// calculator's refusal, a cause a line (each stays readable under the error-line bound).
+pub fn over_peak_text(o: &OverPeak) -> String {
+    let pct = |m: f64| format!("{:.1}%", m * 100.0);
+    let causes: Vec<String> = o
+        .causes
+        .iter()
+        .map(|cause| match cause {
+            OverPeakCause::PerGpuRateMayBeWholeJob { rate, mfu: Some(m) } => format!(
+                "--tokens-per-sec-per-gpu is one GPU's rate: if {rate} is the whole job's, give --tokens-per-sec (MFU {})",
+                pct(*m)
+            ),
+            OverPeakCause::PerGpuRateMayBeWholeJob { rate, mfu: None } => format!(
+                "--tokens-per-sec-per-gpu is one GPU's rate: if {rate} is the whole job's, give --tokens-per-sec with --gpus"
+            ),
+            OverPeakCause::WholeJobOnMoreGpus { gpus } => format!(
+                "--tokens-per-sec is the whole job's rate over --gpus {gpus}: is the job on more GPUs?"
+            ),
+            OverPeakCause::OtherDtype { given, candidates } => format!(
+                "the {given} peak may be the wrong dtype: the job may run in {}",
+                candidates
+                    .iter()
+                    .map(|(d, p, m)| format!("--dtype {d} (peak {p}, MFU {})", pct(*m)))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+            OverPeakCause::ParamsUnit(Mode::Train) => "--params is the parameter count (6N FLOPs per token training): check its unit (7B, not 7T) and --mode".to_string(),
+            OverPeakCause::ParamsUnit(Mode::Inference) => "--params is the parameter count (2N FLOPs per token in inference): check its unit (7B, not 7T)".to_string(),
+            OverPeakCause::FlopsPerTokenUnit => {
+                "--flops-per-token is per token, not per step or per sequence".to_string()
+            }
+            OverPeakCause::AchievedIsTheJobs => {
+                "--achieved-tflops-per-gpu is one GPU's model TFLOP/s, not the job's".to_string()
+            }
+        })
+        .collect();
+    format!(
+        "MFU {} is above 100%: {:.1} achieved TFLOP/s per GPU exceed the dense {} peak of {} TFLOP/s; likely:\n  - {}",
+        pct(o.mfu),
+        o.achieved_tflops_per_gpu,
+        o.dtype,
+        o.peak_tflops_per_gpu,
+        if causes.is_empty() {
+            "a wrong --peak-tflops".to_string()
+        } else {
+            causes.join("\n  - ")
+        }
+    )
+}
+
+#[cfg(test)]
+mod over_peak_tests {
+    use super::*;
+    use crate::audit::calculator::{
+        CalcInput, CalcWork, ModelFlops, TokenRate, calculate, over_peak,
+    };
+
+    #[test]
+    fn the_refusal_names_each_cause_on_its_own_line() -> anyhow::Result<()> {
+        let input = CalcInput {
+            gpu: None,
+            peak_tflops_per_gpu: 100.0,
+            peak_source: "--peak-tflops".to_string(),
+            dtype: Dtype::Bf16,
+            gpus: Some(4),
+            mode: Mode::Inference,
+            recompute: None,
+            work: CalcWork::Tokens {
+                rate: TokenRate::WholeJob(100_000.0),
+                flops: ModelFlops::Params {
+                    params: 7e9,
+                    attention: None,
+                },
+            },
+        };
+        // 2 x 7e9 x 25,000 tokens/s per GPU = 350 TFLOP/s of 100
+        let o = over_peak(&input, &calculate(&input)?).ok_or(anyhow::anyhow!("possible"))?;
+        assert_eq!(
+            over_peak_text(&o),
+            "MFU 350.0% is above 100%: 350.0 achieved TFLOP/s per GPU exceed the dense bf16 peak of 100 TFLOP/s; likely:\n  - --tokens-per-sec is the whole job's rate over --gpus 4: is the job on more GPUs?\n  - --params is the parameter count (2N FLOPs per token in inference): check its unit (7B, not 7T)"
+        );
+        Ok(())
+    }
 }

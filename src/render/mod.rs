@@ -1,5 +1,6 @@
 //! The only code that formats: table, json, csv, markdown, html.
 pub mod check;
+pub mod cost;
 pub mod csv;
 pub mod diagnosis;
 pub mod fmt;

@@ -3,7 +3,7 @@
 use super::fmt::{bytes_gib, pct, usd};
 use super::grid::{Column, Grid, ellipsize};
 use crate::audit::model::Report;
-use crate::audit::scan::{ScanDetail, ScanGpu};
+use crate::audit::scan::{LiveMfu, ScanDetail, ScanGpu, ScanMigParent};
 use serde::Serialize;
 
 /// "alice 4242 (python train.py)" per holder; "-" when nobody holds the card.
@@ -17,11 +17,11 @@ fn holders(g: &ScanGpu) -> String {
     g.holders
         .iter()
         .map(|h| {
-            let mut s = format!("{} pid {}", ellipsize(&h.owner.user, 20), h.owner.pid);
-            if let Some(j) = &h.owner.job {
+            let mut s = format!("{} pid {}", ellipsize(&h.user, 20), h.pid);
+            if let Some(j) = &h.job {
                 s.push_str(&format!(" job {}", ellipsize(j, 28)));
             }
-            if let Some(c) = &h.owner.command {
+            if let Some(c) = &h.command {
                 let short: String = c.chars().take(32).collect();
                 s.push_str(&format!(
                     " ({short}{})",
@@ -120,24 +120,48 @@ pub fn render_table(d: &ScanDetail, width: u16) -> String {
         out.push_str(&format!("n/a on GPU {}: {line}\n", gpus.join(", ")));
     }
     for w in &d.warnings {
-        out.push_str(&format!("warning: {w}\n"));
+        out.push_str(&format!("warning: {}\n", super::notes::warning_text(w)));
     }
     out
+}
+
+/// The scan detail as JSON: its warnings as the sentences the table prints.
+#[derive(Serialize)]
+struct DetailJson<'a> {
+    host: &'a str,
+    ticks: usize,
+    interval_seconds: f64,
+    gpus: &'a [ScanGpu],
+    mig_parents: &'a [ScanMigParent],
+    warnings: Vec<String>,
+    /// the node's live MFU from declared work (--achieved-tflops, --tokens-per-sec ...)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    live_mfu: Option<&'a LiveMfu>,
 }
 
 #[derive(Serialize)]
 struct ScanDocument<'a> {
     #[serde(flatten)]
     report: &'a Report,
-    scan: &'a ScanDetail,
+    scan: DetailJson<'a>,
 }
 
 /// The "gpuaudit.report/1" document with the scan's per-GPU detail under "scan".
 pub fn render_json(report: &Report, detail: &ScanDetail) -> anyhow::Result<String> {
-    let mut s = serde_json::to_string_pretty(&ScanDocument {
-        report,
-        scan: detail,
-    })?;
+    let scan = DetailJson {
+        host: &detail.host,
+        ticks: detail.ticks,
+        interval_seconds: detail.interval_seconds,
+        gpus: &detail.gpus,
+        mig_parents: &detail.mig_parents,
+        warnings: detail
+            .warnings
+            .iter()
+            .map(super::notes::warning_text)
+            .collect(),
+        live_mfu: detail.live_mfu.as_ref(),
+    };
+    let mut s = serde_json::to_string_pretty(&ScanDocument { report, scan })?;
     s.push('\n');
     Ok(s)
 }

@@ -182,51 +182,6 @@ pub fn window_line(report: &Report) -> String {
     }
 }
 
-/// The cost rows every format prints: (label, in window, monthly run-rate).
-/// "Not busy (device)" is the defensible "not useful"; SM and tensor idle are
-/// deeper columns, shown only where their metric was measured.
-pub fn cost_rows(report: &Report) -> Vec<(String, Option<f64>, Option<f64>)> {
-    let c = &report.cost;
-    let m = &c.monthly_run_rate;
-    let l = &report.layers;
-    let mut rows = vec![
-        ("observed".to_string(), c.observed_usd, m.observed_usd),
-        ("held".to_string(), c.held_usd, m.held_usd),
-        ("idle held".to_string(), c.idle_held_usd, m.idle_held_usd),
-        (
-            "unallocated".to_string(),
-            c.unallocated_usd,
-            m.unallocated_usd,
-        ),
-    ];
-    if l.active_gpu_hours.is_some() {
-        rows.push((
-            "not busy (device)".to_string(),
-            c.not_busy_usd,
-            m.not_busy_usd,
-        ));
-    }
-    if l.sm_active_gpu_hours.is_some() {
-        rows.push(("SM idle".to_string(), c.sm_idle_usd, m.sm_idle_usd));
-    }
-    if l.tensor_active_gpu_hours.is_some() {
-        rows.push((
-            "tensor idle".to_string(),
-            c.tensor_idle_usd,
-            m.tensor_idle_usd,
-        ));
-    }
-    // Against MFU, "not useful" is defensible: the job declared its own work.
-    if c.not_useful_basis.as_deref() == Some("useful") {
-        rows.push((
-            "not useful (vs MFU)".to_string(),
-            c.not_useful_usd,
-            m.not_useful_usd,
-        ));
-    }
-    rows
-}
-
 /// "8 hosts" or the one host.
 pub fn hosts_cell(hosts: &[String]) -> String {
     match hosts {
@@ -333,42 +288,38 @@ fn vendors(report: &Report, u: Units, width: Option<u16>) -> Option<String> {
 }
 
 fn cost(report: &Report, u: Units, width: Option<u16>) -> String {
-    // a snapshot's dollars are per hour now: no window, no run-rate
-    let snapshot = report.window.snapshot;
+    let view = super::cost::cost_view(report);
     let mut cols = vec![
         Column::new(format!("cost (USD{})", u.per)),
-        Column::new(if snapshot { "now" } else { "in window" }).right(),
+        Column::new(view.amount_head).right(),
     ];
-    if !snapshot {
+    if !report.window.snapshot {
         cols.push(Column::new("monthly run-rate").right().drop_rank(1));
     }
     let mut g = Grid::new(cols);
-    for (label, v, run) in cost_rows(report) {
-        let mut row = vec![label, usd(v)];
-        if !snapshot {
-            row.push(usd(run));
-        }
-        g.row(row);
+    for row in view.rows {
+        g.row(
+            std::iter::once(row.label)
+                .chain([row.amount])
+                .chain(row.run_rate)
+                .collect(),
+        );
     }
-    let c = &report.cost;
     let mut out = g.render_with_note(width);
-    if report.layers.sm_active_gpu_hours.is_some()
-        || report.layers.tensor_active_gpu_hours.is_some()
-    {
+    if view.sm_tensor_note {
         out.push_str(&fill(
-            "SM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work\n",
+            &format!("{}\n", super::cost::SM_TENSOR_NOTE),
             width,
             "  ",
         ));
     }
-    out.push_str(&fill(&format!("prices: {}\n", c.price_source), width, "  "));
-    if c.unpriced_gpu_hours > 0.0 {
+    out.push_str(&fill(&format!("prices: {}\n", view.prices), width, "  "));
+    if let Some((hours, models)) = view.unpriced {
         out.push_str(&fill(
             &format!(
-                "unpriced: {} {} ({}); give --price or --prices\n",
-                u.amount(c.unpriced_gpu_hours),
+                "unpriced: {} {} ({models}); give --price or --prices\n",
+                u.amount(hours),
                 u.name,
-                c.unpriced_models.join(", ")
             ),
             width,
             "  ",

@@ -43,7 +43,49 @@ pub struct Finding {
     pub gpu_hours: f64,
     /// their dollars; None when the job's GPUs have no price
     pub usd: Option<f64>,
-    pub detail: String,
+    pub detail: FindingDetail,
+}
+
+/// What a finding measured, as figures. render/diagnosis/jobs.rs words it
+/// (`finding_detail`), in every output: JSON's `detail` string is its
+/// `Serialize` impl, kept there beside the words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FindingDetail {
+    /// the job's held GPU-hours and the share of them it sat idle
+    Parked {
+        held_gpu_hours: f64,
+        idle_share: f64,
+    },
+    /// each flagged GPU with its idle progressing buckets, out of `progressing_buckets`
+    GangMemberIdle {
+        idle: Vec<(String, usize)>,
+        progressing_buckets: usize,
+    },
+    /// the smallest MIG profile that fits the job, on which card; the peak
+    /// memory used; the compute slices its p95 sm_active fits (None: not measured)
+    Oversized {
+        profile: &'static str,
+        gpu: &'static str,
+        peak_mem_gib: f64,
+        sm_slices: Option<u8>,
+    },
+    /// as a report read back (a `check` baseline) words it
+    Written(String),
+}
+
+impl<'de> Deserialize<'de> for FindingDetail {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(FindingDetail::Written)
+    }
+}
+
+impl Default for FindingDetail {
+    fn default() -> Self {
+        FindingDetail::Parked {
+            held_gpu_hours: 0.0,
+            idle_share: 0.0,
+        }
+    }
 }
 
 /// parked: a job whose inferred shape is idle and that held ≥ 24 GPU-hours.
@@ -59,10 +101,10 @@ pub fn parked(
         job: job.to_string(),
         gpu_hours: held_gpu_hours,
         usd,
-        detail: format!(
-            "held {held_gpu_hours:.1} GPU-h and was idle {:.1}% of it",
-            idle_share * 100.0
-        ),
+        detail: FindingDetail::Parked {
+            held_gpu_hours,
+            idle_share,
+        },
     })
 }
 
@@ -102,19 +144,17 @@ pub fn gang_member_idle(
         .iter()
         .filter_map(|m| m.idle_usd)
         .fold(None, |acc: Option<f64>, x| Some(acc.unwrap_or(0.0) + x));
-    let each: Vec<String> = flagged
-        .iter()
-        .map(|m| format!("{} idle in {}", m.gpu, m.idle_buckets))
-        .collect();
     Some(Finding {
         kind: FindingKind::GangMemberIdle,
         job: job.to_string(),
         gpu_hours,
         usd,
-        detail: format!(
-            "{} of {progressing_buckets} progressing buckets while the rest of the gang worked",
-            each.join(", ")
-        ),
+        detail: FindingDetail::GangMemberIdle {
+            idle: (flagged.iter())
+                .map(|m| (m.gpu.clone(), m.idle_buckets))
+                .collect(),
+            progressing_buckets,
+        },
     })
 }
 
@@ -216,20 +256,17 @@ pub fn oversized(
     let profile = smallest_fitting_profile(gpu, sizing)?;
     let saved_share = 1.0 - f64::from(profile.slices) / f64::from(SLICES);
     let peak_gib = sizing.peak_mem.unwrap_or(0) as f64 / crate::catalog::GIB as f64;
-    let sm = if sizing.sm_samples > 0 {
-        format!(", p95 sm_active ≤ {}/7", profile.slices)
-    } else {
-        String::new()
-    };
     Some(Finding {
         kind: FindingKind::Oversized,
         job: job.to_string(),
         gpu_hours: held_gpu_hours * saved_share,
         usd: usd.map(|u| u * saved_share),
-        detail: format!(
-            "fits MIG {} of {} (peak memory {peak_gib:.1} GiB, p95 device_util < 50%{sm})",
-            profile.name, gpu.name
-        ),
+        detail: FindingDetail::Oversized {
+            profile: profile.name,
+            gpu: gpu.name,
+            peak_mem_gib: peak_gib,
+            sm_slices: (sizing.sm_samples > 0).then_some(profile.slices),
+        },
     })
 }
 
@@ -270,7 +307,7 @@ mod tests {
         assert_eq!(f.gpu_hours, 0.5);
         assert_eq!(f.usd, Some(1.0));
         assert_eq!(
-            f.detail,
+            crate::render::diagnosis::jobs::finding_detail(&f.detail),
             "g0 idle in 2 of 10 progressing buckets while the rest of the gang worked"
         );
         assert!(gang_member_idle("train", 10, &[m("g1", 1, 0.25)]).is_none());
@@ -294,11 +331,10 @@ mod tests {
         // 20 samples at 30% util, 8 GiB peak: 1.1 × 8 = 8.8 GiB fits 1g.10gb
         let s = sizing(&[0.3; 20], &[], 8.0);
         let f = oversized("small", h100(), &s, 10.0, Some(30.0)).expect("oversized");
+        let words = crate::render::diagnosis::jobs::finding_detail(&f.detail);
         assert!(
-            f.detail
-                .starts_with("fits MIG 1g.10gb of NVIDIA H100 80GB HBM3"),
-            "{}",
-            f.detail
+            words.starts_with("fits MIG 1g.10gb of NVIDIA H100 80GB HBM3"),
+            "{words}"
         );
         // saves 6/7 of the held hours and dollars
         assert!((f.gpu_hours - 10.0 * 6.0 / 7.0).abs() < 1e-12);
@@ -346,5 +382,22 @@ mod tests {
         // a card without MIG (T4) has no profile
         let t4 = by_name("Tesla T4").expect("T4");
         assert!(oversized("t4", t4, &sizing(&[0.1; 5], &[], 1.0), 1.0, None).is_none());
+    }
+
+    #[test]
+    fn a_read_back_finding_keeps_its_words() -> anyhow::Result<()> {
+        let f = parked("nb", 0.991, 1344.0, None).expect("parked");
+        let json = serde_json::to_string(&f)?;
+        assert!(
+            json.contains(r#""detail":"held 1344.0 GPU-h and was idle 99.1% of it""#),
+            "{json}"
+        );
+        let back: Finding = serde_json::from_str(&json)?;
+        assert_eq!(
+            back.detail,
+            FindingDetail::Written("held 1344.0 GPU-h and was idle 99.1% of it".to_string())
+        );
+        assert_eq!(serde_json::to_string(&back)?, json);
+        Ok(())
     }
 }

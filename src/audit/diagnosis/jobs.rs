@@ -39,9 +39,6 @@ impl Hasher for KeyHasher {
 
 type KeyMap<V> = HashMap<(i64, usize), V, BuildHasherDefault<KeyHasher>>;
 
-/// What the report says next to ETT.
-pub const ETT_NOTE: &str = "ETT is a telemetry proxy for Meta's effective training time: the share of a training job's span in which its GPUs were as busy as usual (≥ 95% of its p90), not a measurement of training steps";
-
 // §12 thresholds, in the order the shape rules read them.
 const IDLE_SHAPE_IDLE_SHARE: f64 = 0.80;
 const TRAINING_MIN_GANG: usize = 2;
@@ -165,7 +162,6 @@ pub struct JobsSection {
     pub jobs: Vec<JobRow>,
     pub findings: Vec<Finding>,
     pub disagreements: Vec<Disagreement>,
-    pub ett_note: &'static str,
 }
 
 impl JobsSection {
@@ -665,7 +661,6 @@ impl JobsFold {
             jobs,
             findings: found,
             disagreements,
-            ett_note: ETT_NOTE,
         }
     }
 
@@ -1000,7 +995,8 @@ mod tests {
         assert_eq!(f.kind, FindingKind::GangMemberIdle);
         assert!((f.gpu_hours - 7.0).abs() < 1e-9);
         assert!(close(f.usd, 14.0));
-        assert!(f.detail.starts_with("g9 idle in 7 of 7"), "{}", f.detail);
+        let words = crate::render::diagnosis::jobs::finding_detail(&f.detail);
+        assert!(words.starts_with("g9 idle in 7 of 7"), "{words}");
         assert!(close(s.min_ett(), 0.7));
     }
 
@@ -1056,7 +1052,8 @@ mod tests {
             .iter()
             .find(|f| f.kind == FindingKind::Oversized)
             .expect("oversized");
-        assert!(f.detail.contains("1g.10gb"), "{}", f.detail);
+        let words = crate::render::diagnosis::jobs::finding_detail(&f.detail);
+        assert!(words.contains("1g.10gb"), "{words}");
         assert!((f.gpu_hours - 10.0 * 6.0 / 7.0).abs() < 1e-9);
         assert!(close(f.usd, 20.0 * 6.0 / 7.0));
     }

@@ -2,7 +2,7 @@
 //! top jobs by dollars, then the findings, the declared kinds that disagree
 //! with the telemetry, and what ETT is.
 use super::{Layout, md_row};
-use crate::audit::diagnosis::findings::Finding;
+use crate::audit::diagnosis::findings::{Finding, FindingDetail};
 use crate::audit::diagnosis::jobs::{JobRow, JobsSection};
 use crate::render::fmt::{Units, hours, pct, usd};
 use crate::render::grid::{Column, Grid};
@@ -78,14 +78,63 @@ const JOB_HEADERS: [&str; 12] = [
     "USD",
 ];
 
+/// What the report says next to ETT (table, markdown and HTML).
+pub const ETT_NOTE: &str = "ETT is a telemetry proxy for Meta's effective training time: the share of a training job's span in which its GPUs were as busy as usual (≥ 95% of its p90), not a measurement of training steps";
+
 fn finding_cells(f: &Finding) -> Vec<String> {
     vec![
         f.kind.name().to_string(),
         f.job.clone(),
         hours(f.gpu_hours),
         usd(f.usd),
-        f.detail.clone(),
+        finding_detail(&f.detail),
     ]
+}
+
+/// What a finding measured, in words (the table's and the JSON's `detail`).
+pub fn finding_detail(d: &FindingDetail) -> String {
+    match d {
+        FindingDetail::Parked {
+            held_gpu_hours,
+            idle_share,
+        } => format!(
+            "held {held_gpu_hours:.1} GPU-h and was idle {:.1}% of it",
+            idle_share * 100.0
+        ),
+        FindingDetail::GangMemberIdle {
+            idle,
+            progressing_buckets,
+        } => {
+            let each: Vec<String> = (idle.iter())
+                .map(|(gpu, buckets)| format!("{gpu} idle in {buckets}"))
+                .collect();
+            format!(
+                "{} of {progressing_buckets} progressing buckets while the rest of the gang worked",
+                each.join(", ")
+            )
+        }
+        FindingDetail::Oversized {
+            profile,
+            gpu,
+            peak_mem_gib,
+            sm_slices,
+        } => {
+            let sm = sm_slices
+                .map(|s| format!(", p95 sm_active ≤ {s}/7"))
+                .unwrap_or_default();
+            format!(
+                "fits MIG {profile} of {gpu} (peak memory {peak_mem_gib:.1} GiB, p95 device_util < 50%{sm})"
+            )
+        }
+        FindingDetail::Written(words) => words.clone(),
+    }
+}
+
+/// A finding's detail is its words in JSON too (one sentence for every output).
+impl serde::Serialize for FindingDetail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&finding_detail(self))
+    }
 }
 
 const FINDING_HEADERS: [&str; 5] = ["finding", "job", "GPU-h", "USD", "detail"];
@@ -123,7 +172,6 @@ pub fn section_of(s: &crate::audit::diagnosis::Sections) -> Option<(JobsSection,
             jobs,
             findings: s.findings.clone().unwrap_or_default(),
             disagreements: s.job_disagreements.clone(),
-            ett_note: crate::audit::diagnosis::jobs::ETT_NOTE,
         },
         total,
     ))
@@ -165,7 +213,7 @@ pub fn table(s: &JobsSection, total: usize, layout: Layout) -> String {
     }
     out.push_str(&grid.render_with_note(width));
     if !layout.snapshot {
-        out.push_str(&format!("{}\n", fill(s.ett_note, width, "")));
+        out.push_str(&format!("{}\n", fill(ETT_NOTE, width, "")));
     }
     if !s.findings.is_empty() {
         out.push_str("\nFindings\n");
@@ -192,7 +240,7 @@ fn finding_text(f: &Finding, width: Option<u16>) -> String {
     format!(
         "{}\n{}\n",
         fill(&head, width, "    "),
-        fill(&format!("    {}", f.detail), width, "    ")
+        fill(&format!("    {}", finding_detail(&f.detail)), width, "    ")
     )
 }
 
@@ -216,7 +264,7 @@ pub fn markdown(s: &JobsSection, total: usize, top: usize) -> String {
         s.jobs.iter().take(top).map(job_cells),
         &mut out,
     );
-    out.push_str(&format!("\n{}.\n", s.ett_note));
+    out.push_str(&format!("\n{ETT_NOTE}.\n"));
     if !s.findings.is_empty() {
         out.push_str("\n### Findings\n\n");
         md_table(
@@ -235,7 +283,7 @@ pub fn markdown(s: &JobsSection, total: usize, top: usize) -> String {
 mod tests {
     use super::*;
     use crate::audit::diagnosis::findings::FindingKind;
-    use crate::audit::diagnosis::jobs::{Disagreement, ETT_NOTE, Shape};
+    use crate::audit::diagnosis::jobs::{Disagreement, Shape};
 
     fn row(job: &str, shape: Shape, declared: Option<Shape>, usd_: Option<f64>) -> JobRow {
         JobRow {
@@ -278,14 +326,16 @@ mod tests {
                 job: "nb".to_string(),
                 gpu_hours: 80.0,
                 usd: None,
-                detail: "held 80.0 GPU-h and was idle 90.0% of it".to_string(),
+                detail: FindingDetail::Parked {
+                    held_gpu_hours: 80.0,
+                    idle_share: 0.9,
+                },
             }],
             disagreements: vec![Disagreement {
                 job: "nb".to_string(),
                 declared_kind: Shape::Interactive,
                 inferred_shape: Shape::Idle,
             }],
-            ett_note: ETT_NOTE,
         }
     }
 

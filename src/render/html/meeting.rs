@@ -96,7 +96,9 @@ pub fn top_findings(out: &mut String, s: &Sections) {
             text(&f.job),
             hours(f.gpu_hours),
             text(&usd(f.usd)),
-            text(&capitalize(&f.detail))
+            text(&capitalize(
+                &crate::render::diagnosis::jobs::finding_detail(&f.detail)
+            ))
         );
     }
     out.push_str("</ol>\n");

@@ -245,52 +245,46 @@ fn layer_class(layer: &str) -> &'static str {
 /// Where the dollars go: observed dollars as one bar, held (with its idle
 /// part) then unallocated; the table gives every figure and the run-rate.
 pub fn cost(out: &mut String, r: &Report) {
-    let (_, per) = units(r);
-    let c = &r.cost;
+    let (unit, per) = units(r);
+    let view = crate::render::cost::cost_view(r);
     out.push_str("<section id=\"cost\">\n<h2>Where the dollars go</h2>\n");
     dollars_bar(out, r);
-    // a snapshot's dollars are per hour now: no window, no run-rate column
-    let snapshot = r.window.snapshot;
     let _ = write!(
         out,
         "<table><thead><tr><th>USD{per}</th><th class=\"n\">{}</th>{}</tr></thead><tbody>",
-        if snapshot { "now" } else { "in window" },
-        if snapshot {
+        view.amount_head,
+        if r.window.snapshot {
             ""
         } else {
             "<th class=\"n\">monthly run-rate</th>"
         }
     );
-    // the terminal's rows and labels (table::cost_rows)
-    for (name, v, run) in crate::render::table::cost_rows(r) {
-        let run = if snapshot {
-            String::new()
-        } else {
-            format!("<td class=\"n\">{}</td>", text(&usd(run)))
-        };
+    for row in &view.rows {
+        let run = (row.run_rate.as_deref())
+            .map(|v| format!("<td class=\"n\">{}</td>", text(v)))
+            .unwrap_or_default();
         let _ = write!(
             out,
             "<tr><td>{}</td><td class=\"n\">{}</td>{run}</tr>",
-            text(&name),
-            text(&usd(v))
+            text(&row.label),
+            text(&row.amount)
         );
     }
     out.push_str("</tbody></table>\n");
-    if r.layers.sm_active_gpu_hours.is_some() || r.layers.tensor_active_gpu_hours.is_some() {
-        out.push_str("<p class=\"note\">SM / tensor idle: held dollars while those units sat idle; work that is not tensor math is still work.</p>\n");
+    if view.sm_tensor_note {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}.</p>",
+            text(crate::render::cost::SM_TENSOR_NOTE)
+        );
     }
-    let _ = writeln!(
-        out,
-        "<p class=\"note\">Prices: {}.</p>",
-        text(&c.price_source)
-    );
-    if c.unpriced_gpu_hours > 0.0 {
-        let (unit, _) = units(r);
+    let _ = writeln!(out, "<p class=\"note\">Prices: {}.</p>", text(&view.prices));
+    if let Some((unpriced, models)) = &view.unpriced {
         let _ = writeln!(
             out,
             "<p class=\"note\">Unpriced: {} {unit} ({}) carry no dollars (never priced at 0); give --price or --prices.</p>",
-            hours(c.unpriced_gpu_hours),
-            text(&c.unpriced_models.join(", "))
+            hours(*unpriced),
+            text(models)
         );
     }
     out.push_str("</section>\n");
@@ -563,7 +557,11 @@ pub fn jobs(out: &mut String, r: &Report, opts: &HtmlOptions) {
         );
     }
     out.push_str("</tbody></table>\n");
-    let _ = writeln!(out, "<p class=\"note\">{}.</p>", text(section.ett_note));
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">{}.</p>",
+        text(crate::render::diagnosis::jobs::ETT_NOTE)
+    );
     if !section.findings.is_empty() {
         out.push_str("<h3>Findings</h3>\n<ul class=\"findings\">");
         for f in &section.findings {
@@ -574,7 +572,7 @@ pub fn jobs(out: &mut String, r: &Report, opts: &HtmlOptions) {
                 text(&f.job),
                 hours(f.gpu_hours),
                 text(&usd(f.usd)),
-                text(&f.detail)
+                text(&crate::render::diagnosis::jobs::finding_detail(&f.detail))
             );
         }
         out.push_str("</ul>\n");
@@ -618,7 +616,10 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
         ),
     );
     row("held rule", r.held_rule.to_string());
-    row("prices", r.cost.price_source.clone());
+    row(
+        "prices",
+        crate::render::cost::price_source_text(&r.cost.price_source),
+    );
     for (k, v) in &opts.settings {
         row(k, v.clone());
     }

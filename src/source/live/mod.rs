@@ -8,6 +8,7 @@ use process_owner::Owner;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+pub mod bracket;
 pub mod nvml;
 pub mod process_owner;
 
