@@ -1,13 +1,14 @@
 //! Entry point: parse, dispatch, print the error once, map it to an exit code.
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use gpuaudit::cli::Cli;
 use gpuaudit::error::{error_text, exit_code_for, worth_a_word};
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match gpuaudit::cmd::run(cli) {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    match gpuaudit::cmd::run(cli, &matches) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             // The code was decided before any output: a closed pipe

@@ -95,6 +95,62 @@ pub fn parse_cli_time(text: &str, anchor: Option<EpochUs>) -> Result<EpochUs> {
     )
 }
 
+/// A `--since`/`--until` as given, typed at the door: a time, the clock's
+/// `now` (live sources), or a span back from an anchor that is known only
+/// once the data is (its end) or the clock is read (a live source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeSpec {
+    At(EpochUs),
+    Now,
+    /// microseconds back from the anchor
+    Back(i64),
+}
+
+impl TimeSpec {
+    pub fn parse(text: &str) -> Result<TimeSpec> {
+        if text.trim().eq_ignore_ascii_case("now") {
+            return Ok(TimeSpec::Now);
+        }
+        if let Some(us) = parse_timestamp_str(text) {
+            return Ok(TimeSpec::At(us));
+        }
+        if let Ok(span) = parse_duration_us(text) {
+            return Ok(TimeSpec::Back(span));
+        }
+        bail!(
+            "'{text}' is not a time (expected RFC 3339 like 2026-07-01T00:00:00Z, a date like 2026-07-01, or a span back from the end of the data like 7d)"
+        )
+    }
+
+    /// Whether resolving it needs the anchor.
+    pub fn is_relative(self) -> bool {
+        matches!(self, TimeSpec::Back(_))
+    }
+
+    /// The time against the end of the data (`anchor`): `now` has no
+    /// meaning there, and a span needs data to count back from.
+    pub fn against_data(self, anchor: Option<EpochUs>) -> Result<EpochUs> {
+        match self {
+            TimeSpec::At(us) => Ok(us),
+            TimeSpec::Now => {
+                bail!("'now' counts from the clock: only a live source reads up to now")
+            }
+            TimeSpec::Back(span) => anchor
+                .map(|a| a - span)
+                .ok_or_else(|| anyhow!("a span is relative but there is no data to count back from")),
+        }
+    }
+
+    /// The time against the clock (a live source: spans count back from now).
+    pub fn against_clock(self, now: EpochUs) -> EpochUs {
+        match self {
+            TimeSpec::At(us) => us,
+            TimeSpec::Now => now,
+            TimeSpec::Back(span) => now - span,
+        }
+    }
+}
+
 /// Whether a command-line time is relative (needs the end of the data).
 pub fn is_relative(text: &str) -> bool {
     parse_timestamp_str(text).is_none() && parse_duration_us(text).is_ok()

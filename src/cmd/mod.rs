@@ -8,6 +8,7 @@ pub(crate) mod check;
 pub(crate) mod common;
 pub(crate) mod convert;
 pub(crate) mod demo;
+pub(crate) mod env;
 pub(crate) mod explain;
 pub(crate) mod format;
 pub(crate) mod mfu;
@@ -18,16 +19,16 @@ pub(crate) mod scan;
 pub(crate) mod sql;
 
 /// Run a parsed command line; the returned code is the process exit code.
-pub fn run(cli: Cli) -> Result<u8> {
+/// `matches`: clap's answer the `cli` came from (which flags were given, not defaulted).
+pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<u8> {
     let threads = match &cli.command {
-        Command::Report(c) => c.report.audit.threads.as_deref(),
-        Command::Check(c) => c.audit.threads.as_deref(),
-        Command::Scan(c) => c.audit.threads.as_deref(),
+        Command::Report(c) => c.report.audit.threads,
+        Command::Check(c) => c.audit.threads,
+        Command::Scan(c) => c.audit.threads,
         _ => None,
     };
-    if let Some(text) = threads {
-        let n = crate::pipeline::parse_threads(text)?;
-        crate::pipeline::limit_threads(n);
+    if let Some(n) = threads {
+        env::limit_polars_threads(n);
     }
     match cli.command {
         Command::Report(args) => report::run(args),
@@ -36,7 +37,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Mfu(args) => mfu::run(args),
         Command::Peaks(args) => peaks::run(args),
         Command::Scan(args) => scan::run(args),
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => check::run(args, matches.subcommand_matches("check")),
         Command::Explain(args) => explain::run(args),
         Command::Sql(args) => sql::run(args),
     }

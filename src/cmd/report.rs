@@ -64,31 +64,20 @@ fn csv_table(t: CsvTable) -> render::csv::Table {
     }
 }
 
-/// The thresholds the audit ran with, as given, so the HTML page stands alone.
+/// The thresholds the audit ran with, so the HTML page stands alone.
 fn html_options(args: &ReportArgs, title: Option<String>, top: usize) -> render::html::HtmlOptions {
     let a = &args.audit;
-    let or = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.to_string());
-    let settings = [
-        ("idle when device activity is below", a.idle_below.clone()),
-        ("idle episodes listed from", a.min_idle.clone()),
-        (
-            "max gap (longer is unobserved)",
-            or(&a.max_gap, "3 × the GPU's median sample step"),
-        ),
-        ("a single sample stands for", or(&a.interval, "1h")),
-        (
-            "held by memory (when that is the rule) above",
-            a.held_mem.clone(),
-        ),
-        ("since", or(&a.since, "first sample")),
-        ("until", or(&a.until, "end of the last sample")),
-    ];
     render::html::HtmlOptions {
         top,
         title,
-        settings: settings
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
+        settings: Some(render::html::AuditSettings {
+            idle_below: a.idle_below,
+            min_idle_us: a.min_idle,
+            max_gap_us: a.max_gap,
+            interval_us: a.interval,
+            held_mem_bytes: a.held_mem,
+            since: a.since,
+            until: a.until,
+        }),
     }
 }

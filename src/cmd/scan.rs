@@ -9,7 +9,7 @@ use crate::samples::Quality;
 use crate::source::live::nvml::{NvmlSampler, open};
 use crate::source::live::process_owner::ProcFs;
 use crate::source::live::{self as sampling, Hooks, Plan};
-use crate::timeparse::{parse_duration_us, parse_size_bytes};
+use crate::timeparse::parse_duration_us;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
@@ -107,7 +107,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     if nvml_timeout.is_zero() {
         bail!("--nvml-timeout {}: must be positive", args.nvml_timeout);
     }
-    let held_mem = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
+    let held_mem = args.audit.held_mem;
     if let Some(out) = &args.out {
         let ext = out
             .extension()
@@ -233,7 +233,7 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     // A GPU that failed after its first sample stands for one interval, not for the
     // hour a snapshot stands for; only --once is a snapshot.
     let last_weight = (!args.once && args.audit.interval.is_none()).then_some(interval_us);
-    let report = crate::pipeline::sampled_report(&table, &audit_options(&args.audit), last_weight)?;
+    let report = crate::pipeline::sampled_report(&table, &audit_options(&args.audit)?, last_weight)?;
     let mut detail = crate::audit::scan::build(
         &data,
         &report,

@@ -52,17 +52,16 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
         ),
     };
     let opts = AuditOptions {
-        since: args.since.clone(),
-        until: args.until.clone(),
-        max_gap: args.max_gap.clone(),
-        interval: args.interval.clone(),
-        idle_below: args.idle_below.clone(),
-        min_idle: "30m".into(),
-        held_mem: args.held_mem.clone(),
+        since: args.since,
+        until: args.until,
+        max_gap_us: args.max_gap,
+        interval_us: args.interval,
+        idle_below: Some(args.idle_below),
+        held_mem_bytes: Some(args.held_mem),
         assume_held: args.assume_held,
         no_builtin_prices: true,
         by: args.by.map(super::common::group_by),
-        bucket: args.bucket.clone(),
+        bucket_us: args.bucket,
         ..AuditOptions::default()
     };
     let cfg = crate::pipeline::audit_config(&opts, &|_| {

@@ -58,6 +58,16 @@ pub fn bar(fraction: Option<f64>, width: usize) -> String {
     s
 }
 
+/// A size as a flag takes it: whole GiB, MiB or KiB as such (`1GiB`), else bytes.
+pub fn size(bytes: u64) -> String {
+    for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if bytes >= unit && bytes % unit == 0 {
+            return format!("{}{name}", bytes / unit);
+        }
+    }
+    format!("{bytes}B")
+}
+
 pub fn bytes_gib(v: Option<u64>) -> String {
     v.map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64))
         .unwrap_or_else(|| "n/a".to_string())

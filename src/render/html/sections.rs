@@ -619,8 +619,10 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
     );
     row("held rule", r.held_rule.to_string());
     row("prices", r.cost.price_source.clone());
-    for (k, v) in &opts.settings {
-        row(k, v.clone());
+    if let Some(s) = &opts.settings {
+        for (k, v) in super::settings_rows(s) {
+            row(k, v);
+        }
     }
     row("duplicates dropped", q.duplicates.to_string());
     let invalid = if q.invalid.is_empty() {
