@@ -135,9 +135,9 @@ impl TimeSpec {
             TimeSpec::Now => {
                 bail!("'now' counts from the clock: only a live source reads up to now")
             }
-            TimeSpec::Back(span) => anchor
-                .map(|a| a - span)
-                .ok_or_else(|| anyhow!("a span is relative but there is no data to count back from")),
+            TimeSpec::Back(span) => anchor.map(|a| a - span).ok_or_else(|| {
+                anyhow!("a span is relative but there is no data to count back from")
+            }),
         }
     }
 

@@ -263,11 +263,7 @@ mod tests {
             e("1"),
             "1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"
         );
-        assert!(
-            e("5").starts_with("5 is ambiguous"),
-            "{}",
-            e("5")
-        );
+        assert!(e("5").starts_with("5 is ambiguous"), "{}", e("5"));
         assert!(e("150%").contains("outside 0..1"));
         assert!(e("x").contains("not a share"));
     }

@@ -6,15 +6,19 @@ use crate::cli::InputArgs;
 use crate::cli::check::{CheckArgs, CheckFormat};
 use crate::error::{Findings, emit};
 use crate::render::check::{CheckView, RunSource};
+use crate::render::diagnostics::{Diagnostic, Diagnostics};
 use crate::render::table::TableOptions;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use std::io::Write;
 use std::path::Path;
 
 /// `matches`: clap's answer for `check`, which says which flags were given
 /// (not defaulted).
-pub fn run(args: CheckArgs, matches: Option<&clap::ArgMatches>) -> Result<u8> {
+pub fn run(
+    args: CheckArgs,
+    matches: Option<&clap::ArgMatches>,
+    said: &mut Diagnostics,
+) -> Result<u8> {
     let given = |id: &str| {
         matches.is_some_and(|m| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
     };
@@ -22,7 +26,7 @@ pub fn run(args: CheckArgs, matches: Option<&clap::ArgMatches>) -> Result<u8> {
     if args.list_metrics {
         return emit(&crate::render::check::metric_list(width), Ok(0));
     }
-    match check(&args, &given, width) {
+    match check(&args, &given, width, said) {
         Ok((text, verdict)) => emit(&text, verdict),
         // A check that cannot run still leaves a CI page something to show.
         Err(err) => match args.format {
@@ -45,6 +49,7 @@ fn check(
     args: &CheckArgs,
     given: &dyn Fn(&str) -> bool,
     width: u16,
+    said: &mut Diagnostics,
 ) -> Result<(String, Result<u8>)> {
     let rules = collect_rules(args)?;
     if rules.is_empty() {
@@ -128,13 +133,10 @@ fn check(
     };
     // On stderr too: a CI log shows them even when stdout goes to a file.
     for c in &caveats {
-        let word = if args.strict {
-            "error (--strict)"
-        } else {
-            "warning"
-        };
-        // not eprintln!: a closed stderr must not become a panic
-        let _ = writeln!(std::io::stderr(), "gpuaudit: {word}: {}", c.message);
+        said.push(Diagnostic::CheckCaveat {
+            message: c.message.clone(),
+            strict: args.strict,
+        });
     }
 
     let view = CheckView {
@@ -158,10 +160,7 @@ fn check(
         // Only reached with --allow-missing (else a null metric is an error
         // above): the user allowed skipping, so it passes, saying so on
         // stderr too, where a CI log shows it.
-        let _ = writeln!(
-            std::io::stderr(),
-            "gpuaudit: nothing was checked: every rule's metric is null and --allow-missing skipped it"
-        );
+        said.push(Diagnostic::NothingChecked);
         Ok(0)
     } else {
         Ok(0)

@@ -1,11 +1,11 @@
 //! Turning shared clap arguments into plain options.
+use super::env::Tuning;
 use crate::audit::GroupBy;
 use crate::cli::audit::GroupByArg;
 use crate::cli::{AuditArgs, InputArgs};
 use crate::pipeline::{AuditOptions, Origin, ReportRequest};
 use crate::samples::UserMap;
 use crate::source::{InputFormat, ReadOptions};
-use super::env::Tuning;
 use anyhow::{Context, Result, bail};
 
 pub fn read_options(input: &InputArgs, quiet: bool, tuning: &Tuning) -> Result<ReadOptions> {

@@ -1,6 +1,8 @@
 //! One file per subcommand: each turns clap arguments into plain options,
 //! runs the computation and hands the result to a renderer.
 use crate::cli::{Cli, Command};
+/// What a run says on stderr beside its result; main.rs prints it.
+pub use crate::render::diagnostics::Diagnostics;
 use anyhow::Result;
 
 pub(crate) mod bracket;
@@ -19,8 +21,10 @@ pub(crate) mod scan;
 pub(crate) mod sql;
 
 /// Run a parsed command line; the returned code is the process exit code.
-/// `matches`: clap's answer the `cli` came from (which flags were given, not defaulted).
-pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<u8> {
+/// `matches`: clap's answer the `cli` came from (which flags were given, not
+/// defaulted); what the command has to say on stderr goes to `said`, which
+/// main.rs prints.
+pub fn run(cli: Cli, matches: &clap::ArgMatches, said: &mut Diagnostics) -> Result<u8> {
     let threads = match &cli.command {
         Command::Report(c) => c.report.audit.threads,
         Command::Check(c) => c.audit.threads,
@@ -31,13 +35,13 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<u8> {
         env::limit_polars_threads(n);
     }
     match cli.command {
-        Command::Report(args) => report::run(args),
+        Command::Report(args) => report::run(args, said),
         Command::Convert(args) => convert::run(args),
-        Command::Demo(args) => demo::run(args),
+        Command::Demo(args) => demo::run(args, said),
         Command::Mfu(args) => mfu::run(args),
         Command::Peaks(args) => peaks::run(args),
         Command::Scan(args) => scan::run(args),
-        Command::Check(args) => check::run(args, matches.subcommand_matches("check")),
+        Command::Check(args) => check::run(args, matches.subcommand_matches("check"), said),
         Command::Explain(args) => explain::run(args),
         Command::Sql(args) => sql::run(args),
     }

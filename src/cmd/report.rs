@@ -3,9 +3,10 @@ use super::common::report_request;
 use crate::cli::{CsvTable, ReportArgs, ReportCommand, ReportFormat};
 use crate::output::write_stdout;
 use crate::render;
+use crate::render::diagnostics::{Diagnostic, Diagnostics};
 use anyhow::{Context, Result, bail};
 
-pub fn run(cmd: ReportCommand) -> Result<u8> {
+pub fn run(cmd: ReportCommand, said: &mut Diagnostics) -> Result<u8> {
     let (args, layout) = (&cmd.report, &cmd.layout);
     let format = super::format::report_format(args.format, args.output.as_deref())?;
     if layout.table != CsvTable::Layers && format != ReportFormat::Csv {
@@ -14,9 +15,7 @@ pub fn run(cmd: ReportCommand) -> Result<u8> {
     let report = crate::pipeline::report(&report_request(&args.input, &args.audit, args.quiet)?)?;
     if let (Some(rows), false) = (report.sources.text_rows_streamed, args.quiet) {
         // a big text export is read again on every report: say once how not to
-        eprintln!(
-            "gpuaudit: {rows} rows of CSV/NDJSON read in blocks; a parquet copy reads several times faster: gpuaudit convert INPUT... -o COPY.parquet"
-        );
+        said.push(Diagnostic::TextReadInBlocks { rows });
     }
     let top_default = args.audit.top.unwrap_or(10);
     if format == ReportFormat::Json {

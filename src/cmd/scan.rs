@@ -233,7 +233,8 @@ pub fn run(args: ScanArgs) -> Result<u8> {
     // A GPU that failed after its first sample stands for one interval, not for the
     // hour a snapshot stands for; only --once is a snapshot.
     let last_weight = (!args.once && args.audit.interval.is_none()).then_some(interval_us);
-    let report = crate::pipeline::sampled_report(&table, &audit_options(&args.audit)?, last_weight)?;
+    let report =
+        crate::pipeline::sampled_report(&table, &audit_options(&args.audit)?, last_weight)?;
     let mut detail = crate::audit::scan::build(
         &data,
         &report,

@@ -164,8 +164,12 @@ fn streamed(
     jobs: Option<&DeclaredJobs>,
 ) -> Result<Option<Report>> {
     let forced_other = read.format.is_some_and(|f| f != InputFormat::Parquet);
-    let Some(stream) =
-        crate::source::stream::ParquetStream::open_sliced(inputs, &read.maps, forced_other, read.slice_rows)?
+    let Some(stream) = crate::source::stream::ParquetStream::open_sliced(
+        inputs,
+        &read.maps,
+        forced_other,
+        read.slice_rows,
+    )?
     else {
         return Ok(None);
     };
@@ -227,8 +231,12 @@ pub fn convert(specs: &[String], read: &ReadOptions, out: &Path) -> Result<u64> 
         read.format = None;
     }
     let forced_other = read.format.is_some_and(|f| f != InputFormat::Parquet);
-    let Some(stream) =
-        crate::source::stream::ParquetStream::open_sliced(&inputs, &read.maps, forced_other, read.slice_rows)?
+    let Some(stream) = crate::source::stream::ParquetStream::open_sliced(
+        &inputs,
+        &read.maps,
+        forced_other,
+        read.slice_rows,
+    )?
     else {
         let table = crate::source::load_inputs(&inputs, &read)?;
         crate::source::write::write_samples(&table.df, out)?;
@@ -297,7 +305,13 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
     let since = (req.audit.since)
         .unwrap_or(TimeSpec::Back(DEFAULT_LIVE_SPAN_US))
         .against_clock(now);
-    let mut q = LiveQuery::new(since, until, p.step_us, p.selector.as_deref(), p.hosts_per_query)?;
+    let mut q = LiveQuery::new(
+        since,
+        until,
+        p.step_us,
+        p.selector.as_deref(),
+        p.hosts_per_query,
+    )?;
     q.concurrency = p.concurrency;
     let mut client = client(p)?;
     let live_queue = if p.queue {
@@ -351,7 +365,7 @@ pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
     let Some(path) = file else { return Ok(None) };
     let file = crate::source::jobs::read_jobs(path)?;
     Ok(Some(DeclaredJobs {
-        label: format!("--jobs {}", path.display()),
+        label: path.display().to_string(),
         decls: file.declarations,
         kinds: file.kinds,
     }))
@@ -400,7 +414,10 @@ pub fn audit_config(
         .any(|t| t.is_some_and(TimeSpec::is_relative));
     let anchor = if needs_anchor { data_end(&cfg)? } else { None };
     if let Some(s) = opts.since {
-        cfg.since = Some(s.against_data(anchor).context("the window's start (since)")?);
+        cfg.since = Some(
+            s.against_data(anchor)
+                .context("the window's start (since)")?,
+        );
     }
     if let Some(u) = opts.until {
         cfg.until = Some(u.against_data(anchor).context("the window's end (until)")?);

@@ -2,6 +2,7 @@
 pub mod check;
 pub mod csv;
 pub mod diagnosis;
+pub mod diagnostics;
 pub mod fmt;
 pub mod glossary;
 pub mod grid;

@@ -63,14 +63,15 @@ pub fn settings_rows(s: &AuditSettings) -> Vec<(&'static str, String)> {
         }
     };
     vec![
-        ("idle when device activity is below", s.idle_below.to_string()),
+        (
+            "idle when device activity is below",
+            s.idle_below.to_string(),
+        ),
         ("idle episodes listed from", duration(s.min_idle_us)),
         (
             "max gap (longer is unobserved)",
-            s.max_gap_us.map_or_else(
-                || "3 × the GPU's median sample step".to_string(),
-                duration,
-            ),
+            s.max_gap_us
+                .map_or_else(|| "3 × the GPU's median sample step".to_string(), duration),
         ),
         (
             "a single sample stands for",
