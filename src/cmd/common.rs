@@ -1,6 +1,8 @@
 //! Turning shared clap arguments into plain options.
 use super::env::Tuning;
-use crate::audit::GroupBy;
+use crate::audit::diagnosis::LeakThresholds;
+use crate::audit::{AuditConfig, GroupBy};
+use crate::catalog::prices::PriceBook;
 use crate::cli::audit::GroupByArg;
 use crate::cli::{AuditArgs, InputArgs};
 use crate::pipeline::{AuditOptions, Origin, ReportRequest};
@@ -51,38 +53,36 @@ pub fn read_options(input: &InputArgs, quiet: bool, tuning: &Tuning) -> Result<R
     })
 }
 
-/// The audit's flags as typed options (only --since/--until wait for the
-/// data's end, in the pipeline).
+/// The audit's flags as typed options: its configuration whole (prices and
+/// queues read), only --since/--until left for the data's end.
 pub fn audit_options(args: &AuditArgs) -> Result<AuditOptions> {
-    let leak_thresholds = args
-        .leak_thresholds
-        .as_deref()
-        .map(crate::audit::diagnosis::LeakThresholds::from_file)
-        .transpose()
-        .context("--leak-thresholds")?;
+    let prices = PriceBook::new(args.price, args.prices.as_deref(), !args.no_builtin_prices)?;
+    let mut cfg = AuditConfig::new(prices);
+    cfg.max_gap_us = args.max_gap;
+    cfg.interval_us = args.interval;
+    cfg.idle_below = args.idle_below;
+    cfg.min_idle_us = args.min_idle;
+    cfg.held_mem_bytes = args.held_mem;
+    cfg.assume_held = args.assume_held;
+    cfg.by = args.by.map(group_by);
+    cfg.top = args.top;
+    cfg.bucket_us = args.bucket;
+    if let Some(path) = &args.leak_thresholds {
+        cfg.leak_thresholds = LeakThresholds::from_file(path).context("--leak-thresholds")?;
+    }
+    cfg.want = args.want;
+    let zone = args.queue_tz.unwrap_or(chrono::Offset::fix(&chrono::Utc));
+    cfg.queue = crate::source::queue::read_queues(&args.queue, zone)?;
+    cfg.min_window_hours = args.min_window as f64 / crate::audit::interval::TICKS_PER_HOUR;
+    cfg.own_cost = args.own_cost;
+    cfg.threads = args
+        .threads
+        .unwrap_or_else(crate::pipeline::default_threads);
     Ok(AuditOptions {
+        config: cfg,
         since: args.since,
         until: args.until,
-        max_gap_us: args.max_gap,
-        interval_us: args.interval,
-        idle_below: Some(args.idle_below),
-        min_idle_us: Some(args.min_idle),
-        held_mem_bytes: Some(args.held_mem),
-        assume_held: args.assume_held,
-        price: args.price,
-        prices: args.prices.clone(),
-        no_builtin_prices: args.no_builtin_prices,
-        by: args.by.map(group_by),
-        top: args.top,
-        bucket_us: args.bucket,
-        leak_thresholds,
-        want: args.want,
-        queue: args.queue.clone(),
-        queue_tz: args.queue_tz,
-        min_window_us: Some(args.min_window),
-        own_cost: args.own_cost,
         jobs: args.jobs.clone(),
-        threads: args.threads,
     })
 }
 

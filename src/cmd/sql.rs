@@ -1,5 +1,7 @@
 //! `gpuaudit sql`: the audit's plan rendered for a SQL engine; its answer is
 //! read back by `report --partials` (docs/semantics.md §14).
+use crate::audit::AuditConfig;
+use crate::catalog::prices::PriceBook;
 use crate::cli::sql::{DialectArg, SchemaArg, SqlArgs};
 use crate::output::write_stdout;
 use crate::pipeline::AuditOptions;
@@ -51,18 +53,19 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
             parse_columns(&DEFAULT_COLUMNS.map(str::to_string))?,
         ),
     };
+    let mut config = AuditConfig::new(PriceBook::new(None, None, false)?);
+    config.max_gap_us = args.max_gap;
+    config.interval_us = args.interval;
+    config.idle_below = args.idle_below;
+    config.held_mem_bytes = args.held_mem;
+    config.assume_held = args.assume_held;
+    config.by = args.by.map(super::common::group_by);
+    config.bucket_us = args.bucket;
     let opts = AuditOptions {
+        config,
         since: args.since,
         until: args.until,
-        max_gap_us: args.max_gap,
-        interval_us: args.interval,
-        idle_below: Some(args.idle_below),
-        held_mem_bytes: Some(args.held_mem),
-        assume_held: args.assume_held,
-        no_builtin_prices: true,
-        by: args.by.map(super::common::group_by),
-        bucket_us: args.bucket,
-        ..AuditOptions::default()
+        jobs: None,
     };
     let cfg = crate::pipeline::audit_config(&opts, &|_| {
         bail!(

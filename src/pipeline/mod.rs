@@ -5,10 +5,9 @@
 //! options are plain structs; `cmd/` turns clap arguments into them once.
 pub(crate) mod progress;
 
+use crate::audit::AuditConfig;
 use crate::audit::mfu::DeclaredJobs;
 use crate::audit::model::Report;
-use crate::audit::{AuditConfig, GroupBy};
-use crate::catalog::prices::PriceBook;
 use crate::samples::SampleTable;
 use crate::source::prometheus::http::{Auth, Client, ClientOptions};
 use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
@@ -63,38 +62,16 @@ pub struct PrometheusOptions {
     pub trace: Option<PathBuf>,
 }
 
-/// The audit's options, typed at the door: only --since/--until wait for
-/// the data's end (a span counts back from it), resolved into an
-/// [`AuditConfig`] here. None: the audit's default.
-#[derive(Debug, Clone, Default)]
+/// The audit's options, typed at the door: every setting in the audit's own
+/// configuration, but --since/--until, which wait for the data's end (a
+/// span counts back from it) and are resolved here, and the jobs file.
+#[derive(Debug, Clone)]
 pub struct AuditOptions {
+    pub(crate) config: AuditConfig,
     pub since: Option<TimeSpec>,
     pub until: Option<TimeSpec>,
-    pub max_gap_us: Option<i64>,
-    pub interval_us: Option<i64>,
-    pub idle_below: Option<f64>,
-    pub min_idle_us: Option<i64>,
-    pub held_mem_bytes: Option<u64>,
-    pub assume_held: bool,
-    pub price: Option<f64>,
-    pub prices: Option<PathBuf>,
-    pub no_builtin_prices: bool,
-    pub by: Option<GroupBy>,
-    pub top: Option<usize>,
-    pub bucket_us: Option<i64>,
-    pub leak_thresholds: Option<crate::audit::diagnosis::LeakThresholds>,
-    pub want: Option<u32>,
-    /// scheduler queues whose waiting requests are demand
-    pub queue: Vec<PathBuf>,
-    /// the zone of sacct times printed without one (None: UTC)
-    pub queue_tz: Option<chrono::FixedOffset>,
-    /// the shortest window the purchase verdict decides on
-    pub min_window_us: Option<i64>,
-    pub own_cost: Option<crate::catalog::own_cost::OwnCost>,
     /// a jobs file declaring each job's work (MFU, kinds)
     pub jobs: Option<PathBuf>,
-    /// audit workers (None: every core)
-    pub threads: Option<usize>,
 }
 
 /// The report for a request: the one choice of how it is computed.
@@ -386,28 +363,7 @@ pub fn audit_config(
     opts: &AuditOptions,
     data_end: &dyn Fn(&AuditConfig) -> Result<Option<i64>>,
 ) -> Result<AuditConfig> {
-    let prices = PriceBook::new(opts.price, opts.prices.as_deref(), !opts.no_builtin_prices)?;
-    let mut cfg = AuditConfig::new(prices);
-    cfg.max_gap_us = opts.max_gap_us;
-    cfg.interval_us = opts.interval_us;
-    cfg.idle_below = opts.idle_below.unwrap_or(cfg.idle_below);
-    cfg.min_idle_us = opts.min_idle_us.unwrap_or(cfg.min_idle_us);
-    cfg.held_mem_bytes = opts.held_mem_bytes.unwrap_or(cfg.held_mem_bytes);
-    cfg.assume_held = opts.assume_held;
-    cfg.by = opts.by;
-    cfg.top = opts.top;
-    cfg.bucket_us = opts.bucket_us;
-    if let Some(t) = &opts.leak_thresholds {
-        cfg.leak_thresholds = t.clone();
-    }
-    cfg.want = opts.want;
-    let zone = opts.queue_tz.unwrap_or(chrono::Offset::fix(&chrono::Utc));
-    cfg.queue = crate::source::queue::read_queues(&opts.queue, zone)?;
-    if let Some(us) = opts.min_window_us {
-        cfg.min_window_hours = us as f64 / crate::audit::interval::TICKS_PER_HOUR;
-    }
-    cfg.own_cost = opts.own_cost;
-    cfg.threads = opts.threads.unwrap_or_else(default_threads);
+    let mut cfg = opts.config.clone();
     // spans count back from the window's end, which the weights set (max gap, interval)
     let needs_anchor = [opts.since, opts.until]
         .iter()

@@ -61,7 +61,7 @@ pub fn bar(fraction: Option<f64>, width: usize) -> String {
 /// A size as a flag takes it: whole GiB, MiB or KiB as such (`1GiB`), else bytes.
 pub fn size(bytes: u64) -> String {
     for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{name}", bytes / unit);
         }
     }

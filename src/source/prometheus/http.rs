@@ -139,7 +139,7 @@ fn trace_file(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(&path)
+        .open(path)
         .with_context(|| {
             format!(
                 "GPUAUDIT_PROM_TRACE: cannot write {}",
