@@ -403,6 +403,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_time_spec_resolves_against_the_data_or_the_clock() -> Result<()> {
+        let end = 10 * US_PER_DAY;
+        let back = TimeSpec::parse("1h30m")?;
+        assert_eq!(back, TimeSpec::Back(90 * US_PER_MINUTE));
+        assert_eq!(back.against_data(Some(end))?, end - 90 * US_PER_MINUTE);
+        assert!(back.against_data(None).is_err());
+        assert_eq!(back.against_clock(end), end - 90 * US_PER_MINUTE);
+        let at = TimeSpec::parse("1970-01-02")?;
+        assert_eq!(at, TimeSpec::At(US_PER_DAY));
+        assert_eq!(at.against_data(None)?, US_PER_DAY);
+        assert_eq!(TimeSpec::parse("NOW")?.against_clock(end), end);
+        assert!(TimeSpec::Now.against_data(Some(end)).is_err());
+        assert!(TimeSpec::parse("2.5").is_err());
+        Ok(())
+    }
+
+    #[test]
     fn parses_the_timestamp_shapes_dumps_use() {
         let want = Utc
             .with_ymd_and_hms(2026, 7, 14, 8, 12, 53)

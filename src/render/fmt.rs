@@ -179,6 +179,14 @@ pub fn showback_cells(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_reads_as_a_flag_takes_it() {
+        assert_eq!(size(1 << 30), "1GiB");
+        assert_eq!(size(512 << 20), "512MiB");
+        assert_eq!(size(1_000_000), "1000000B");
+        assert_eq!(size(0), "0B");
+    }
     #[test]
     fn formats() {
         assert_eq!(thousands(21504), "21,504");

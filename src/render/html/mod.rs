@@ -259,4 +259,31 @@ mod tests {
         );
         assert!(!looks_like_html("{\"schema\": \"gpuaudit.report/1\"}"));
     }
+
+    #[test]
+    fn the_settings_are_worded_from_typed_values() {
+        use crate::timeparse::{TimeSpec, US_PER_DAY, US_PER_MINUTE};
+        let rows = settings_rows(&AuditSettings {
+            idle_below: 0.05,
+            min_idle_us: 90 * US_PER_MINUTE,
+            max_gap_us: None,
+            interval_us: Some(15 * US_PER_MINUTE),
+            held_mem_bytes: 512 << 20,
+            since: Some(TimeSpec::Back(7 * US_PER_DAY)),
+            until: Some(TimeSpec::At(US_PER_DAY)),
+        });
+        let values: Vec<&str> = rows.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(
+            values,
+            [
+                "0.05",
+                "1h 30m",
+                "3 × the GPU's median sample step",
+                "15m",
+                "512MiB",
+                "7days back from the end",
+                "1970-01-02T00:00:00Z"
+            ]
+        );
+    }
 }
