@@ -24,11 +24,64 @@ pub use scan::ScanArgs;
 
 /// clap's check of every duration flag: the one grammar
 /// ([`crate::timeparse::parse_duration_us`]), so each refuses at the door in
-/// the same words; the text goes on as given.
+/// the same words; the text goes on as given (flags whose command still
+/// parses it itself).
 pub(crate) fn duration_arg(text: &str) -> Result<String, String> {
-    crate::timeparse::parse_duration_us(text)
-        .map(|_| text.to_string())
-        .map_err(|e| format!("{e:#}"))
+    duration_us_arg(text).map(|_| text.to_string())
+}
+
+/// A duration flag, typed: microseconds, in the one grammar.
+pub(crate) fn duration_us_arg(text: &str) -> Result<i64, String> {
+    crate::timeparse::parse_duration_us(text).map_err(|e| format!("{e:#}"))
+}
+
+/// A duration flag that must be positive (a gap, a step, a bucket).
+pub(crate) fn positive_duration_us_arg(text: &str) -> Result<i64, String> {
+    match duration_us_arg(text)? {
+        us if us > 0 => Ok(us),
+        _ => Err(format!("'{}' must be positive", text.trim())),
+    }
+}
+
+/// A size flag (`1GiB`, `512MiB`) in bytes.
+pub(crate) fn size_arg(text: &str) -> Result<u64, String> {
+    crate::timeparse::parse_size_bytes(text).map_err(|e| format!("{e:#}"))
+}
+
+/// A share flag (`0.01` or `1%`) as a fraction 0..1.
+pub(crate) fn share_arg(text: &str) -> Result<f64, String> {
+    crate::units::parse_share(text).map_err(|e| format!("{e:#}"))
+}
+
+/// A time flag: RFC 3339, a date, `now`, or a span back (resolved later
+/// against the data's end, or the clock for a live source).
+pub(crate) fn time_arg(text: &str) -> Result<crate::timeparse::TimeSpec, String> {
+    crate::timeparse::TimeSpec::parse(text).map_err(|e| format!("{e:#}"))
+}
+
+/// A time that needs no anchor (`--at`): RFC 3339 or a date.
+pub(crate) fn absolute_time_arg(text: &str) -> Result<i64, String> {
+    crate::timeparse::parse_cli_time(text, None).map_err(|e| format!("{e:#}"))
+}
+
+/// A count flag: a whole number from 1 to `MAX` (`--threads`, `--prom-concurrency`).
+pub(crate) fn whole_number_arg<const MAX: usize>(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX).contains(&n) => Ok(n),
+        _ => Err(format!("must be a whole number from 1 to {MAX}")),
+    }
+}
+
+/// `--own-cost`: the owned GPU's cost spec.
+pub(crate) fn own_cost_arg(text: &str) -> Result<crate::catalog::own_cost::OwnCost, String> {
+    crate::catalog::own_cost::OwnCost::parse(text)
+        .map_err(|e| format!("{e:#}").replacen("--own-cost: ", "", 1))
+}
+
+/// `--queue-tz`: UTC or a fixed offset.
+pub(crate) fn zone_arg(text: &str) -> Result<chrono::FixedOffset, String> {
+    crate::source::queue::parse_zone(text)
+        .map_err(|e| format!("{e:#}").replacen("--queue-tz: ", "", 1))
 }
 
 /// Audit GPU fleets: how much of the GPU time you pay for does work.

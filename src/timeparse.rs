@@ -95,6 +95,62 @@ pub fn parse_cli_time(text: &str, anchor: Option<EpochUs>) -> Result<EpochUs> {
     )
 }
 
+/// A `--since`/`--until` as given, typed at the door: a time, the clock's
+/// `now` (live sources), or a span back from an anchor that is known only
+/// once the data is (its end) or the clock is read (a live source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeSpec {
+    At(EpochUs),
+    Now,
+    /// microseconds back from the anchor
+    Back(i64),
+}
+
+impl TimeSpec {
+    pub fn parse(text: &str) -> Result<TimeSpec> {
+        if text.trim().eq_ignore_ascii_case("now") {
+            return Ok(TimeSpec::Now);
+        }
+        if let Some(us) = parse_timestamp_str(text) {
+            return Ok(TimeSpec::At(us));
+        }
+        if let Ok(span) = parse_duration_us(text) {
+            return Ok(TimeSpec::Back(span));
+        }
+        bail!(
+            "'{text}' is not a time (expected RFC 3339 like 2026-07-01T00:00:00Z, a date like 2026-07-01, or a span back from the end of the data like 7d)"
+        )
+    }
+
+    /// Whether resolving it needs the anchor.
+    pub fn is_relative(self) -> bool {
+        matches!(self, TimeSpec::Back(_))
+    }
+
+    /// The time against the end of the data (`anchor`): `now` has no
+    /// meaning there, and a span needs data to count back from.
+    pub fn against_data(self, anchor: Option<EpochUs>) -> Result<EpochUs> {
+        match self {
+            TimeSpec::At(us) => Ok(us),
+            TimeSpec::Now => {
+                bail!("'now' counts from the clock: only a live source reads up to now")
+            }
+            TimeSpec::Back(span) => anchor.map(|a| a - span).ok_or_else(|| {
+                anyhow!("a span is relative but there is no data to count back from")
+            }),
+        }
+    }
+
+    /// The time against the clock (a live source: spans count back from now).
+    pub fn against_clock(self, now: EpochUs) -> EpochUs {
+        match self {
+            TimeSpec::At(us) => us,
+            TimeSpec::Now => now,
+            TimeSpec::Back(span) => now - span,
+        }
+    }
+}
+
 /// Whether a command-line time is relative (needs the end of the data).
 pub fn is_relative(text: &str) -> bool {
     parse_timestamp_str(text).is_none() && parse_duration_us(text).is_ok()
@@ -345,6 +401,23 @@ pub fn format_duration_us(us: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_spec_resolves_against_the_data_or_the_clock() -> Result<()> {
+        let end = 10 * US_PER_DAY;
+        let back = TimeSpec::parse("1h30m")?;
+        assert_eq!(back, TimeSpec::Back(90 * US_PER_MINUTE));
+        assert_eq!(back.against_data(Some(end))?, end - 90 * US_PER_MINUTE);
+        assert!(back.against_data(None).is_err());
+        assert_eq!(back.against_clock(end), end - 90 * US_PER_MINUTE);
+        let at = TimeSpec::parse("1970-01-02")?;
+        assert_eq!(at, TimeSpec::At(US_PER_DAY));
+        assert_eq!(at.against_data(None)?, US_PER_DAY);
+        assert_eq!(TimeSpec::parse("NOW")?.against_clock(end), end);
+        assert!(TimeSpec::Now.against_data(Some(end)).is_err());
+        assert!(TimeSpec::parse("2.5").is_err());
+        Ok(())
+    }
 
     #[test]
     fn parses_the_timestamp_shapes_dumps_use() {

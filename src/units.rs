@@ -165,8 +165,8 @@ pub fn decide(kind: Kind, unit: Unit, stats: &Stats) -> Decision {
 
 /// A share given on the command line (`--idle-below`): a fraction `0.01` or
 /// a percent `1%`, as `check` takes them. A bare number of 1 or more could be
-/// either (`1` meant as 1% would be 100%), so it is refused, naming `flag`.
-pub fn parse_share(flag: &str, text: &str) -> anyhow::Result<f64> {
+/// either (`1` meant as 1% would be 100%), so it is refused.
+pub fn parse_share(text: &str) -> anyhow::Result<f64> {
     let t = text.trim();
     let (value, percent) = match t.strip_suffix('%') {
         Some(p) => (p.trim().parse::<f64>(), true),
@@ -174,18 +174,18 @@ pub fn parse_share(flag: &str, text: &str) -> anyhow::Result<f64> {
     };
     let Ok(value) = value else {
         anyhow::bail!(
-            "{flag} '{text}' is not a share (expected a fraction like 0.01 or a percent like 1%)"
+            "'{text}' is not a share (expected a fraction like 0.01 or a percent like 1%)"
         );
     };
     if !percent && value >= 1.0 {
         anyhow::bail!(
-            "{flag} {text} is ambiguous: {text}% or {}%? Write {text}% for percent, or a fraction below 1 (0.01 = 1%)",
+            "{text} is ambiguous: {text}% or {}%? Write {text}% for percent, or a fraction below 1 (0.01 = 1%)",
             value * 100.0
         );
     }
     let share = if percent { value / 100.0 } else { value };
     if !(0.0..=1.0).contains(&share) {
-        anyhow::bail!("{flag} '{text}' is outside 0..1 (or 0%..100%)");
+        anyhow::bail!("'{text}' is outside 0..1 (or 0%..100%)");
     }
     Ok(share)
 }
@@ -250,24 +250,20 @@ mod tests {
 
     #[test]
     fn a_share_takes_check_units_and_refuses_a_bare_one() {
-        assert_eq!(parse_share("--idle-below", "0.01").ok(), Some(0.01));
-        assert_eq!(parse_share("--idle-below", "1%").ok(), Some(0.01));
-        assert_eq!(parse_share("--idle-below", "100%").ok(), Some(1.0));
+        assert_eq!(parse_share("0.01").ok(), Some(0.01));
+        assert_eq!(parse_share("1%").ok(), Some(0.01));
+        assert_eq!(parse_share("100%").ok(), Some(1.0));
         let e = |t: &str| {
-            parse_share("--idle-below", t)
+            parse_share(t)
                 .err()
                 .map(|e| e.to_string())
                 .unwrap_or_default()
         };
         assert_eq!(
             e("1"),
-            "--idle-below 1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"
+            "1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"
         );
-        assert!(
-            e("5").starts_with("--idle-below 5 is ambiguous"),
-            "{}",
-            e("5")
-        );
+        assert!(e("5").starts_with("5 is ambiguous"), "{}", e("5"));
         assert!(e("150%").contains("outside 0..1"));
         assert!(e("x").contains("not a share"));
     }

@@ -584,6 +584,24 @@ fn sample_options_on_reports_are_refused() -> anyhow::Result<()> {
     let out = check(&[CUR_JSON, "--min", "active=0.4", "--idle-below", "5%"])?;
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--idle-below"));
+    // "given" is clap's value source, not a value unlike the default: the
+    // default spelled out, or any audit flag (--want), is refused too;
+    // --threads changes no figure and passes
+    for (flag, value) in [
+        ("--idle-below", "0.01"),
+        ("--want", "4"),
+        ("--min-window", "24h"),
+    ] {
+        let out = check(&[CUR_JSON, "--min", "active=0.4", flag, value])?;
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        assert!(
+            text(&out.stderr).contains(&format!("{flag} applies to raw samples")),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let out = check(&[CUR_JSON, "--min", "active=0.4", "--threads", "2"])?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // With samples on one side the options apply there.
     let (code, doc) = check_json(&[
         CUR_CSV,

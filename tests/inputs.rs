@@ -37,6 +37,23 @@ fn refused_in(cwd: &str, args: &[&str]) -> anyhow::Result<String> {
     Ok(stderr)
 }
 
+/// A value clap's parser refused (the project's own parser behind it): exit 2,
+/// clap's one line naming the flag, then what was expected.
+fn refused_at_the_door(args: &[&str]) -> anyhow::Result<String> {
+    let out = gpuaudit()?
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("report")
+        .args(args)
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    anyhow::ensure!(out.status.code() == Some(2), "report {args:?}: {stderr}");
+    anyhow::ensure!(
+        stderr.starts_with("error: invalid value "),
+        "clap's error: {stderr}"
+    );
+    Ok(stderr)
+}
+
 /// The awkward fleet, computed by hand: g0 held at 50% device activity, g1
 /// unallocated, 4 samples 10 min apart each: 40 min each observed, 2/3 h
 /// held, 1/3 h active, active ratio 0.5.
@@ -306,7 +323,7 @@ fn negative_numbers_reach_the_flags_own_check() -> anyhow::Result<()> {
         e.contains("--price -1: expected a price in USD per GPU-hour >= 0"),
         "{e}"
     );
-    let e = refused(&[&base, "--idle-below", "-5%"])?;
+    let e = refused_at_the_door(&[&base, "--idle-below", "-5%"])?;
     assert!(e.contains("-5%"), "{e}");
     Ok(())
 }
@@ -995,9 +1012,9 @@ fn one_out_of_range_value_is_invalid_alone_never_the_columns_unit() -> anyhow::R
 /// `--idle-below` takes check's units; a bare number of 1 or more is refused.
 #[test]
 fn idle_below_takes_a_fraction_or_a_percent_never_a_bare_one() -> anyhow::Result<()> {
-    let e = refused(&[&awkward("baseline.csv"), "--idle-below", "1"])?;
+    let e = refused_at_the_door(&[&awkward("baseline.csv"), "--idle-below", "1"])?;
     assert!(
-        e.contains("--idle-below 1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"),
+        e.contains("invalid value '1' for '--idle-below <FRACTION>': 1 is ambiguous: 1% or 100%? Write 1% for percent, or a fraction below 1 (0.01 = 1%)"),
         "{e}"
     );
     let pct = report_json(&[&awkward("baseline.csv"), "--idle-below", "60%"])?;

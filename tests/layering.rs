@@ -1,7 +1,8 @@
 //! Nothing below `cmd/` reaches up: every file of src/ outside the command
 //! line (`cli/`, `cmd/`, `cli.rs`, `main.rs`) never names `crate::cli`
 //! (clap's types) or `crate::cmd`, nor clap itself: `cmd/` turns arguments
-//! into plain options once, and domain types stay free of clap.
+//! into plain options once, and domain types stay free of clap. Nor does
+//! any read gpuaudit's environment or write any (cmd/env.rs reads it once).
 use std::path::{Path, PathBuf};
 
 /// The files that may name the command line and clap, relative to src/.
@@ -122,6 +123,41 @@ fn nothing_below_cmd_imports_cli_or_cmd() -> std::io::Result<()> {
             let text = std::fs::read_to_string(f).ok()?;
             let up = upward_imports(&text);
             (!up.is_empty()).then(|| format!("{}: {}", f.display(), up.join(", ")))
+        })
+        .collect();
+    assert!(offenders.is_empty(), "{offenders:#?}");
+    Ok(())
+}
+
+/// Where a source text reads gpuaudit's (or polars') environment, or writes
+/// any, comments aside: cmd/env.rs reads it once into option fields.
+fn env_uses(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.split("//").next().unwrap_or_default();
+            (code.contains("env::var")
+                && (code.contains("\"GPUAUDIT_") || code.contains("\"POLARS_")))
+                || code.contains("env::set_var")
+                || code.contains("env::remove_var")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn the_check_sees_environment_reads_in_code() {
+    let planted = "let n = std::env::var(\"GPUAUDIT_SLICE_ROWS\");\n// std::env::var(\"GPUAUDIT_X\")\nlet c = std::env::var(\"COLUMNS\");\nunsafe { std::env::set_var(\"X\", \"1\") };";
+    assert_eq!(env_uses(planted), [1, 4]);
+}
+
+#[test]
+fn nothing_below_cmd_reads_the_environment() -> std::io::Result<()> {
+    let offenders: Vec<String> = below_cmd()?
+        .iter()
+        .filter_map(|f| {
+            let lines = env_uses(&std::fs::read_to_string(f).ok()?);
+            (!lines.is_empty()).then(|| format!("{}: lines {lines:?}", f.display()))
         })
         .collect();
     assert!(offenders.is_empty(), "{offenders:#?}");

@@ -259,7 +259,10 @@ fn insufficient_data_under_min_window_and_provisional_above_it() -> anyhow::Resu
         ])
         .output()?;
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr)?.contains("--own-cost: capex=USD and years=N"));
+    assert!(
+        String::from_utf8(out.stderr)?
+            .contains("invalid value 'capex=1' for '--own-cost <SPEC>': capex=USD and years=N")
+    );
     Ok(())
 }
 

@@ -169,7 +169,9 @@ fn threads_must_be_a_whole_number_of_at_least_one() -> anyhow::Result<()> {
         assert_eq!(out.status.code(), Some(2), "--threads {bad}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("--threads must be a whole number from 1 to 1024"),
+            err.contains(&format!(
+                "invalid value '{bad}' for '--threads <N>': must be a whole number from 1 to 1024"
+            )),
             "--threads {bad}: {err}"
         );
         assert!(!err.contains("panicked"), "{err}");

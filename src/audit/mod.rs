@@ -111,7 +111,7 @@ impl AuditConfig {
     }
 }
 
-pub(crate) const DEFAULT_SNAPSHOT_US: i64 = 3_600 * interval::TICKS_PER_SECOND;
+pub const DEFAULT_SNAPSHOT_US: i64 = 3_600 * interval::TICKS_PER_SECOND;
 
 /// Which layers the input can show (an absent column gives a null layer, not 0).
 /// (`useful` needs a jobs file: see [`engine::Engine::with_job_mfu`].)

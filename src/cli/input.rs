@@ -39,8 +39,8 @@ pub struct InputArgs {
 
     /// Time for samples without a timestamp (a scrape without timestamps, an
     /// nvidia-smi snapshot). Default: the file's modification time.
-    #[arg(long, value_name = "TIME")]
-    pub at: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = super::absolute_time_arg)]
+    pub at: Option<i64>,
 
     /// Scrape / Prometheus label that names the job. Default: the workload's
     /// pod (exported_pod, or pod when it is not the exporter's own), else hpc_job.
@@ -57,8 +57,8 @@ pub struct InputArgs {
     /// 5s), or two exporters scraping one GPU (every input; default 0: only
     /// the same instant).
     #[arg(long, value_name = "DURATION",
-        value_parser = super::duration_arg)]
-    pub align: Option<String>,
+        value_parser = super::duration_us_arg)]
+    pub align: Option<i64>,
 
     /// Column names of an nvidia-smi log written with `noheader`, in order,
     /// e.g. timestamp,index,uuid,utilization.gpu,memory.used

@@ -22,12 +22,12 @@ pub struct PrometheusArgs {
     #[arg(
         long,
         value_name = "DURATION",
-        value_parser = super::duration_arg,
+        value_parser = super::positive_duration_us_arg,
         default_value = "30s",
         requires = "prometheus",
         help_heading = "Live Prometheus"
     )]
-    pub step: String,
+    pub step: i64,
 
     /// Narrow the series with label matchers, e.g. '{cluster="a"}'.
     #[arg(
@@ -82,11 +82,11 @@ pub struct PrometheusArgs {
     #[arg(
         long,
         value_name = "DURATION",
-        value_parser = super::duration_arg,
+        value_parser = super::positive_duration_us_arg,
         default_value = "2m",
         help_heading = "Live Prometheus"
     )]
-    pub prom_timeout: String,
+    pub prom_timeout: i64,
 
     /// Retries of a request that failed to connect, was cut off mid-answer or got
     /// 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured).
@@ -113,10 +113,11 @@ pub struct PrometheusArgs {
         long,
         value_name = "N",
         default_value = "4",
+        value_parser = super::whole_number_arg::<64>,
         allow_hyphen_values = true,
         help_heading = "Live Prometheus"
     )]
-    pub prom_concurrency: String,
+    pub prom_concurrency: usize,
 
     /// Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server
     /// spends CPU on it) or plain (faster on the same host or a fast network).

@@ -47,33 +47,34 @@ pub struct SqlArgs {
     pub schema: SchemaArg,
 
     /// Keep samples at or after this time (RFC 3339 or a date; a span needs the data's end: not here).
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = super::time_arg)]
+    pub since: Option<crate::timeparse::TimeSpec>,
 
     /// Keep samples before this time (RFC 3339 or a date).
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = super::time_arg)]
+    pub until: Option<crate::timeparse::TimeSpec>,
 
     /// A gap longer than this is unobserved [default: 3 x the GPU's median sample step].
-    #[arg(long, value_name = "DURATION", value_parser = super::duration_arg)]
-    pub max_gap: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = super::positive_duration_us_arg)]
+    pub max_gap: Option<i64>,
 
     /// What a single-sample GPU's sample stands for [default: 1h, or the fleet's step in a series].
-    #[arg(long, value_name = "DURATION", value_parser = super::duration_arg)]
-    pub interval: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = super::positive_duration_us_arg)]
+    pub interval: Option<i64>,
 
     /// A held GPU is idle when device activity is below this fraction (0..1) or percent (1%).
     #[arg(
         long,
         value_name = "FRACTION",
         default_value = "0.01",
+        value_parser = super::share_arg,
         allow_hyphen_values = true
     )]
-    pub idle_below: String,
+    pub idle_below: f64,
 
     /// Without a held or job column, a GPU using more memory than this is held.
-    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
-    pub held_mem: String,
+    #[arg(long, value_name = "SIZE", value_parser = super::size_arg, default_value = "1GiB")]
+    pub held_mem: u64,
 
     /// Treat every sample as held when the table has no held, job or memory column.
     #[arg(long)]
@@ -85,8 +86,8 @@ pub struct SqlArgs {
 
     /// Timeline bucket (e.g. 1h): the answer carries the sums per bucket too, and
     /// report --partials renders the timeline and the purchase answer from them.
-    #[arg(long, value_name = "DURATION", value_parser = super::duration_arg)]
-    pub bucket: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = super::positive_duration_us_arg)]
+    pub bucket: Option<i64>,
 
     /// Write the query to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]

@@ -6,18 +6,27 @@ use crate::cli::InputArgs;
 use crate::cli::check::{CheckArgs, CheckFormat};
 use crate::error::{Findings, emit};
 use crate::render::check::{CheckView, RunSource};
+use crate::render::diagnostics::{Diagnostic, Diagnostics};
 use crate::render::table::TableOptions;
 use anyhow::{Context, Result, bail};
-use clap::Parser;
-use std::io::Write;
+use clap::Args;
 use std::path::Path;
 
-pub fn run(args: CheckArgs) -> Result<u8> {
+/// `matches`: clap's answer for `check`, which says which flags were given
+/// (not defaulted).
+pub fn run(
+    args: CheckArgs,
+    matches: Option<&clap::ArgMatches>,
+    said: &mut Diagnostics,
+) -> Result<u8> {
+    let given = |id: &str| {
+        matches.is_some_and(|m| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    };
     let width = TableOptions::detect(0).width;
     if args.list_metrics {
         return emit(&crate::render::check::metric_list(width), Ok(0));
     }
-    match check(&args, width) {
+    match check(&args, &given, width, said) {
         Ok((text, verdict)) => emit(&text, verdict),
         // A check that cannot run still leaves a CI page something to show.
         Err(err) => match args.format {
@@ -36,7 +45,12 @@ pub fn run(args: CheckArgs) -> Result<u8> {
 
 /// Run the rules: the rendered result and the exit it decides (decided before
 /// anything is written, so a closed stdout cannot turn a failure into a pass).
-fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
+fn check(
+    args: &CheckArgs,
+    given: &dyn Fn(&str) -> bool,
+    width: u16,
+    said: &mut Diagnostics,
+) -> Result<(String, Result<u8>)> {
     let rules = collect_rules(args)?;
     if rules.is_empty() {
         bail!("no rules to check: give --min, --max, --max-drop, --max-rise or --rules FILE");
@@ -77,7 +91,7 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
     };
     let all_reports =
         current_src.kind == "report" && baseline.as_ref().is_none_or(|(_, s)| s.kind == "report");
-    if all_reports && let Some(flag) = sample_options(args).first() {
+    if all_reports && let Some(flag) = sample_options(given).first() {
         bail!(
             "{flag} applies to raw samples, but every input is a report already audited; give it to `gpuaudit report`, or check the samples"
         );
@@ -119,17 +133,10 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
     };
     // On stderr too: a CI log shows them even when stdout goes to a file.
     for c in &caveats {
-        let word = if args.strict {
-            "error (--strict)"
-        } else {
-            "warning"
-        };
-        // not eprintln!: a closed stderr must not become a panic
-        let _ = writeln!(
-            std::io::stderr(),
-            "gpuaudit: {word}: {}",
-            crate::render::check::caveat_text(c)
-        );
+        said.push(Diagnostic::CheckCaveat {
+            message: crate::render::check::caveat_text(c),
+            strict: args.strict,
+        });
     }
 
     let view = CheckView {
@@ -153,10 +160,7 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
         // Only reached with --allow-missing (else a null metric is an error
         // above): the user allowed skipping, so it passes, saying so on
         // stderr too, where a CI log shows it.
-        let _ = writeln!(
-            std::io::stderr(),
-            "gpuaudit: nothing was checked: every rule's metric is null and --allow-missing skipped it"
-        );
+        said.push(Diagnostic::NothingChecked);
         Ok(0)
     } else {
         Ok(0)
@@ -164,55 +168,21 @@ fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
     Ok((text, verdict))
 }
 
-/// The reading and audit options given, which a report document ignores
-/// (it was audited when it was written).
-fn sample_options(args: &CheckArgs) -> Vec<&'static str> {
-    let (a, i) = (&args.audit, &args.input);
-    // The defaults come from clap itself, so they cannot drift from cli/audit.rs.
-    let defaults = crate::cli::Cli::try_parse_from(["gpuaudit", "check", "-", "--min", "active=0"]);
-    let default_audit = match defaults.map(|c| c.command) {
-        Ok(crate::cli::Command::Check(c)) => Some(c.audit),
-        _ => None,
-    };
-    let mut given = Vec::new();
-    for (flag, set) in [
-        ("--since", a.since.is_some()),
-        ("--until", a.until.is_some()),
-        ("--max-gap", a.max_gap.is_some()),
-        ("--interval", a.interval.is_some()),
-        ("--price", a.price.is_some()),
-        ("--prices", a.prices.is_some()),
-        ("--no-builtin-prices", a.no_builtin_prices),
-        ("--assume-held", a.assume_held),
-        ("--by", a.by.is_some()),
-        ("--top", a.top.is_some()),
-        ("--jobs", a.jobs.is_some()),
-        (
-            "--idle-below",
-            default_audit
-                .as_ref()
-                .is_some_and(|d| d.idle_below != a.idle_below),
-        ),
-        (
-            "--min-idle",
-            default_audit
-                .as_ref()
-                .is_some_and(|d| d.min_idle != a.min_idle),
-        ),
-        (
-            "--held-mem",
-            default_audit
-                .as_ref()
-                .is_some_and(|d| d.held_mem != a.held_mem),
-        ),
-        ("--input-format", i.input_format.is_some()),
-        ("--map", !i.maps.is_empty()),
-    ] {
-        if set {
-            given.push(flag);
-        }
-    }
-    given
+/// The reading and audit options given on the command line, which a report
+/// document ignores (it was audited when it was written). Every audit flag
+/// counts, from clap's own definition, so a new one needs no line here;
+/// `--threads` changes no figure.
+fn sample_options(given: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let audit = crate::cli::AuditArgs::augment_args(clap::Command::new("audit"));
+    let input = [("input_format", "input-format"), ("maps", "map")];
+    audit
+        .get_arguments()
+        .filter(|a| a.get_id() != "threads")
+        .filter_map(|a| Some((a.get_id().as_str(), a.get_long()?)))
+        .chain(input)
+        .filter(|(id, _)| given(id))
+        .map(|(_, long)| format!("--{long}"))
+        .collect()
 }
 
 /// Rules from the command line, then from --rules FILE.

@@ -1,14 +1,16 @@
 //! Turning shared clap arguments into plain options.
-use crate::audit::GroupBy;
+use super::env::Tuning;
+use crate::audit::diagnosis::LeakThresholds;
+use crate::audit::{AuditConfig, GroupBy};
+use crate::catalog::prices::PriceBook;
 use crate::cli::audit::GroupByArg;
 use crate::cli::{AuditArgs, InputArgs};
 use crate::pipeline::{AuditOptions, Origin, ReportRequest};
 use crate::samples::UserMap;
 use crate::source::{InputFormat, ReadOptions};
-use crate::timeparse::{parse_cli_time, parse_duration_us};
 use anyhow::{Context, Result, bail};
 
-pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
+pub fn read_options(input: &InputArgs, quiet: bool, tuning: &Tuning) -> Result<ReadOptions> {
     let maps = input
         .maps
         .iter()
@@ -30,22 +32,6 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
             })
         })
         .transpose()?;
-    let at = input
-        .at
-        .as_deref()
-        .map(|t| parse_cli_time(t, None))
-        .transpose()
-        .context("--at")?;
-    let align_us = match input.align.as_deref() {
-        Some(a) => {
-            let ms = parse_duration_us(a).context("--align")?;
-            if ms < 0 {
-                bail!("--align must not be negative");
-            }
-            Some(ms)
-        }
-        None => None,
-    };
     let columns = input
         .columns
         .as_ref()
@@ -54,61 +40,50 @@ pub fn read_options(input: &InputArgs, quiet: bool) -> Result<ReadOptions> {
         format,
         maps,
         quiet,
-        at,
+        at: input.at,
         job_label: input.job_label.clone(),
         team_label: input.team_label.clone(),
-        align_us,
+        align_us: input.align,
         columns,
         held_mem_bytes: None,
-        stream_text_above: stream_text_above()?,
+        stream_text_above: tuning.stream_text_above,
+        read_ahead: tuning.read_ahead,
+        slice_rows: tuning.slice_rows,
+        text_block_bytes: tuning.text_block_bytes,
     })
 }
 
-/// GPUAUDIT_STREAM_TEXT_ABOVE: the memory bound above which CSV/NDJSON
-/// inputs are streamed in blocks (a size: `64MiB`, `4MB`, `0`: always);
-/// read once here. Not a flag: tuning and tests.
-fn stream_text_above() -> Result<Option<u64>> {
-    let Ok(text) = std::env::var("GPUAUDIT_STREAM_TEXT_ABOVE") else {
-        return Ok(None);
-    };
-    crate::timeparse::parse_size_bytes(&text)
-        .map(Some)
-        .with_context(|| {
-            format!("GPUAUDIT_STREAM_TEXT_ABOVE={text:?}: expected a size such as 64MiB")
-        })
-}
-
-/// The audit's flags as plain options (parsed by the pipeline once the
-/// data's end is known).
-pub fn audit_options(args: &AuditArgs) -> AuditOptions {
-    AuditOptions {
-        since: args.since.clone(),
-        until: args.until.clone(),
-        max_gap: args.max_gap.clone(),
-        interval: args.interval.clone(),
-        idle_below: args.idle_below.clone(),
-        min_idle: args.min_idle.clone(),
-        held_mem: args.held_mem.clone(),
-        assume_held: args.assume_held,
-        price: args.price,
-        prices: args.prices.clone(),
-        no_builtin_prices: args.no_builtin_prices,
-        by: args.by.map(group_by),
-        top: args.top,
-        bucket: args.bucket.clone(),
-        leak_thresholds: args.leak_thresholds.clone(),
-        want: args.want,
-        queue: args.queue.clone(),
-        queue_tz: args.queue_tz.clone(),
-        min_window: args.min_window.clone(),
-        own_cost: args.own_cost.clone(),
-        jobs: args.jobs.clone(),
-        // validated (exit 2) when the command started: see cmd::run
-        threads: args
-            .threads
-            .as_deref()
-            .and_then(|t| crate::pipeline::parse_threads(t).ok()),
+/// The audit's flags as typed options: its configuration whole (prices and
+/// queues read), only --since/--until left for the data's end.
+pub fn audit_options(args: &AuditArgs) -> Result<AuditOptions> {
+    let prices = PriceBook::new(args.price, args.prices.as_deref(), !args.no_builtin_prices)?;
+    let mut cfg = AuditConfig::new(prices);
+    cfg.max_gap_us = args.max_gap;
+    cfg.interval_us = args.interval;
+    cfg.idle_below = args.idle_below;
+    cfg.min_idle_us = args.min_idle;
+    cfg.held_mem_bytes = args.held_mem;
+    cfg.assume_held = args.assume_held;
+    cfg.by = args.by.map(group_by);
+    cfg.top = args.top;
+    cfg.bucket_us = args.bucket;
+    if let Some(path) = &args.leak_thresholds {
+        cfg.leak_thresholds = LeakThresholds::from_file(path).context("--leak-thresholds")?;
     }
+    cfg.want = args.want;
+    let zone = args.queue_tz.unwrap_or(chrono::Offset::fix(&chrono::Utc));
+    cfg.queue = crate::source::queue::read_queues(&args.queue, zone)?;
+    cfg.min_window_hours = args.min_window as f64 / crate::audit::interval::TICKS_PER_HOUR;
+    cfg.own_cost = args.own_cost;
+    cfg.threads = args
+        .threads
+        .unwrap_or_else(crate::pipeline::default_threads);
+    Ok(AuditOptions {
+        config: cfg,
+        since: args.since,
+        until: args.until,
+        jobs: args.jobs.clone(),
+    })
 }
 
 /// `--by` as the audit's grouping.
@@ -124,25 +99,51 @@ pub fn group_by(b: GroupByArg) -> GroupBy {
 
 /// What `report` (and `check` on samples) reads and audits, as plain options.
 pub fn report_request(input: &InputArgs, audit: &AuditArgs, quiet: bool) -> Result<ReportRequest> {
+    let tuning = Tuning::from_env()?;
     let origin = match &input.live.prometheus {
         _ if input.partials.is_some() => {
-            Origin::Partials(input.partials.clone().unwrap_or_default())
+            let path = input.partials.clone().unwrap_or_default();
+            refuse_on_partials(audit, &path)?;
+            Origin::Partials(path)
         }
         Some(url) => {
             if !input.inputs.is_empty() {
                 bail!("give either input files or --prometheus, not both");
             }
-            Origin::Prometheus(super::prometheus::options(&input.live, url))
+            if input.live.pushdown && audit.jobs.is_some() {
+                bail!("--jobs needs each job's samples: it cannot be combined with --pushdown");
+            }
+            Origin::Prometheus(super::prometheus::options(&input.live, url, &tuning)?)
         }
         None => Origin::Files(input.inputs.clone()),
     };
-    let mut read = read_options(input, quiet)?;
-    read.held_mem_bytes =
-        Some(crate::timeparse::parse_size_bytes(&audit.held_mem).context("--held-mem")?);
+    let mut read = read_options(input, quiet, &tuning)?;
+    read.held_mem_bytes = Some(audit.held_mem);
     Ok(ReportRequest {
         origin,
         read,
-        audit: audit_options(audit),
+        audit: audit_options(audit)?,
         quiet,
     })
+}
+
+/// Partial sums were computed by the query: a flag that would change the
+/// window, weights, held or jobs is refused, naming where it belongs.
+fn refuse_on_partials(audit: &AuditArgs, path: &std::path::Path) -> Result<()> {
+    let given = [
+        ("--since", audit.since.is_some()),
+        ("--until", audit.until.is_some()),
+        ("--max-gap", audit.max_gap.is_some()),
+        ("--interval", audit.interval.is_some()),
+        ("--assume-held", audit.assume_held),
+        ("--jobs", audit.jobs.is_some()),
+        ("--bucket", audit.bucket.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
+        bail!(
+            "{flag} cannot change partial sums: give it to `gpuaudit sql`, which computed {}",
+            path.display()
+        );
+    }
+    Ok(())
 }

@@ -19,7 +19,7 @@ pub fn run(args: ConvertArgs) -> Result<u8> {
             args.output.display()
         );
     }
-    let read = read_options(&args.input, args.quiet)?;
+    let read = read_options(&args.input, args.quiet, &super::env::Tuning::from_env()?)?;
     crate::pipeline::convert(&args.input.inputs, &read, &args.output)?;
     Ok(0)
 }

@@ -1,13 +1,14 @@
 //! `gpuaudit demo`: write the synthetic fleet, in slices so any size fits in memory.
 use crate::cli::DemoArgs;
 use crate::demo::{DemoSpec, generate};
+use crate::render::diagnostics::{Diagnostic, Diagnostics};
 use crate::timeparse::{US_PER_DAY, US_PER_SECOND, parse_cli_time, parse_duration_us};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::fs::File;
 use std::path::Path;
 
-pub fn run(args: DemoArgs) -> Result<u8> {
+pub fn run(args: DemoArgs, said: &mut Diagnostics) -> Result<u8> {
     let interval_us = parse_duration_us(&args.interval).context("--interval")?;
     if interval_us < US_PER_SECOND {
         bail!("--interval must be at least 1s");
@@ -54,11 +55,12 @@ pub fn run(args: DemoArgs) -> Result<u8> {
             )?;
             day_start = day_end;
         }
-        eprintln!(
-            "wrote {rows} rows of a synthetic fleet ({} GPUs) under {}",
-            spec.total_gpus(),
-            args.out.display()
-        );
+        said.push(Diagnostic::DemoWritten {
+            rows,
+            gpus: spec.total_gpus(),
+            out: args.out.clone(),
+            partitioned: true,
+        });
         return Ok(0);
     }
     let ext = args
@@ -95,11 +97,12 @@ pub fn run(args: DemoArgs) -> Result<u8> {
             args.out.display()
         ),
     }
-    eprintln!(
-        "wrote {rows} rows of a synthetic fleet ({} GPUs) to {}",
-        spec.total_gpus(),
-        args.out.display()
-    );
+    said.push(Diagnostic::DemoWritten {
+        rows,
+        gpus: spec.total_gpus(),
+        out: args.out.clone(),
+        partitioned: false,
+    });
     Ok(0)
 }
 

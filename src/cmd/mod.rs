@@ -1,12 +1,15 @@
 //! One file per subcommand: each turns clap arguments into plain options,
 //! runs the computation and hands the result to a renderer.
 use crate::cli::{Cli, Command};
+/// What a run says on stderr beside its result; main.rs prints it.
+pub use crate::render::diagnostics::Diagnostics;
 use anyhow::Result;
 
 pub(crate) mod check;
 pub(crate) mod common;
 pub(crate) mod convert;
 pub(crate) mod demo;
+pub(crate) mod env;
 pub(crate) mod explain;
 pub(crate) mod format;
 pub(crate) mod mfu;
@@ -17,25 +20,27 @@ pub(crate) mod scan;
 pub(crate) mod sql;
 
 /// Run a parsed command line; the returned code is the process exit code.
-pub fn run(cli: Cli) -> Result<u8> {
+/// `matches`: clap's answer the `cli` came from (which flags were given, not
+/// defaulted); what the command has to say on stderr goes to `said`, which
+/// main.rs prints.
+pub fn run(cli: Cli, matches: &clap::ArgMatches, said: &mut Diagnostics) -> Result<u8> {
     let threads = match &cli.command {
-        Command::Report(c) => c.report.audit.threads.as_deref(),
-        Command::Check(c) => c.audit.threads.as_deref(),
-        Command::Scan(c) => c.audit.threads.as_deref(),
+        Command::Report(c) => c.report.audit.threads,
+        Command::Check(c) => c.audit.threads,
+        Command::Scan(c) => c.audit.threads,
         _ => None,
     };
-    if let Some(text) = threads {
-        let n = crate::pipeline::parse_threads(text)?;
-        crate::pipeline::limit_threads(n);
+    if let Some(n) = threads {
+        env::limit_polars_threads(n);
     }
     match cli.command {
-        Command::Report(args) => report::run(args),
+        Command::Report(args) => report::run(args, said),
         Command::Convert(args) => convert::run(args),
-        Command::Demo(args) => demo::run(args),
+        Command::Demo(args) => demo::run(args, said),
         Command::Mfu(args) => mfu::run(args),
         Command::Peaks(args) => peaks::run(args),
         Command::Scan(args) => scan::run(args),
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => check::run(args, matches.subcommand_matches("check"), said),
         Command::Explain(args) => explain::run(args),
         Command::Sql(args) => sql::run(args),
     }

@@ -3,9 +3,10 @@ use super::common::report_request;
 use crate::cli::{CsvTable, ReportArgs, ReportCommand, ReportFormat};
 use crate::output::write_stdout;
 use crate::render;
+use crate::render::diagnostics::{Diagnostic, Diagnostics};
 use anyhow::{Context, Result, bail};
 
-pub fn run(cmd: ReportCommand) -> Result<u8> {
+pub fn run(cmd: ReportCommand, said: &mut Diagnostics) -> Result<u8> {
     let (args, layout) = (&cmd.report, &cmd.layout);
     let format = super::format::report_format(args.format, args.output.as_deref())?;
     if layout.table != CsvTable::Layers && format != ReportFormat::Csv {
@@ -14,9 +15,7 @@ pub fn run(cmd: ReportCommand) -> Result<u8> {
     let report = crate::pipeline::report(&report_request(&args.input, &args.audit, args.quiet)?)?;
     if let (Some(rows), false) = (report.sources.text_rows_streamed, args.quiet) {
         // a big text export is read again on every report: say once how not to
-        eprintln!(
-            "gpuaudit: {rows} rows of CSV/NDJSON read in blocks; a parquet copy reads several times faster: gpuaudit convert INPUT... -o COPY.parquet"
-        );
+        said.push(Diagnostic::TextReadInBlocks { rows });
     }
     let top_default = args.audit.top.unwrap_or(10);
     if format == ReportFormat::Json {
@@ -64,31 +63,20 @@ fn csv_table(t: CsvTable) -> render::csv::Table {
     }
 }
 
-/// The thresholds the audit ran with, as given, so the HTML page stands alone.
+/// The thresholds the audit ran with, so the HTML page stands alone.
 fn html_options(args: &ReportArgs, title: Option<String>, top: usize) -> render::html::HtmlOptions {
     let a = &args.audit;
-    let or = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.to_string());
-    let settings = [
-        ("idle when device activity is below", a.idle_below.clone()),
-        ("idle episodes listed from", a.min_idle.clone()),
-        (
-            "max gap (longer is unobserved)",
-            or(&a.max_gap, "3 × the GPU's median sample step"),
-        ),
-        ("a single sample stands for", or(&a.interval, "1h")),
-        (
-            "held by memory (when that is the rule) above",
-            a.held_mem.clone(),
-        ),
-        ("since", or(&a.since, "first sample")),
-        ("until", or(&a.until, "end of the last sample")),
-    ];
     render::html::HtmlOptions {
         top,
         title,
-        settings: settings
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
+        settings: Some(render::html::AuditSettings {
+            idle_below: a.idle_below,
+            min_idle_us: a.min_idle,
+            max_gap_us: a.max_gap,
+            interval_us: a.interval,
+            held_mem_bytes: a.held_mem,
+            since: a.since,
+            until: a.until,
+        }),
     }
 }

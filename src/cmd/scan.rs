@@ -10,7 +10,7 @@ use crate::error::emit;
 use crate::pipeline::scan::{ScanEvents, ScanOptions, ScanOutcome, Scanned};
 use crate::render;
 use crate::source::live::bracket::exit_code;
-use crate::timeparse::{parse_duration_us, parse_size_bytes};
+use crate::timeparse::parse_duration_us;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
@@ -169,7 +169,7 @@ fn scan_options(args: &ScanArgs) -> Result<ScanOptions> {
     if nvml_timeout.is_zero() {
         bail!("--nvml-timeout {}: must be positive", args.nvml_timeout);
     }
-    let held_mem_bytes = parse_size_bytes(&args.audit.held_mem).context("--held-mem")?;
+    let held_mem_bytes = args.audit.held_mem;
     if let Some(out) = &args.out {
         let ext = out
             .extension()
@@ -197,7 +197,7 @@ fn scan_options(args: &ScanArgs) -> Result<ScanOptions> {
         require_nvml: args.require_nvml,
         out: args.out.clone(),
         held_mem_bytes,
-        audit: audit_options(&args.audit),
+        audit: audit_options(&args.audit)?,
         work: declared_work(&args.work)?.map(|w| (w, dtype)),
     })
 }

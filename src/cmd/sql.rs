@@ -1,5 +1,7 @@
 //! `gpuaudit sql`: the audit's plan rendered for a SQL engine; its answer is
 //! read back by `report --partials` (docs/semantics.md §14).
+use crate::audit::AuditConfig;
+use crate::catalog::prices::PriceBook;
 use crate::cli::sql::{DialectArg, SchemaArg, SqlArgs};
 use crate::output::write_stdout;
 use crate::pipeline::AuditOptions;
@@ -51,19 +53,19 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
             parse_columns(&DEFAULT_COLUMNS.map(str::to_string))?,
         ),
     };
+    let mut config = AuditConfig::new(PriceBook::new(None, None, false)?);
+    config.max_gap_us = args.max_gap;
+    config.interval_us = args.interval;
+    config.idle_below = args.idle_below;
+    config.held_mem_bytes = args.held_mem;
+    config.assume_held = args.assume_held;
+    config.by = args.by.map(super::common::group_by);
+    config.bucket_us = args.bucket;
     let opts = AuditOptions {
-        since: args.since.clone(),
-        until: args.until.clone(),
-        max_gap: args.max_gap.clone(),
-        interval: args.interval.clone(),
-        idle_below: args.idle_below.clone(),
-        min_idle: "30m".into(),
-        held_mem: args.held_mem.clone(),
-        assume_held: args.assume_held,
-        no_builtin_prices: true,
-        by: args.by.map(super::common::group_by),
-        bucket: args.bucket.clone(),
-        ..AuditOptions::default()
+        config,
+        since: args.since,
+        until: args.until,
+        jobs: None,
     };
     let cfg = crate::pipeline::audit_config(&opts, &|_| {
         bail!(

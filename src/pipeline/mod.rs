@@ -6,16 +6,15 @@
 pub(crate) mod progress;
 pub mod scan;
 
+use crate::audit::AuditConfig;
 use crate::audit::mfu::DeclaredJobs;
 use crate::audit::model::Report;
-use crate::audit::{AuditConfig, GroupBy};
-use crate::catalog::prices::PriceBook;
 use crate::samples::SampleTable;
 use crate::source::prometheus::http::{Auth, Client, ClientOptions};
 use crate::source::prometheus::live::{self as prometheus_live, LiveQuery};
 use crate::source::prometheus::pushdown as prometheus_pushdown;
 use crate::source::{Input, InputFormat, ReadOptions};
-use crate::timeparse::{is_relative, parse_cli_time, parse_duration_us, parse_size_bytes};
+use crate::timeparse::TimeSpec;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -40,63 +39,40 @@ pub enum Origin {
     Partials(PathBuf),
 }
 
-/// A live Prometheus and how to query it, as given.
+/// A live Prometheus and how to query it, typed.
 #[derive(Debug, Clone)]
 pub struct PrometheusOptions {
     pub url: String,
-    /// the evaluation step (a duration)
-    pub step: String,
+    /// the evaluation step, microseconds (positive)
+    pub step_us: i64,
     pub selector: Option<String>,
     pub hosts_per_query: usize,
-    /// requests in flight at once (a whole number, as given)
-    pub concurrency: String,
+    /// requests in flight at once (1..=64)
+    pub concurrency: usize,
     /// sum inside Prometheus instead of pulling every sample
     pub pushdown: bool,
-    /// read pending pods from kube-state-metrics on the server (`--prom-queue`)
+    /// read pending pods from kube-state-metrics on the server
     pub queue: bool,
-    pub token: Option<String>,
-    pub user: Option<String>,
-    pub password: Option<String>,
-    /// per-request timeout (a duration)
-    pub timeout: String,
+    pub auth: Auth,
+    /// per-request timeout (positive)
+    pub timeout: Duration,
     pub retries: u32,
     /// gzip or plain answers
     pub compression: crate::source::prometheus::http::Compression,
+    /// a file every request is appended to (tests and tuning; None: no trace)
+    pub trace: Option<PathBuf>,
 }
 
-/// The audit's options as given on the command line (durations, sizes and
-/// times still text): they become an [`AuditConfig`] once the data's end is
-/// known, since a relative --since/--until counts back from it.
-#[derive(Debug, Clone, Default)]
+/// The audit's options, typed at the door: every setting in the audit's own
+/// configuration, but --since/--until, which wait for the data's end (a
+/// span counts back from it) and are resolved here, and the jobs file.
+#[derive(Debug, Clone)]
 pub struct AuditOptions {
-    pub since: Option<String>,
-    pub until: Option<String>,
-    pub max_gap: Option<String>,
-    pub interval: Option<String>,
-    pub idle_below: String,
-    pub min_idle: String,
-    pub held_mem: String,
-    pub assume_held: bool,
-    pub price: Option<f64>,
-    pub prices: Option<PathBuf>,
-    pub no_builtin_prices: bool,
-    pub by: Option<GroupBy>,
-    pub top: Option<usize>,
-    pub bucket: Option<String>,
-    pub leak_thresholds: Option<PathBuf>,
-    pub want: Option<u32>,
-    /// `--queue` files: scheduler queues whose waiting requests are demand
-    pub queue: Vec<PathBuf>,
-    /// the zone of sacct times printed without one (`--queue-tz`; None: UTC)
-    pub queue_tz: Option<String>,
-    /// `--min-window` (a duration; empty: 24 h)
-    pub min_window: String,
-    /// `--own-cost` as given
-    pub own_cost: Option<String>,
+    pub(crate) config: AuditConfig,
+    pub since: Option<TimeSpec>,
+    pub until: Option<TimeSpec>,
     /// a jobs file declaring each job's work (MFU, kinds)
     pub jobs: Option<PathBuf>,
-    /// audit workers (None: every core)
-    pub threads: Option<usize>,
 }
 
 /// The report for a request: the one choice of how it is computed.
@@ -137,23 +113,8 @@ pub fn report(req: &ReportRequest) -> Result<Report> {
 }
 
 /// The report from an engine's partial sums: the query decided the window,
-/// weights, held and idle; a flag that would change them here is refused.
+/// weights, held and idle (cmd/ refuses the options that would change them).
 fn partials_report(path: &Path, opts: &AuditOptions) -> Result<Report> {
-    let given = [
-        ("--since", opts.since.is_some()),
-        ("--until", opts.until.is_some()),
-        ("--max-gap", opts.max_gap.is_some()),
-        ("--interval", opts.interval.is_some()),
-        ("--assume-held", opts.assume_held),
-        ("--jobs", opts.jobs.is_some()),
-        ("--bucket", opts.bucket.is_some()),
-    ];
-    if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
-        bail!(
-            "{flag} cannot change partial sums: give it to `gpuaudit sql`, which computed {}",
-            path.display()
-        );
-    }
     let cfg = audit_config(opts, &|_| Ok(None))?;
     crate::source::partials::report(path, &cfg)
 }
@@ -181,8 +142,12 @@ fn streamed(
     jobs: Option<&DeclaredJobs>,
 ) -> Result<Option<Report>> {
     let forced_other = read.format.is_some_and(|f| f != InputFormat::Parquet);
-    let Some(stream) =
-        crate::source::stream::ParquetStream::open(inputs, &read.maps, forced_other)?
+    let Some(stream) = crate::source::stream::ParquetStream::open_sliced(
+        inputs,
+        &read.maps,
+        forced_other,
+        read.slice_rows,
+    )?
     else {
         return Ok(None);
     };
@@ -202,16 +167,12 @@ fn streamed(
     cfg.streamed = true;
     // Decoding the next slice while this one is audited keeps a second slice
     // alive: on by default only when no slice is over READ_AHEAD_MAX_SLICE_ROWS,
-    // so peak memory stays under 1 GiB. GPUAUDIT_READ_AHEAD=0/1 overrides the
+    // so peak memory stays under 1 GiB. `read.read_ahead` overrides the
     // choice (tuning and benchmarks).
-    let read_ahead = match std::env::var("GPUAUDIT_READ_AHEAD").as_deref() {
-        Ok("0") => false,
-        Ok("1") => true,
-        _ => {
-            cfg.threads > 1
-                && stream.largest_slice() <= crate::source::stream::READ_AHEAD_MAX_SLICE_ROWS
-        }
-    };
+    let read_ahead = read.read_ahead.unwrap_or_else(|| {
+        cfg.threads > 1
+            && stream.largest_slice() <= crate::source::stream::READ_AHEAD_MAX_SLICE_ROWS
+    });
     let stream = stream.with_read_ahead(read_ahead);
     let bytes = inputs
         .iter()
@@ -248,8 +209,12 @@ pub fn convert(specs: &[String], read: &ReadOptions, out: &Path) -> Result<u64> 
         read.format = None;
     }
     let forced_other = read.format.is_some_and(|f| f != InputFormat::Parquet);
-    let Some(stream) =
-        crate::source::stream::ParquetStream::open(&inputs, &read.maps, forced_other)?
+    let Some(stream) = crate::source::stream::ParquetStream::open_sliced(
+        &inputs,
+        &read.maps,
+        forced_other,
+        read.slice_rows,
+    )?
     else {
         let table = crate::source::load_inputs(&inputs, &read)?;
         crate::source::write::write_samples(&table.df, out)?;
@@ -297,39 +262,16 @@ fn needs_memory(e: &anyhow::Error) -> bool {
             .is_some()
 }
 
-/// The default window of a live query: the last 7 days.
-const DEFAULT_SINCE: &str = "7d";
-
-/// A live --since/--until: RFC 3339, a date, `now`, or a span back from NOW
-/// (unlike files, where a span counts back from the end of the data).
-fn live_time(text: &str, now_us: i64) -> Result<i64> {
-    if text.trim().eq_ignore_ascii_case("now") {
-        return Ok(now_us);
-    }
-    parse_cli_time(text, Some(now_us))
-}
+/// The default start of a live query's window: 7 days back from now.
+const DEFAULT_LIVE_SPAN_US: i64 = 7 * crate::timeparse::US_PER_DAY;
 
 fn client(p: &PrometheusOptions) -> Result<Client> {
-    let auth = match (&p.token, &p.user) {
-        (Some(_), Some(_)) => {
-            bail!("give either a bearer token (--prom-token) or basic auth (--prom-user), not both")
-        }
-        (Some(t), None) => Auth::Bearer(t.trim().to_string()),
-        (None, Some(u)) => Auth::Basic {
-            user: u.clone(),
-            password: p.password.clone().unwrap_or_default(),
-        },
-        (None, None) => Auth::None,
-    };
-    let timeout = parse_duration_us(&p.timeout).context("--prom-timeout")?;
-    if timeout <= 0 {
-        bail!("--prom-timeout must be positive");
-    }
     let opts = ClientOptions {
-        timeout: Duration::from_micros(timeout as u64),
+        timeout: p.timeout,
         retries: p.retries,
-        auth,
+        auth: p.auth.clone(),
         compression: p.compression,
+        trace: p.trace.clone(),
     };
     Client::new(&p.url, &opts)
 }
@@ -337,12 +279,18 @@ fn client(p: &PrometheusOptions) -> Result<Client> {
 /// A live Prometheus: the window from now, then the pulled audit or the pushdown.
 fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Report> {
     let now = chrono::Utc::now().timestamp_micros();
-    let until = live_time(req.audit.until.as_deref().unwrap_or("now"), now).context("--until")?;
-    let since =
-        live_time(req.audit.since.as_deref().unwrap_or(DEFAULT_SINCE), now).context("--since")?;
-    let step = parse_duration_us(&p.step).context("--step")?;
-    let mut q = LiveQuery::new(since, until, step, p.selector.as_deref(), p.hosts_per_query)?;
-    q.concurrency = parse_count("--prom-concurrency", &p.concurrency, 64)?;
+    let until = req.audit.until.unwrap_or(TimeSpec::Now).against_clock(now);
+    let since = (req.audit.since)
+        .unwrap_or(TimeSpec::Back(DEFAULT_LIVE_SPAN_US))
+        .against_clock(now);
+    let mut q = LiveQuery::new(
+        since,
+        until,
+        p.step_us,
+        p.selector.as_deref(),
+        p.hosts_per_query,
+    )?;
+    q.concurrency = p.concurrency;
     let mut client = client(p)?;
     let live_queue = if p.queue {
         let step = q.step_us;
@@ -359,9 +307,6 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
         ..req.audit.clone()
     };
     if p.pushdown {
-        if req.audit.jobs.is_some() {
-            bail!("--jobs needs each job's samples: it cannot be combined with --pushdown");
-        }
         let mut cfg = audit_config_for(&audit, &SampleTable::concat(Vec::new())?)?;
         cfg.since = Some(q.since_us);
         cfg.until = Some(q.until_us);
@@ -398,7 +343,7 @@ pub fn declared_jobs(file: Option<&Path>) -> Result<Option<DeclaredJobs>> {
     let Some(path) = file else { return Ok(None) };
     let file = crate::source::jobs::read_jobs(path)?;
     Ok(Some(DeclaredJobs {
-        label: format!("--jobs {}", path.display()),
+        label: path.display().to_string(),
         decls: file.declarations,
         kinds: file.kinds,
     }))
@@ -419,48 +364,25 @@ pub fn audit_config(
     opts: &AuditOptions,
     data_end: &dyn Fn(&AuditConfig) -> Result<Option<i64>>,
 ) -> Result<AuditConfig> {
-    let prices = PriceBook::new(opts.price, opts.prices.as_deref(), !opts.no_builtin_prices)?;
-    let mut cfg = AuditConfig::new(prices);
-    cfg.max_gap_us = positive_duration(opts.max_gap.as_deref(), "--max-gap")?;
-    cfg.interval_us = positive_duration(opts.interval.as_deref(), "--interval")?;
-    cfg.idle_below = crate::units::parse_share("--idle-below", &opts.idle_below)?;
-    cfg.min_idle_us = parse_duration_us(&opts.min_idle).context("--min-idle")?;
-    cfg.held_mem_bytes = parse_size_bytes(&opts.held_mem).context("--held-mem")?;
-    cfg.assume_held = opts.assume_held;
-    cfg.by = opts.by;
-    cfg.top = opts.top;
-    cfg.bucket_us = positive_duration(opts.bucket.as_deref(), "--bucket")?;
-    if let Some(path) = &opts.leak_thresholds {
-        cfg.leak_thresholds = crate::audit::diagnosis::LeakThresholds::from_file(path)
-            .context("--leak-thresholds")?;
-    }
-    cfg.want = opts.want;
-    let zone = crate::source::queue::parse_zone(opts.queue_tz.as_deref().unwrap_or("UTC"))?;
-    cfg.queue = crate::source::queue::read_queues(&opts.queue, zone)?;
-    if !opts.min_window.is_empty() {
-        let us = positive_duration(Some(&opts.min_window), "--min-window")?.unwrap_or(0);
-        cfg.min_window_hours = us as f64 / crate::audit::interval::TICKS_PER_HOUR;
-    }
-    cfg.own_cost = opts
-        .own_cost
-        .as_deref()
-        .map(crate::catalog::own_cost::OwnCost::parse)
-        .transpose()?;
-    cfg.threads = opts.threads.unwrap_or_else(default_threads);
+    let mut cfg = opts.config.clone();
     // spans count back from the window's end, which the weights set (max gap, interval)
-    let needs_anchor = opts.since.as_deref().is_some_and(is_relative)
-        || opts.until.as_deref().is_some_and(is_relative);
+    let needs_anchor = [opts.since, opts.until]
+        .iter()
+        .any(|t| t.is_some_and(TimeSpec::is_relative));
     let anchor = if needs_anchor { data_end(&cfg)? } else { None };
-    if let Some(s) = &opts.since {
-        cfg.since = Some(parse_cli_time(s, anchor).context("--since")?);
+    if let Some(s) = opts.since {
+        cfg.since = Some(
+            s.against_data(anchor)
+                .context("the window's start (since)")?,
+        );
     }
-    if let Some(u) = &opts.until {
-        cfg.until = Some(parse_cli_time(u, anchor).context("--until")?);
+    if let Some(u) = opts.until {
+        cfg.until = Some(u.against_data(anchor).context("the window's end (until)")?);
     }
     if let (Some(s), Some(u)) = (cfg.since, cfg.until)
         && s >= u
     {
-        bail!("--since must be before --until");
+        bail!("the window is empty: its start (since) must be before its end (until)");
     }
     Ok(cfg)
 }
@@ -468,35 +390,4 @@ pub fn audit_config(
 /// Every core the process may run on (1 when that cannot be told).
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// A `--threads` value: a whole number from 1 to 1024.
-pub fn parse_threads(text: &str) -> Result<usize> {
-    parse_count("--threads", text, 1024)
-}
-
-/// A count flag's value: a whole number from 1 to `max`.
-fn parse_count(flag: &str, text: &str, max: i64) -> Result<usize> {
-    match text.trim().parse::<i64>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n as usize),
-        _ => bail!("{flag} must be a whole number from 1 to {max}, got {text:?}"),
-    }
-}
-
-/// Sizes polars' own thread pool (the parquet decoder's) before anything
-/// uses it: with `--threads 1` the whole run is one thread.
-pub fn limit_threads(threads: usize) {
-    // SAFETY: called once from the command's entry, before any thread of
-    // this process starts (nothing else reads or writes the environment then).
-    unsafe { std::env::set_var("POLARS_MAX_THREADS", threads.to_string()) };
-}
-
-/// A duration flag that must be positive, when given.
-fn positive_duration(text: Option<&str>, flag: &str) -> Result<Option<i64>> {
-    let Some(t) = text else { return Ok(None) };
-    let ms = parse_duration_us(t).with_context(|| flag.to_string())?;
-    if ms <= 0 {
-        bail!("{flag} must be positive");
-    }
-    Ok(Some(ms))
 }

@@ -58,6 +58,16 @@ pub fn bar(fraction: Option<f64>, width: usize) -> String {
     s
 }
 
+/// A size as a flag takes it: whole GiB, MiB or KiB as such (`1GiB`), else bytes.
+pub fn size(bytes: u64) -> String {
+    for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
+            return format!("{}{name}", bytes / unit);
+        }
+    }
+    format!("{bytes}B")
+}
+
 pub fn bytes_gib(v: Option<u64>) -> String {
     v.map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64))
         .unwrap_or_else(|| "n/a".to_string())
@@ -169,6 +179,14 @@ pub fn showback_cells(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_reads_as_a_flag_takes_it() {
+        assert_eq!(size(1 << 30), "1GiB");
+        assert_eq!(size(512 << 20), "512MiB");
+        assert_eq!(size(1_000_000), "1000000B");
+        assert_eq!(size(0), "0B");
+    }
     #[test]
     fn formats() {
         assert_eq!(thousands(21504), "21,504");

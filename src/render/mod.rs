@@ -3,6 +3,7 @@ pub mod check;
 pub mod cost;
 pub mod csv;
 pub mod diagnosis;
+pub mod diagnostics;
 pub mod fmt;
 pub mod glossary;
 pub mod grid;

@@ -50,6 +50,13 @@ pub struct ReadOptions {
     /// CSV/NDJSON above this many bytes in all are streamed in blocks, not
     /// read whole (None: [`DEFAULT_STREAM_TEXT_ABOVE`])
     pub stream_text_above: Option<u64>,
+    /// decode the next parquet slice while one is audited (None: chosen by
+    /// the slices' size)
+    pub read_ahead: Option<bool>,
+    /// rows per parquet slice (None: [`stream::SLICE_ROWS`])
+    pub slice_rows: Option<usize>,
+    /// bytes of text parsed at once when spooled (None: the spool's block)
+    pub text_block_bytes: Option<usize>,
 }
 
 /// The memory bound for text inputs: a CSV read whole takes about three

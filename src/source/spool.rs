@@ -17,14 +17,10 @@ use std::sync::Arc;
 /// Bytes of text parsed at once: a block and its frame stay near 100 MB.
 const BLOCK_BYTES: usize = 32 << 20;
 
-/// The block size: GPUAUDIT_TEXT_BLOCK_BYTES sets a smaller one for tests
-/// (block edges inside a GPU's run); not a user-facing option.
-fn block_bytes() -> usize {
-    std::env::var("GPUAUDIT_TEXT_BLOCK_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(BLOCK_BYTES)
+/// The block size: `text_block_bytes` (GPUAUDIT_TEXT_BLOCK_BYTES, read in
+/// cmd/) sets a smaller one for tests (block edges inside a GPU's run).
+fn block_bytes(opts: &super::ReadOptions) -> usize {
+    opts.text_block_bytes.unwrap_or(BLOCK_BYTES)
 }
 
 /// Rows the schema is inferred from, as the in-memory reader infers it.
@@ -285,11 +281,17 @@ enum Typing {
 }
 
 /// Spools one CSV or NDJSON file (plain, gzip or zstd) to parquet.
-pub fn spool(name: &str, path: &Path, kind: TextKind, maps: &[UserMap]) -> Result<Spooled> {
-    match spool_typed(name, path, kind, maps, Typing::Inferred) {
+pub fn spool(
+    name: &str,
+    path: &Path,
+    kind: TextKind,
+    maps: &[UserMap],
+    block_len: usize,
+) -> Result<Spooled> {
+    match spool_typed(name, path, kind, maps, block_len, Typing::Inferred) {
         Err(e) if kind != TextKind::Ndjson && e.downcast_ref::<PolarsError>().is_some() => {
             // later rows break the inferred types: all text, normalisation counts
-            spool_typed(name, path, kind, maps, Typing::AllText)
+            spool_typed(name, path, kind, maps, block_len, Typing::AllText)
                 .map_err(|e| anyhow!("{name}: not a CSV file with a header row: {e}"))
         }
         Err(e) if e.downcast_ref::<PolarsError>().is_some() => Err(anyhow!(
@@ -305,6 +307,7 @@ fn spool_typed(
     path: &Path,
     kind: TextKind,
     maps: &[UserMap],
+    block_len: usize,
     typing: Typing,
 ) -> Result<Spooled> {
     let csv = matches!(kind, TextKind::Csv { .. });
@@ -338,7 +341,7 @@ fn spool_typed(
         .map_err(|e| anyhow!("{name}: {}", decode::short(&e.to_string())))?;
     // the rest of the first block goes back: blocks are block-sized from here
     let mut first = first;
-    if let (Some(cut), _) = last_record_end(&first[..first.len().min(block_bytes())], csv)
+    if let (Some(cut), _) = last_record_end(&first[..first.len().min(block_len)], csv)
         && cut < first.len()
     {
         let mut rest = first.split_off(cut);
@@ -376,7 +379,7 @@ fn spool_typed(
         kept_frame.rechunk_mut();
         rows += kept_frame.height() as u64;
         writer.write_batch(&kept_frame)?;
-        block = blocks.next(block_bytes(), 1)?;
+        block = blocks.next(block_len, 1)?;
     }
     if let Some(s) = shape {
         s.end()?;
@@ -503,7 +506,7 @@ pub fn spool_inputs(
     let (mut files, mut rows) = (Vec::new(), 0u64);
     for (i, path, kind) in texts {
         let name = &inputs[i].0;
-        let spooled = spool(name, &path, kind, &opts.maps)?;
+        let spooled = spool(name, &path, kind, &opts.maps, block_bytes(opts))?;
         rows += spooled.rows;
         out[i].1 = Input::File(spooled.file.path().to_path_buf());
         files.push(spooled.file);

@@ -740,6 +740,17 @@ impl ParquetStream {
         maps: &[UserMap],
         forced_other: bool,
     ) -> Result<Option<Self>> {
+        Self::open_sliced(inputs, maps, forced_other, None)
+    }
+
+    /// [`Self::open`] with `slice_rows` rows per slice (None: [`SLICE_ROWS`];
+    /// smaller in tests, slice edges inside a GPU's run, or for less memory).
+    pub fn open_sliced(
+        inputs: &[(String, Input)],
+        maps: &[UserMap],
+        forced_other: bool,
+        slice_rows: Option<usize>,
+    ) -> Result<Option<Self>> {
         if forced_other || inputs.is_empty() {
             return Ok(None);
         }
@@ -749,13 +760,7 @@ impl ParquetStream {
         let mut maps_seen = BTreeSet::new();
         let mut tally = std::collections::BTreeMap::new();
         present.insert(col::HOST);
-        // GPUAUDIT_SLICE_ROWS: smaller slices for tests (slice edges inside a
-        // GPU's run) or less memory; not a user-facing option
-        let slice_rows = std::env::var("GPUAUDIT_SLICE_ROWS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|n| *n > 0)
-            .unwrap_or(SLICE_ROWS);
+        let slice_rows = slice_rows.unwrap_or(SLICE_ROWS);
         for (name, input) in inputs {
             let path = match input {
                 Input::ParquetDir(p) => p.clone(),

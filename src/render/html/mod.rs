@@ -30,10 +30,60 @@ pub struct HtmlOptions {
     /// rows of the top-N tables (idle episodes, jobs); the embedded JSON keeps
     /// as many, so the file stays small on a large fleet
     pub top: usize,
-    /// the thresholds and options the audit ran with, as (name, value) lines
-    pub settings: Vec<(String, String)>,
+    /// the thresholds and options the audit ran with (None: not shown)
+    pub settings: Option<AuditSettings>,
     /// the page's heading and title (`--title`); a default when None
     pub title: Option<String>,
+}
+
+/// The thresholds the audit ran with, typed, so the page stands alone; the
+/// words are [`settings_rows`]'.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditSettings {
+    pub idle_below: f64,
+    pub min_idle_us: i64,
+    /// None: 3 × each GPU's median step
+    pub max_gap_us: Option<i64>,
+    /// None: the built-in snapshot weight (1 h)
+    pub interval_us: Option<i64>,
+    pub held_mem_bytes: u64,
+    pub since: Option<crate::timeparse::TimeSpec>,
+    pub until: Option<crate::timeparse::TimeSpec>,
+}
+
+/// The settings as (name, value) rows of the data-quality table.
+pub fn settings_rows(s: &AuditSettings) -> Vec<(&'static str, String)> {
+    use crate::timeparse::format_duration_us as duration;
+    let time = |t: Option<crate::timeparse::TimeSpec>, none: &str| match t {
+        None => none.to_string(),
+        Some(crate::timeparse::TimeSpec::At(us)) => crate::timeparse::format_time(us),
+        Some(crate::timeparse::TimeSpec::Now) => "now".to_string(),
+        Some(crate::timeparse::TimeSpec::Back(us)) => {
+            format!("{} back from the end", duration(us))
+        }
+    };
+    vec![
+        (
+            "idle when device activity is below",
+            s.idle_below.to_string(),
+        ),
+        ("idle episodes listed from", duration(s.min_idle_us)),
+        (
+            "max gap (longer is unobserved)",
+            s.max_gap_us
+                .map_or_else(|| "3 × the GPU's median sample step".to_string(), duration),
+        ),
+        (
+            "a single sample stands for",
+            duration(s.interval_us.unwrap_or(crate::audit::DEFAULT_SNAPSHOT_US)),
+        ),
+        (
+            "held by memory (when that is the rule) above",
+            crate::render::fmt::size(s.held_mem_bytes),
+        ),
+        ("since", time(s.since, "first sample")),
+        ("until", time(s.until, "end of the last sample")),
+    ]
 }
 
 /// The whole HTML document.
@@ -208,5 +258,32 @@ mod tests {
             None
         );
         assert!(!looks_like_html("{\"schema\": \"gpuaudit.report/1\"}"));
+    }
+
+    #[test]
+    fn the_settings_are_worded_from_typed_values() {
+        use crate::timeparse::{TimeSpec, US_PER_DAY, US_PER_MINUTE};
+        let rows = settings_rows(&AuditSettings {
+            idle_below: 0.05,
+            min_idle_us: 90 * US_PER_MINUTE,
+            max_gap_us: None,
+            interval_us: Some(15 * US_PER_MINUTE),
+            held_mem_bytes: 512 << 20,
+            since: Some(TimeSpec::Back(7 * US_PER_DAY)),
+            until: Some(TimeSpec::At(US_PER_DAY)),
+        });
+        let values: Vec<&str> = rows.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(
+            values,
+            [
+                "0.05",
+                "1h 30m",
+                "3 × the GPU's median sample step",
+                "15m",
+                "512MiB",
+                "7days back from the end",
+                "1970-01-02T00:00:00Z"
+            ]
+        );
     }
 }

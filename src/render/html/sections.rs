@@ -620,8 +620,10 @@ pub fn data_quality(out: &mut String, r: &Report, opts: &HtmlOptions) {
         "prices",
         crate::render::cost::price_source_text(&r.cost.price_source),
     );
-    for (k, v) in &opts.settings {
-        row(k, v.clone());
+    if let Some(s) = &opts.settings {
+        for (k, v) in super::settings_rows(s) {
+            row(k, v);
+        }
     }
     row("duplicates dropped", q.duplicates.to_string());
     let invalid = if q.invalid.is_empty() {

@@ -48,6 +48,8 @@ pub struct ClientOptions {
     pub retries: u32,
     pub auth: Auth,
     pub compression: Compression,
+    /// a file every request is appended to (GPUAUDIT_PROM_TRACE, read in cmd/)
+    pub trace: Option<std::path::PathBuf>,
 }
 
 /// The `Accept-Encoding` a client sends. Gzip is about a sixth of the bytes of
@@ -129,15 +131,15 @@ fn split_userinfo(url: &str) -> (String, Option<(String, String)>) {
     }
 }
 
-/// The request trace file GPUAUDIT_PROM_TRACE names (appended to), if any.
-fn trace_file() -> Result<Option<std::fs::File>> {
-    let Some(path) = std::env::var_os("GPUAUDIT_PROM_TRACE") else {
+/// The request trace file (GPUAUDIT_PROM_TRACE, appended to), if any.
+fn trace_file(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>> {
+    let Some(path) = path else {
         return Ok(None);
     };
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(&path)
+        .open(path)
         .with_context(|| {
             format!(
                 "GPUAUDIT_PROM_TRACE: cannot write {}",
@@ -183,7 +185,7 @@ impl Client {
             compression: opts.compression,
             warnings: Vec::new(),
             requests: 0,
-            trace: trace_file()?,
+            trace: trace_file(opts.trace.as_deref())?,
         })
     }
 
