@@ -36,6 +36,7 @@ pub fn run(args: CheckArgs) -> Result<u8> {
 
 /// Run the rules: the rendered result and the exit it decides (decided before
 /// anything is written, so a closed stdout cannot turn a failure into a pass).
+#[allow(clippy::too_many_lines)] // TODO(issue 34): split
 fn check(args: &CheckArgs, width: u16) -> Result<(String, Result<u8>)> {
     let rules = collect_rules(args)?;
     if rules.is_empty() {

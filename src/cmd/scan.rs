@@ -11,7 +11,7 @@ use crate::source::live::process_owner::ProcFs;
 use crate::source::live::{self as sampling, Hooks, Plan};
 use crate::timeparse::{parse_duration_us, parse_size_bytes};
 use anyhow::{Context, Result, anyhow, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use std::time::Duration;
 
 fn host_name() -> String {
@@ -24,26 +24,11 @@ fn host_name() -> String {
 }
 
 fn progress(quiet: bool, ticks: Option<usize>) -> ProgressBar {
-    let target = if quiet {
-        ProgressDrawTarget::hidden()
-    } else {
-        ProgressDrawTarget::stderr()
+    let template = match ticks {
+        Some(_) => "{spinner} sampling {pos}/{len} ticks [{elapsed}/{duration}]",
+        None => "{spinner} sampling: {pos} ticks [{elapsed}]",
     };
-    // indicatif hides itself when stderr is not a terminal.
-    let (bar, template) = match ticks {
-        Some(n) => (
-            ProgressBar::with_draw_target(Some(n as u64), target),
-            "{spinner} sampling {pos}/{len} ticks [{elapsed}/{duration}]",
-        ),
-        None => (
-            ProgressBar::with_draw_target(None, target),
-            "{spinner} sampling: {pos} ticks [{elapsed}]",
-        ),
-    };
-    bar.set_style(
-        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
+    crate::progress::bar(quiet, ticks.map(|n| n as u64), template)
 }
 
 fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {
@@ -87,6 +72,7 @@ fn run_unmonitored(argv: &[String], why: &anyhow::Error) -> Result<u8> {
     Ok(exit_code(status))
 }
 
+#[allow(clippy::too_many_lines)] // TODO(issue 34): split
 pub fn run(args: ScanArgs) -> Result<u8> {
     let interval_us = parse_duration_us(&args.sample_interval).context("--interval")?;
     if interval_us < 100_000 {

@@ -6,7 +6,7 @@ use super::Input;
 use crate::audit::ChunkSource;
 use crate::audit::model::{TimeBulk, Warning};
 use crate::samples::{Kind, Quality, Resolved, UserMap, col, normalize, resolve_columns};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use polars::prelude::*;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -781,14 +781,7 @@ impl ParquetStream {
             tally_file(&lf, &schema, &resolved, name, &slices, &mut tally)?;
             let text_metrics = text_metrics(&schema, &resolved);
             tally_text(&lf, &resolved, &text_metrics, name, &slices, &mut tally)?;
-            for needed in [col::TIME, col::GPU] {
-                if !resolved.iter().any(|r| r.canonical == needed) {
-                    bail!(
-                        "{name}: no {needed} column (found {}; use --map YOURS={needed})",
-                        super::files::preview(&columns)
-                    );
-                }
-            }
+            super::files::require_time_and_gpu(name, &columns, &resolved)?;
             parts.push(Part {
                 name: name.clone(),
                 path,
