@@ -1533,6 +1533,32 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
 mod tests {
     use super::*;
 
+    #[test]
+    fn missing_column_messages_list_the_alias_table() {
+        assert_eq!(
+            missing_column(col::GPU, Some("[a, b]")),
+            "no GPU id column (expected one of: uuid, gpu_uuid, gpu, gpu_id, index; found [a, b]; or --map YOURS=gpu)"
+        );
+        assert_eq!(
+            missing_column(col::TIME, None),
+            "no time column (expected one of: time, timestamp, ts, @timestamp; or --map YOURS=time)"
+        );
+        assert_eq!(
+            spellings(col::JOB, usize::MAX),
+            "job, job_id, exported_pod, pod, hpc_job"
+        );
+        // a metric's spellings come from the registry, cut where asked
+        assert_eq!(
+            spellings(col::MEM_USED_BYTES, 3),
+            "mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used [MiB], …"
+        );
+        // every spelling listed is one the reader resolves
+        for (alias, _) in aliases_of(col::GPU) {
+            let r = resolve_columns(&[alias.to_string()], &[]);
+            assert_eq!(r.first().map(|r| r.canonical), Some(col::GPU), "{alias}");
+        }
+    }
+
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
     }

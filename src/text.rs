@@ -88,17 +88,19 @@ mod tests {
         let s = "a".repeat(100) + &"b".repeat(100);
         let short = shorten_with(&s, 60, Mark::Count);
         assert!(short.chars().count() <= 60, "{short}");
-        // 60 - 28 (the widest mark, for 200) = 32 kept: 16 + 16
+        // the widest mark, " …(200 characters elided)… ", is 27 characters:
+        // 60 - 27 = 33 kept, 17 at the head and 16 at the tail, 167 elided
         assert_eq!(
             short,
             format!(
-                "{} …(168 characters elided)… {}",
-                "a".repeat(16),
+                "{} …(167 characters elided)… {}",
+                "a".repeat(17),
                 "b".repeat(16)
             )
         );
-        // a mark as wide as what it replaces is no shortening
-        assert_eq!(shorten_with(&s[..40], 39, Mark::Count), s[..40]);
+        // a mark (26 characters) wider than the text it would leave out is
+        // no shortening: the text stays as it is
+        assert_eq!(shorten_with(&s[..20], 10, Mark::Count), s[..20]);
     }
 
     #[test]

@@ -73,8 +73,9 @@ pub fn held_rule_from(
         bail!(
             "{}: cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column ({}) and no memory column ({}); add one, map one with --map, or pass --assume-held",
             crate::error::echo(&sources.join(", ")),
-            spellings(col::JOB, usize::MAX),
-            spellings(col::MEM_USED_BYTES, 3)
+            // the first few of each: the line stays within the error bound whole
+            spellings(col::JOB, 3),
+            spellings(col::MEM_USED_BYTES, 2)
         )
     }
 }
