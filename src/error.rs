@@ -169,7 +169,7 @@ fn elide_middle(text: &[char], excess: usize) -> Option<Vec<char>> {
         .max(KEEP_AT_LEAST + widest);
     let whole: String = text.iter().collect();
     let short = shorten_with(&whole, max, Mark::Count);
-    (short.len() < whole.len()).then(|| short.chars().collect())
+    (short != whole).then(|| short.chars().collect())
 }
 
 fn bounded_line(line: &str) -> String {
