@@ -260,6 +260,17 @@ pub(crate) fn emit(text: &str, decided: anyhow::Result<u8>) -> anyhow::Result<u8
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_span_two_characters_too_long_is_shortened() {
+        // 60 → 58 characters; the mark's two "…" make it 62 bytes: still shorter
+        let text: Vec<char> = "a".repeat(60).chars().collect();
+        let short = elide_middle(&text, 2).unwrap_or_default();
+        assert_eq!(short.len(), 58);
+        let short: String = short.into_iter().collect();
+        // the widest mark for 60 is 26 characters: 32 kept, 28 elided
+        assert!(short.contains(" …(28 characters elided)… "), "{short}");
+    }
+
     fn pipe() -> anyhow::Error {
         stdout_write_error(std::io::Error::from(ErrorKind::BrokenPipe))
     }
