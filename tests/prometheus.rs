@@ -561,7 +561,7 @@ fn live_prometheus_gives_the_file_reports_numbers() -> Result<()> {
         &[],
     )?;
     assert!(
-        e.contains("no DCGM series") && e.contains("cluster=\"nope\""),
+        e.contains("no DCGM or AMD exporter series") && e.contains("cluster=\"nope\""),
         "{e}"
     );
     let e = report_fails(
