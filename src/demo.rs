@@ -104,6 +104,59 @@ fn r4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
+/// A batch lane's sample: jobs of 2-10 h with 0-4 h of queue gap between them.
+fn batch_lane(out: &mut Sample, s: u64, lane: u64, hours: f64, noise: &dyn Fn(u64) -> f64) {
+    let mut t = 0.0;
+    let mut k = 0u64;
+    loop {
+        let gap = 4.0 * rand(s, lane, k, 91);
+        let len = 2.0 + 8.0 * rand(s, lane, k, 92);
+        if hours < t + gap {
+            break;
+        }
+        if hours < t + gap + len {
+            out.held = true;
+            out.job = Some(format!("batch-{}-{k}", lane));
+            out.user = Some(if k.is_multiple_of(2) { "carol" } else { "dave" });
+            out.team = Some("data");
+            out.mem_gib = 30.0 + 20.0 * rand(s, lane, k, 93);
+            out.device = clamp01(0.80 + 0.16 * noise(2));
+            out.sm = clamp01(0.55 + 0.10 * noise(3));
+            out.occ = clamp01(0.35 + 0.08 * noise(4));
+            out.tensor = clamp01(0.10 + 0.04 * noise(5));
+            out.dram = clamp01(0.45 + 0.10 * noise(6));
+            out.power = 300.0 + 60.0 * noise(7);
+            break;
+        }
+        t += gap + len;
+        k += 1;
+    }
+}
+
+/// A training gang's sample: busy, but for a hang and an exporter outage.
+fn training(out: &mut Sample, node: usize, hours: f64, noise: &dyn Fn(u64) -> f64) {
+    let gang = node / 5 * 2 + (node % 5);
+    out.held = true;
+    out.job = Some(format!("pretrain-{gang}"));
+    out.user = Some("alice");
+    out.team = Some("research");
+    out.mem_gib = 71.0 + 2.0 * noise(1);
+    // A hang on day 3: the gang waits on a collective for 3 h at 0%.
+    let hung = (60.0..63.0).contains(&hours);
+    // The node's exporter is down for 2 h on day 5: no samples at all.
+    out.missing = node % 5 == 1 && (100.0..102.0).contains(&hours);
+    if hung {
+        out.power = 90.0;
+    } else {
+        out.device = clamp01(0.95 + 0.06 * noise(2));
+        out.sm = clamp01(0.40 + 0.10 * noise(3));
+        out.occ = clamp01(0.22 + 0.06 * noise(4));
+        out.tensor = clamp01(0.20 + 0.06 * noise(5));
+        out.dram = clamp01(0.35 + 0.10 * noise(6));
+        out.power = 480.0 + 80.0 * noise(7);
+    }
+}
+
 fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
     let node = gpu / 8;
     let slot = gpu % 8;
@@ -127,28 +180,7 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
         missing: false,
     };
     match role {
-        Role::Training => {
-            let gang = node / 5 * 2 + (node % 5);
-            out.held = true;
-            out.job = Some(format!("pretrain-{gang}"));
-            out.user = Some("alice");
-            out.team = Some("research");
-            out.mem_gib = 71.0 + 2.0 * noise(1);
-            // A hang on day 3: the gang waits on a collective for 3 h at 0%.
-            let hung = (60.0..63.0).contains(&hours);
-            // The node's exporter is down for 2 h on day 5: no samples at all.
-            out.missing = node % 5 == 1 && (100.0..102.0).contains(&hours);
-            if hung {
-                out.power = 90.0;
-            } else {
-                out.device = clamp01(0.95 + 0.06 * noise(2));
-                out.sm = clamp01(0.40 + 0.10 * noise(3));
-                out.occ = clamp01(0.22 + 0.06 * noise(4));
-                out.tensor = clamp01(0.20 + 0.06 * noise(5));
-                out.dram = clamp01(0.35 + 0.10 * noise(6));
-                out.power = 480.0 + 80.0 * noise(7);
-            }
-        }
+        Role::Training => training(&mut out, node, hours, &noise),
         Role::Inference => {
             out.held = true;
             // Traffic follows the working day (peak 15:00 UTC); replica 7 is an
@@ -181,33 +213,7 @@ fn sample(spec: &DemoSpec, gpu: usize, tick: usize) -> Sample {
                 // Unallocated: owned, paid for, never scheduled.
                 out.power = 55.0;
             } else {
-                // Jobs of 2-10 h with 0-4 h of queue gap between them.
-                let lane = (node * 8 + slot) as u64;
-                let mut t = 0.0;
-                let mut k = 0u64;
-                loop {
-                    let gap = 4.0 * rand(s, lane, k, 91);
-                    let len = 2.0 + 8.0 * rand(s, lane, k, 92);
-                    if hours < t + gap {
-                        break;
-                    }
-                    if hours < t + gap + len {
-                        out.held = true;
-                        out.job = Some(format!("batch-{}-{k}", lane));
-                        out.user = Some(if k.is_multiple_of(2) { "carol" } else { "dave" });
-                        out.team = Some("data");
-                        out.mem_gib = 30.0 + 20.0 * rand(s, lane, k, 93);
-                        out.device = clamp01(0.80 + 0.16 * noise(2));
-                        out.sm = clamp01(0.55 + 0.10 * noise(3));
-                        out.occ = clamp01(0.35 + 0.08 * noise(4));
-                        out.tensor = clamp01(0.10 + 0.04 * noise(5));
-                        out.dram = clamp01(0.45 + 0.10 * noise(6));
-                        out.power = 300.0 + 60.0 * noise(7);
-                        break;
-                    }
-                    t += gap + len;
-                    k += 1;
-                }
+                batch_lane(&mut out, s, (node * 8 + slot) as u64, hours, &noise);
                 if !out.held {
                     out.power = 60.0;
                 }

@@ -3,6 +3,7 @@
 //! CMD` runs one. The code is decided before the output is written: a closed
 //! stdout (`gpuaudit check ... | head`) ends the output quietly but never turns
 //! a failure into a success.
+use crate::text::{Mark, shorten_with};
 use std::fmt;
 use std::io::ErrorKind;
 
@@ -161,23 +162,14 @@ fn pieces(line: &str) -> Vec<Piece> {
 /// The middle of `text` replaced by a marker counting what went, `excess`
 /// characters shorter when it can be (never under [`KEEP_AT_LEAST`] kept).
 fn elide_middle(text: &[char], excess: usize) -> Option<Vec<char>> {
-    let widest = format!(" …({} characters elided)… ", text.len())
-        .chars()
-        .count();
-    let keep = text
+    let widest = Mark::Count.widest(text.len());
+    let max = text
         .len()
-        .saturating_sub(excess + widest)
-        .max(KEEP_AT_LEAST);
-    if keep + widest >= text.len() {
-        return None;
-    }
-    let head = keep.div_ceil(2);
-    let tail = keep - head;
-    let marker = format!(" …({} characters elided)… ", text.len() - keep);
-    let mut out: Vec<char> = text[..head].to_vec();
-    out.extend(marker.chars());
-    out.extend_from_slice(&text[text.len() - tail..]);
-    Some(out)
+        .saturating_sub(excess)
+        .max(KEEP_AT_LEAST + widest);
+    let whole: String = text.iter().collect();
+    let short = shorten_with(&whole, max, Mark::Count);
+    (short != whole).then(|| short.chars().collect())
 }
 
 fn bounded_line(line: &str) -> String {
@@ -210,7 +202,7 @@ fn cut_between_words(line: &str) -> String {
     if n <= MAX_ERROR_LINE {
         return line.to_string();
     }
-    let widest = format!(" …({n} characters elided)… ").chars().count();
+    let widest = Mark::Count.widest(n);
     let keep = MAX_ERROR_LINE - widest;
     let mut tail_at = n - (keep - keep * 2 / 3);
     // the tail starts at a word, and before an open parenthesis it is in
@@ -247,7 +239,7 @@ fn cut_between_words(line: &str) -> String {
     }
     let start: String = chars[..head].iter().collect();
     let end: String = chars[tail_at..].iter().collect();
-    let marker = format!(" …({} characters elided)… ", tail_at - head);
+    let marker = Mark::Count.text(tail_at - head);
     format!("{}{marker}{}", start.trim_end(), end.trim_start())
 }
 
@@ -267,6 +259,17 @@ pub(crate) fn emit(text: &str, decided: anyhow::Result<u8>) -> anyhow::Result<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_two_characters_too_long_is_shortened() {
+        // 60 → 58 characters; the mark's two "…" make it 62 bytes: still shorter
+        let text: Vec<char> = "a".repeat(60).chars().collect();
+        let short = elide_middle(&text, 2).unwrap_or_default();
+        assert_eq!(short.len(), 58);
+        let short: String = short.into_iter().collect();
+        // the widest mark for 60 is 26 characters: 32 kept, 28 elided
+        assert!(short.contains(" …(28 characters elided)… "), "{short}");
+    }
 
     fn pipe() -> anyhow::Error {
         stdout_write_error(std::io::Error::from(ErrorKind::BrokenPipe))

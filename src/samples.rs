@@ -178,6 +178,39 @@ fn aliases_of(canonical: &str) -> impl Iterator<Item = (&'static str, Unit)> + '
         )
 }
 
+/// "no GPU id column (expected one of: uuid, gpu_uuid, gpu, gpu_id, index;
+/// found [...]; or --map YOURS=gpu)": every message about a missing column
+/// lists the spellings the alias table reads, in its priority order, so the
+/// message and the reader cannot drift apart. `found`: the file's columns.
+pub fn missing_column(canonical: &str, found: Option<&str>) -> String {
+    let noun = if canonical == col::GPU {
+        "GPU id"
+    } else {
+        canonical
+    };
+    let found = found.map(|f| format!("; found {f}")).unwrap_or_default();
+    format!(
+        "no {noun} column (expected one of: {}{found}; or --map YOURS={canonical})",
+        spellings(canonical, usize::MAX)
+    )
+}
+
+/// The first `at_most` source spellings of a canonical column from the alias
+/// table, in priority order, ", …" when there are more: "job, job_id, …".
+pub fn spellings(canonical: &str, at_most: usize) -> String {
+    let all: Vec<&str> = aliases_of(canonical).map(|(s, _)| s).collect();
+    let mut out = all
+        .iter()
+        .take(at_most)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if all.len() > at_most {
+        out.push_str(", …");
+    }
+    out
+}
+
 /// One user `--map SOURCE=CANONICAL[:percent|:mib]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserMap {
@@ -896,6 +929,95 @@ pub fn normalize(
     normalize_deciding(raw, resolved, origin).map(|(df, q, _)| (df, q))
 }
 
+/// The canonical time column of `src`: shared when already canonical, one
+/// vectorised cast from milliseconds, otherwise parsed value by value (naive
+/// times taken as UTC, noted).
+fn time_column(
+    src: Series,
+    name: &str,
+    r: &Resolved,
+    origin: &str,
+    quality: &mut Quality,
+) -> Result<Column> {
+    let what = || {
+        format!(
+            "{origin}: column '{}' ({name}): expected timestamps",
+            r.source
+        )
+    };
+    let canonical = src.dtype() == &dtype_of(Kind::Time);
+    let millis = matches!(src.dtype(), DataType::Datetime(TimeUnit::Milliseconds, _));
+    let whole = (canonical || millis) && src.null_count() == 0 && datetimes_in_range(&src);
+    if whole && canonical {
+        return Ok(src.with_name(name.into()).into_column());
+    }
+    // a millisecond datetime scales up exactly, in one vectorised cast
+    if whole {
+        return Ok(src
+            .cast(&DataType::Datetime(TimeUnit::Microseconds, None))
+            .and_then(|s| s.cast(&DataType::Int64))
+            .and_then(|s| s.cast(&dtype_of(Kind::Time)))
+            .map_err(anyhow::Error::from)
+            .with_context(what)?
+            .with_name(name.into())
+            .into_column());
+    }
+    let (us, naive) = to_time_us(&src, origin, &r.source)?;
+    if naive > 0 {
+        quality.notes.push(Note::NaiveTimesAsUtc {
+            column: column_name(r),
+            count: naive,
+        });
+    }
+    Ok(Series::new(name.into(), us)
+        .cast(&dtype_of(Kind::Time))
+        .map_err(anyhow::Error::from)
+        .with_context(what)?
+        .into_column())
+}
+
+/// A canonical label column of `src` (host: never null); a row whose GPU id
+/// is blank is marked in `keep` to be dropped.
+fn label_column(src: &Series, name: &str, keep: &mut [bool]) -> Result<Column> {
+    if src.dtype() == &DataType::String && (name != col::HOST || src.null_count() == 0) {
+        if name == col::GPU {
+            for (i, v) in src.str()?.iter().enumerate() {
+                if v.map(str::trim).unwrap_or("").is_empty() {
+                    keep[i] = false;
+                }
+            }
+        }
+        return Ok(src.clone().with_name(name.into()).into_column());
+    }
+    let values = to_labels(src)?;
+    Ok(if name == col::HOST {
+        let v: Vec<String> = values.into_iter().map(|v| v.unwrap_or_default()).collect();
+        Column::new(name.into(), v)
+    } else {
+        if name == col::GPU {
+            for (i, v) in values.iter().enumerate() {
+                if v.as_deref().map(str::trim).unwrap_or("").is_empty() {
+                    keep[i] = false;
+                }
+            }
+        }
+        Column::new(name.into(), values)
+    })
+}
+
+/// A canonical number column: bytes as whole numbers, the rest as read.
+fn number_column(name: &str, kind: Kind, values: Vec<Option<f64>>) -> Column {
+    if kind == Kind::Bytes {
+        let v: Vec<Option<u64>> = values
+            .into_iter()
+            .map(|v| v.map(|b| b.round() as u64))
+            .collect();
+        Column::new(name.into(), v)
+    } else {
+        Column::new(name.into(), values)
+    }
+}
+
 /// [`normalize`], keeping the fraction columns whose unit this frame's data
 /// decided as read (the whole input may decide otherwise: [`SampleTable::concat`]).
 pub fn normalize_deciding(
@@ -909,14 +1031,11 @@ pub fn normalize_deciding(
     let by_canonical: BTreeMap<&str, &Resolved> =
         resolved.iter().map(|r| (r.canonical, r)).collect();
 
-    by_canonical.get(col::TIME).with_context(|| {
-        format!(
-            "{origin}: no time column (expected one of: time, timestamp, ts; or --map YOURS=time)"
-        )
-    })?;
-    by_canonical.get(col::GPU).with_context(|| {
-        format!("{origin}: no GPU id column (expected one of: gpu, uuid, UUID, gpu_uuid, index; or --map YOURS=gpu)")
-    })?;
+    for needed in [col::TIME, col::GPU] {
+        by_canonical
+            .get(needed)
+            .with_context(|| format!("{origin}: {}", missing_column(needed, None)))?;
+    }
 
     let units = decide_units(raw, resolved, origin, &mut quality)?;
     let mut columns: Vec<Column> = Vec::new();
@@ -942,41 +1061,12 @@ pub fn normalize_deciding(
             )
         };
         let column = match kind {
-            // Fast paths: a column already in canonical form is shared, not copied
-            // (this is what keeps a 100M-row parquet scan cheap).
-            Kind::Time
-                if src.dtype() == &dtype_of(Kind::Time)
-                    && src.null_count() == 0
-                    && datetimes_in_range(&src) =>
-            {
-                src.with_name((*name).into()).into_column()
-            }
-            // a millisecond datetime scales up exactly, in one vectorised cast
-            Kind::Time
-                if matches!(src.dtype(), DataType::Datetime(TimeUnit::Milliseconds, _))
-                    && src.null_count() == 0
-                    && datetimes_in_range(&src) =>
-            {
-                src.cast(&DataType::Datetime(TimeUnit::Microseconds, None))
-                    .and_then(|s| s.cast(&DataType::Int64))
-                    .and_then(|s| s.cast(&dtype_of(Kind::Time)))
-                    .map_err(anyhow::Error::from)
-                    .with_context(|| what("timestamps"))?
-                    .with_name((*name).into())
-                    .into_column()
-            }
-            Kind::Label
-                if src.dtype() == &DataType::String
-                    && (*name != col::HOST || src.null_count() == 0) =>
-            {
-                if *name == col::GPU {
-                    for (i, v) in src.str()?.iter().enumerate() {
-                        if v.map(str::trim).unwrap_or("").is_empty() {
-                            keep[i] = false;
-                        }
-                    }
-                }
-                src.with_name((*name).into()).into_column()
+            // Fast paths (here and in time_column, label_column): a column already
+            // in canonical form is shared, not copied (this is what keeps a
+            // 100M-row parquet scan cheap).
+            Kind::Time => time_column(src, name, r, origin, &mut quality)?,
+            Kind::Label => {
+                label_column(&src, name, &mut keep).with_context(|| what("text labels"))?
             }
             Kind::Fraction | Kind::Watts
                 if src.dtype() == &DataType::Float64
@@ -989,37 +1079,6 @@ pub fn normalize_deciding(
             Kind::Bytes if src.dtype() == &DataType::UInt64 && unit.is_identity() => {
                 src.with_name((*name).into()).into_column()
             }
-            Kind::Time => {
-                let (us, naive) = to_time_us(&src, origin, &r.source)?;
-                if naive > 0 {
-                    quality.notes.push(Note::NaiveTimesAsUtc {
-                        column: column_name(r),
-                        count: naive,
-                    });
-                }
-                Series::new((*name).into(), us)
-                    .cast(&dtype_of(Kind::Time))
-                    .map_err(anyhow::Error::from)
-                    .with_context(|| what("timestamps"))?
-                    .into_column()
-            }
-            Kind::Label => {
-                let values = to_labels(&src).with_context(|| what("text labels"))?;
-                if *name == col::HOST {
-                    let v: Vec<String> =
-                        values.into_iter().map(|v| v.unwrap_or_default()).collect();
-                    Column::new((*name).into(), v)
-                } else if *name == col::GPU {
-                    for (i, v) in values.iter().enumerate() {
-                        if v.as_deref().map(str::trim).unwrap_or("").is_empty() {
-                            keep[i] = false;
-                        }
-                    }
-                    Column::new((*name).into(), values)
-                } else {
-                    Column::new((*name).into(), values)
-                }
-            }
             Kind::Held => {
                 let (values, bad) = to_held(&src);
                 quality.count_invalid(name, bad);
@@ -1030,15 +1089,7 @@ pub fn normalize_deciding(
                     to_numbers(&src, unit, *kind).with_context(|| what("numbers"))?;
                 quality.count_invalid(name, bad);
                 decided.extend(DecidedColumn::of(r, *kind, unit, &src, bad));
-                if *kind == Kind::Bytes {
-                    let v: Vec<Option<u64>> = values
-                        .into_iter()
-                        .map(|v| v.map(|b| b.round() as u64))
-                        .collect();
-                    Column::new((*name).into(), v)
-                } else {
-                    Column::new((*name).into(), values)
-                }
+                number_column(name, *kind, values)
             }
         };
         columns.push(column);
@@ -1481,6 +1532,32 @@ fn to_numbers(src: &Series, unit: Unit, kind: Kind) -> Result<(Vec<Option<f64>>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_column_messages_list_the_alias_table() {
+        assert_eq!(
+            missing_column(col::GPU, Some("[a, b]")),
+            "no GPU id column (expected one of: uuid, gpu_uuid, gpu, gpu_id, index; found [a, b]; or --map YOURS=gpu)"
+        );
+        assert_eq!(
+            missing_column(col::TIME, None),
+            "no time column (expected one of: time, timestamp, ts, @timestamp; or --map YOURS=time)"
+        );
+        assert_eq!(
+            spellings(col::JOB, usize::MAX),
+            "job, job_id, exported_pod, pod, hpc_job"
+        );
+        // a metric's spellings come from the registry, cut where asked
+        assert_eq!(
+            spellings(col::MEM_USED_BYTES, 3),
+            "mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used [MiB], …"
+        );
+        // every spelling listed is one the reader resolves
+        for (alias, _) in aliases_of(col::GPU) {
+            let r = resolve_columns(&[alias.to_string()], &[]);
+            assert_eq!(r.first().map(|r| r.canonical), Some(col::GPU), "{alias}");
+        }
+    }
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

@@ -64,6 +64,7 @@ pub fn parse_size_bytes(text: &str) -> Result<u64> {
 }
 
 /// A fraction `0.01` or a percent `1%`, into 0..1.
+#[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // fuzzed (feature fuzzing) and tested
 pub fn parse_fraction(text: &str) -> Result<f64> {
     let t = text.trim();
     let value = if let Some(p) = t.strip_suffix('%') {
@@ -152,6 +153,7 @@ impl TimeSpec {
 }
 
 /// Whether a command-line time is relative (needs the end of the data).
+#[cfg(any(test, feature = "fuzzing"))]
 pub fn is_relative(text: &str) -> bool {
     parse_timestamp_str(text).is_none() && parse_duration_us(text).is_ok()
 }

@@ -6,7 +6,7 @@ mod common;
 use common::{data, gpuaudit};
 use gpuaudit::error::MAX_ERROR_LINE;
 
-const HELD: &str = "cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held";
+const HELD: &str = "cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, job_id, exported_pod, …) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, …); add one, map one with --map, or pass --assume-held";
 
 fn stderr_of(args: &[&str]) -> anyhow::Result<String> {
     let out = gpuaudit()?.arg("report").args(args).output()?;

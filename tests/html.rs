@@ -4,6 +4,9 @@
 //! is installed, the page in a real headless browser with the network off:
 //! headline figures in the DOM equal the JSON's, no request leaves the
 //! file, no console message; a PDF and PNG screenshots under target/.
+// Tests may be long (one scenario, checked step by step): the 80-line limit is
+// for the code they test (clippy.toml).
+#![allow(clippy::too_many_lines)]
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;

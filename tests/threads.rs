@@ -349,6 +349,7 @@ fn report_with(
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // a test: one table of read paths, checked alike
 fn every_read_path_gives_every_figure_alike() -> anyhow::Result<()> {
     let f = EveryPathFleet::new()?;
     let dir = f.path("fleet");

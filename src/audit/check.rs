@@ -407,24 +407,10 @@ fn trim_number(v: f64) -> String {
 fn suggest(name: &str) -> Option<&'static str> {
     METRICS
         .iter()
-        .map(|m| (edit_distance(name, m.name), m.name))
+        .map(|m| (crate::text::edit_distance(name, m.name), m.name))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1201,6 +1201,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The folds' results as the parts of a report.
+    #[allow(clippy::too_many_lines)] // TODO(issue 34): split
     fn parts(
         &self,
         merged: &Merged,

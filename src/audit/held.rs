@@ -3,7 +3,7 @@
 //! (processes, memory) says for the sources that decide held themselves.
 use super::AuditConfig;
 use super::model::HeldBasis;
-use crate::samples::col;
+use crate::samples::{col, spellings};
 use anyhow::{Result, bail};
 
 /// A held column's words (any case, trimmed): true, and false; anything else
@@ -71,8 +71,11 @@ pub fn held_rule_from(
         Ok(HeldRule::Assumed)
     } else {
         bail!(
-            "{}: cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column (job, pod, hpc_job) and no memory column (mem_used_bytes, DCGM_FI_DEV_FB_USED, memory.used); add one, map one with --map, or pass --assume-held",
-            crate::error::echo(&sources.join(", "))
+            "{}: cannot tell which GPUs are held: the input has no 'held' column (true/false), no job column ({}) and no memory column ({}); add one, map one with --map, or pass --assume-held",
+            crate::error::echo(&sources.join(", ")),
+            // the first few of each: the line stays within the error bound whole
+            spellings(col::JOB, 3),
+            spellings(col::MEM_USED_BYTES, 2)
         )
     }
 }

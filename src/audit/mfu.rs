@@ -84,9 +84,8 @@ pub fn declared_mfu(
     decls: &[JobDeclaration],
 ) -> Result<JobMfu> {
     if !source.has(col::JOB) {
-        bail!(
-            "the samples have no job column (job, job_id, pod, exported_pod, hpc_job; or --map YOURS=job) to find each declared job's GPUs"
-        );
+        let missing = crate::samples::missing_column(col::JOB, None);
+        bail!("the samples have {missing} to find each declared job's GPUs");
     }
     let rule = held_rule_from(&|c| source.has(c), &source.sources(), cfg)?;
     let windowed = held_by_job(source, cfg, rule)?;

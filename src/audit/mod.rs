@@ -142,6 +142,7 @@ pub(crate) trait ChunkSource {
 /// The streaming audit: memory grows with GPUs, jobs and episodes, not rows.
 /// A jobs file adds passes over the chunks (each job's held time, for MFU)
 /// before the audit's own, so it streams too.
+#[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // fuzzed (feature fuzzing) and tested
 pub(crate) fn audit_chunks(source: &dyn ChunkSource, cfg: &AuditConfig) -> Result<Report> {
     audit_chunks_with_jobs(source, cfg, None)
 }

@@ -1,6 +1,7 @@
 //! How much time each sample stands for (docs/semantics.md §2).
 
 /// Weights of one GPU's samples (sorted by time, duplicates already removed).
+#[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // fuzzed (feature fuzzing) and tested
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuWeights {
     /// per sample, in ticks (µs)
@@ -74,6 +75,7 @@ pub fn cap_until(t: i64, w: i64, until: Option<i64>) -> i64 {
 
 /// weight = min(next - t, max_gap, until - t); the last sample min(step, max_gap, until - t);
 /// a single sample weighs `snapshot_us` (capped by until - t).
+#[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // fuzzed (feature fuzzing) and tested
 pub fn weights(
     times: &[i64],
     max_gap_opt: Option<i64>,

@@ -12,6 +12,7 @@
 //! A family name that several entries' spellings contain ("NVIDIA H100": PCIe,
 //! SXM or NVL?) is ambiguous and resolves to none of them.
 use super::{GPUS, Gpu, MigProfile};
+use crate::text::edit_distance;
 use std::sync::OnceLock;
 
 const VENDOR_WORDS: &[&str] = &[
@@ -179,21 +180,6 @@ fn resolve_partition(card: &[String], mode: &[String]) -> Resolved {
     }
 }
 
-/// Edit distance between two keys.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// The entries (of those `keep` accepts) closest to `name`, best first, by NVML name.
 pub fn closest(name: &str, n: usize, keep: &dyn Fn(&Gpu) -> bool) -> Vec<&'static str> {
     let wanted = words(name).concat();
@@ -210,7 +196,7 @@ pub fn closest(name: &str, n: usize, keep: &dyn Fn(&Gpu) -> bool) -> Vec<&'stati
             .any(|k| k.starts_with(wanted.as_str()) || wanted.starts_with(k.as_str()));
         let d = keys
             .iter()
-            .map(|k| distance(&wanted, k))
+            .map(|k| edit_distance(&wanted, k))
             .min()
             .unwrap_or(usize::MAX);
         best.push((!related, d, order, g.name));
@@ -224,7 +210,7 @@ pub fn closest_of(name: &str, names: &[&str], n: usize) -> Vec<String> {
     let wanted = key(name);
     let mut by: Vec<(usize, &str)> = names
         .iter()
-        .map(|m| (distance(&wanted, &key(m)), *m))
+        .map(|m| (edit_distance(&wanted, &key(m)), *m))
         .collect();
     by.sort();
     by.into_iter().take(n).map(|(_, m)| m.to_string()).collect()

@@ -8,6 +8,7 @@ use polars::prelude::*;
 use std::fs::File;
 use std::path::Path;
 
+#[allow(clippy::too_many_lines)] // TODO(issue 34): split
 pub fn run(args: DemoArgs, said: &mut Diagnostics) -> Result<u8> {
     let interval_us = parse_duration_us(&args.interval).context("--interval")?;
     if interval_us < US_PER_SECOND {

@@ -12,7 +12,7 @@ use crate::render;
 use crate::source::live::bracket::exit_code;
 use crate::timeparse::parse_duration_us;
 use anyhow::{Context, Result, anyhow, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use std::time::Duration;
 
 fn host_name() -> String {
@@ -25,26 +25,11 @@ fn host_name() -> String {
 }
 
 fn progress(quiet: bool, ticks: Option<usize>) -> ProgressBar {
-    let target = if quiet {
-        ProgressDrawTarget::hidden()
-    } else {
-        ProgressDrawTarget::stderr()
+    let template = match ticks {
+        Some(_) => "{spinner} sampling {pos}/{len} ticks [{elapsed}/{duration}]",
+        None => "{spinner} sampling: {pos} ticks [{elapsed}]",
     };
-    // indicatif hides itself when stderr is not a terminal.
-    let (bar, template) = match ticks {
-        Some(n) => (
-            ProgressBar::with_draw_target(Some(n as u64), target),
-            "{spinner} sampling {pos}/{len} ticks [{elapsed}/{duration}]",
-        ),
-        None => (
-            ProgressBar::with_draw_target(None, target),
-            "{spinner} sampling: {pos} ticks [{elapsed}]",
-        ),
-    };
-    bar.set_style(
-        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
+    crate::progress::bar(quiet, ticks.map(|n| n as u64), template)
 }
 
 fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {

@@ -3,7 +3,7 @@
 //! never into stdout, so JSON and pipes stay clean.
 use crate::audit::ChunkSource;
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use polars::prelude::DataFrame;
 use std::cell::Cell;
 
@@ -21,19 +21,11 @@ impl<'a> Progressed<'a> {
     pub fn new(inner: &'a dyn ChunkSource, quiet: bool, bytes: u64, passes: u8) -> Self {
         let rows = inner.rows_read();
         let total = u64::from(passes) * rows;
-        let bar = if quiet {
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden())
-        } else {
-            ProgressBar::new(total)
-        };
         let template = format!(
             "{{spinner}} auditing {{bar:30}} {{human_pos}}/{{human_len}} rows ({}) {{msg}} [{{elapsed}}, eta {{eta}}]",
             indicatif::HumanBytes(bytes)
         );
-        bar.set_style(
-            ProgressStyle::with_template(&template)
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
+        let bar = crate::progress::bar(quiet, Some(total), &template);
         Progressed {
             inner,
             bar,

@@ -77,7 +77,7 @@ pub fn bytes_gib(v: Option<u64>) -> String {
 /// an ellipsis ("GPU-16d1…90ab"), so two cards still read apart.
 pub fn short_gpu(id: &str) -> String {
     if id.starts_with("GPU-") && !id.contains('/') {
-        super::grid::ellipsize(id, 13)
+        crate::text::shorten(id, 13)
     } else {
         id.to_string()
     }

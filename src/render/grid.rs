@@ -4,6 +4,7 @@
 //! ellipsis in the middle and the least useful columns are dropped, in that
 //! order. Labels are cut before the table sees them, so a 10 MB job name costs
 //! one pass over its characters (comfy-table's wrapping is quadratic in it).
+use crate::text::shorten;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 
 /// Label columns start at this many characters and shrink to `MIN_LABEL` when narrow.
@@ -56,26 +57,6 @@ pub struct Grid {
     rows: Vec<Vec<String>>,
 }
 
-/// `s` in at most `max` characters: the head and the tail around a "…", so two
-/// ids that differ only at the end still differ. One pass over `s`.
-pub fn ellipsize(s: &str, max: usize) -> String {
-    let max = max.max(3);
-    let mut ends = s.char_indices().map(|(i, _)| i);
-    // byte offset of char `max`, if there is one: then `s` is too long
-    if ends.nth(max).is_none() {
-        return s.to_string();
-    }
-    let keep = max - 1;
-    let (head, tail) = (keep.div_ceil(2), keep / 2);
-    let head_end = s.char_indices().nth(head).map_or(s.len(), |(i, _)| i);
-    let tail_start = if tail == 0 {
-        s.len()
-    } else {
-        s.char_indices().rev().nth(tail - 1).map_or(0, |(i, _)| i)
-    };
-    format!("{}…{}", &s[..head_end], &s[tail_start..])
-}
-
 fn width_of(s: &str) -> usize {
     s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
 }
@@ -93,7 +74,7 @@ impl Grid {
         let cells = cells
             .into_iter()
             .zip(&self.columns)
-            .map(|(c, col)| if col.label { ellipsize(&c, LABEL) } else { c })
+            .map(|(c, col)| if col.label { shorten(&c, LABEL) } else { c })
             .collect();
         self.rows.push(cells);
     }
@@ -102,7 +83,7 @@ impl Grid {
     fn cell(&self, r: usize, c: usize, label_max: usize) -> String {
         let s = self.rows[r].get(c).map(String::as_str).unwrap_or("");
         if self.columns[c].label && label_max < LABEL {
-            ellipsize(s, label_max)
+            shorten(s, label_max)
         } else {
             s.to_string()
         }
@@ -214,16 +195,6 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ellipsis_in_the_middle_keeps_both_ends() {
-        assert_eq!(ellipsize("chat-serve-0", 28), "chat-serve-0");
-        assert_eq!(
-            ellipsize("GPU-16d14904-aaaa-bbbb-cccc-1234567890ab", 13),
-            "GPU-16…7890ab"
-        );
-        assert_eq!(ellipsize("ééééééé", 5), "éé…éé");
-    }
 
     #[test]
     fn narrow_drops_ranked_columns_and_never_wraps() {

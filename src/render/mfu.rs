@@ -82,7 +82,26 @@ pub fn calculation_table(c: &Calculation) -> String {
         tflops(c.peak_tflops_per_gpu),
         c.dtype
     ));
+    out.push_str(&figures_table(c));
+    out.push_str(&format!("\npeak source: {}\n", c.peak_source));
+    if let (Some("whole job"), Some(t), Some(g)) =
+        (c.tokens_per_sec_given, c.tokens_per_sec, c.gpus)
+        && c.mfu < 0.01
+        && g > 1
+    {
+        out.push_str(&format!(
+            "note: --tokens-per-sec is the whole job's rate over {} GPUs; if {} is one GPU's rate, give --tokens-per-sec-per-gpu (MFU {})\n",
+            thousands(g as i64),
+            count(t),
+            pct(Some(c.mfu * g as f64))
+        ));
+    }
+    out.push_str(&format!("\n{MFU_EXPLAINED}\n"));
+    out
+}
 
+/// The figures as a two-column table, the formula's terms in order.
+fn figures_table(c: &Calculation) -> String {
     let mut t = new_table(width());
     let mut row = |k: &str, v: String| {
         t.add_row(vec![
@@ -155,22 +174,7 @@ pub fn calculation_table(c: &Calculation) -> String {
             pct(Some(h)),
         );
     }
-    out.push_str(&t.to_string());
-    out.push_str(&format!("\npeak source: {}\n", c.peak_source));
-    if let (Some("whole job"), Some(t), Some(g)) =
-        (c.tokens_per_sec_given, c.tokens_per_sec, c.gpus)
-        && c.mfu < 0.01
-        && g > 1
-    {
-        out.push_str(&format!(
-            "note: --tokens-per-sec is the whole job's rate over {} GPUs; if {} is one GPU's rate, give --tokens-per-sec-per-gpu (MFU {})\n",
-            thousands(g as i64),
-            count(t),
-            pct(Some(c.mfu * g as f64))
-        ));
-    }
-    out.push_str(&format!("\n{MFU_EXPLAINED}\n"));
-    out
+    t.to_string()
 }
 
 fn recompute_name(r: Recompute) -> &'static str {

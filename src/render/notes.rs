@@ -31,6 +31,8 @@ impl serde::Serialize for crate::audit::model::HeldBasis {
     }
 }
 
+// one arm per variant: an exhaustive match, so the compiler checks each is worded
+#[allow(clippy::too_many_lines)]
 pub fn note_text(note: &Note) -> String {
     match note {
         Note::NaiveTimesAsUtc { column, count } => format!(
@@ -263,6 +265,8 @@ fn price_row_unused_text(
     )
 }
 
+// one arm per variant: an exhaustive match, so the compiler checks each is worded
+#[allow(clippy::too_many_lines)]
 pub fn warning_text(warning: &Warning) -> String {
     match warning {
         Warning::FarOutsideTimes {

@@ -1,9 +1,10 @@
 //! The per-GPU table of a live scan, and its JSON: the report document with
 //! the scan detail under "scan".
 use super::fmt::{bytes_gib, pct, usd};
-use super::grid::{Column, Grid, ellipsize};
+use super::grid::{Column, Grid};
 use crate::audit::model::Report;
 use crate::audit::scan::{LiveMfu, ScanDetail, ScanGpu, ScanMigParent};
+use crate::text::shorten;
 use serde::Serialize;
 
 /// "alice 4242 (python train.py)" per holder; "-" when nobody holds the card.
@@ -17,16 +18,12 @@ fn holders(g: &ScanGpu) -> String {
     g.holders
         .iter()
         .map(|h| {
-            let mut s = format!("{} pid {}", ellipsize(&h.user, 20), h.pid);
+            let mut s = format!("{} pid {}", shorten(&h.user, 20), h.pid);
             if let Some(j) = &h.job {
-                s.push_str(&format!(" job {}", ellipsize(j, 28)));
+                s.push_str(&format!(" job {}", shorten(j, 28)));
             }
             if let Some(c) = &h.command {
-                let short: String = c.chars().take(32).collect();
-                s.push_str(&format!(
-                    " ({short}{})",
-                    if c.chars().count() > 32 { "…" } else { "" }
-                ));
+                s.push_str(&format!(" ({})", shorten(c, 33)));
             }
             s
         })
@@ -39,7 +36,8 @@ fn watts(v: Option<f64>) -> String {
         .unwrap_or_else(|| "n/a".to_string())
 }
 
-pub fn render_table(d: &ScanDetail, width: u16) -> String {
+/// "GPUs on node-1 (12 samples, 5.0s apart)", and the live MFU when declared.
+fn heading(d: &ScanDetail) -> String {
     let mut out = format!(
         "GPUs on {} ({} sample{}, {:.1}s apart)\n",
         if d.host.is_empty() {
@@ -61,6 +59,11 @@ pub fn render_table(d: &ScanDetail, width: u16) -> String {
             if m.held_gpus == 1 { "" } else { "s" }
         ));
     }
+    out
+}
+
+pub fn render_table(d: &ScanDetail, width: u16) -> String {
+    let mut out = heading(d);
     let mut t = Grid::new(vec![
         Column::new("gpu").label(),
         Column::new("model").label().drop_rank(2),

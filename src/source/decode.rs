@@ -474,14 +474,6 @@ impl<'a> CsvShape<'a> {
 
 /// A polars message cut to a line a person reads (a 200 MB header is not echoed).
 pub fn short(text: &str) -> String {
-    const MAX: usize = 240;
-    let one_line = text.replace('\n', " ");
-    if one_line.chars().count() <= MAX {
-        return one_line;
-    }
-    let cut: String = one_line.chars().take(MAX).collect();
-    format!(
-        "{cut}… ({} characters elided)",
-        one_line.chars().count() - MAX
-    )
+    use crate::text::{Mark, shorten_with};
+    shorten_with(&text.replace('\n', " "), 240, Mark::Count)
 }

@@ -1,7 +1,7 @@
 //! Parquet, CSV and NDJSON dumps through polars' lazy scanners: only the
 //! columns the audit needs are read (projection pushdown).
 use super::{InputFormat, decode};
-use crate::samples::{Quality, SampleTable, UserMap, col, resolve_columns};
+use crate::samples::{Quality, SampleTable, UserMap, col, missing_column, resolve_columns};
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use std::io::Read;
@@ -108,17 +108,11 @@ pub(crate) fn require_time_and_gpu(
     columns: &[String],
     resolved: &[crate::samples::Resolved],
 ) -> Result<()> {
-    if !resolved.iter().any(|r| r.canonical == col::TIME) {
-        anyhow::bail!(
-            "{name}: no time column (expected one of: time, timestamp, ts; found {}; or --map YOURS=time)",
-            preview(columns)
-        );
-    }
-    if !resolved.iter().any(|r| r.canonical == col::GPU) {
-        anyhow::bail!(
-            "{name}: no GPU id column (expected one of: gpu, uuid, gpu_uuid, index; found {}; or --map YOURS=gpu)",
-            preview(columns)
-        );
+    for needed in [col::TIME, col::GPU] {
+        if !resolved.iter().any(|r| r.canonical == needed) {
+            let found = preview(columns);
+            anyhow::bail!("{name}: {}", missing_column(needed, Some(&found)));
+        }
     }
     Ok(())
 }
@@ -242,13 +236,7 @@ pub fn preview(columns: &[String]) -> String {
     let shown: Vec<String> = columns
         .iter()
         .take(12)
-        .map(|c| {
-            if c.chars().count() > 40 {
-                format!("{}…", c.chars().take(40).collect::<String>())
-            } else {
-                c.clone()
-            }
-        })
+        .map(|c| crate::text::shorten(c, 40))
         .collect();
     let more = if columns.len() > 12 {
         format!(", … ({} in all)", columns.len())

@@ -11,6 +11,7 @@
 //! `fuzz/Cargo.toml` (cargo-fuzz needs a binary per target;
 //! `tests/fuzz_regressions.rs` checks the three agree).
 use super::{ReadOptions, files, nvidia_smi, prometheus};
+#[cfg(feature = "fuzzing")]
 use crate::fuzzing::EntryPoint;
 use crate::samples::SampleTable;
 use anyhow::Result;
@@ -147,6 +148,7 @@ pub trait Format: Sync {
     /// Read the files (one, or a batch) into canonical tables.
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>>;
     /// The fuzz targets of its parser: (target name, entry point).
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[]
     }
@@ -234,6 +236,7 @@ pub fn values() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
 }
 
 /// Every fuzz target of a format parser, in registry order.
+#[cfg(feature = "fuzzing")]
 pub fn fuzz_targets() -> Vec<(&'static str, EntryPoint)> {
     FORMATS
         .iter()
@@ -362,6 +365,7 @@ impl Format for PromText {
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
         Ok(vec![prometheus::read_files(files, opts)?])
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("prom_text", crate::fuzzing::prom_text)]
     }
@@ -391,6 +395,7 @@ impl Format for PromJson {
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
         Ok(vec![prometheus::read_files(files, opts)?])
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("prom_json", crate::fuzzing::prom_json)]
     }
@@ -420,6 +425,7 @@ impl Format for NvidiaSmiCsv {
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
         nvidia_smi::read_csv_files(files, opts)
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("smi_csv", crate::fuzzing::smi_csv)]
     }
@@ -449,6 +455,7 @@ impl Format for NvidiaSmiDmon {
             .map(|(name, path, _)| nvidia_smi::read_dmon(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("smi_dmon", crate::fuzzing::smi_dmon)]
     }
@@ -481,6 +488,7 @@ impl Format for NvidiaSmiXml {
             .map(|(name, path, _)| nvidia_smi::xml::read_xml(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("smi_xml", crate::fuzzing::smi_xml)]
     }

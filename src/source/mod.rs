@@ -2,7 +2,7 @@
 //! through [`crate::samples::normalize`], one path for all of them.
 use crate::samples::{Quality, SampleTable, UserMap, resolve_columns};
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use polars::prelude::DataFrame;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -131,18 +131,12 @@ pub fn resolve_inputs(specs: &[String]) -> Result<Vec<(String, Input)>> {
 }
 
 fn progress(quiet: bool, bytes: u64) -> ProgressBar {
-    let bar = if quiet {
-        ProgressBar::with_draw_target(Some(bytes), ProgressDrawTarget::hidden())
-    } else {
-        // indicatif hides itself when stderr is not a terminal.
-        ProgressBar::new(bytes)
-    };
     // bytes of the files, and the rows read so far in the message
-    let style = ProgressStyle::with_template(
+    let bar = crate::progress::bar(
+        quiet,
+        Some(bytes),
         "{spinner} reading {bar:30} {bytes}/{total_bytes} {wide_msg} [{elapsed}]",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
+    );
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
 }

@@ -207,6 +207,42 @@ struct Buckets {
     rows: Vec<(i64, Partial)>,
 }
 
+impl Buckets {
+    /// The timeline of an answer whose rows give a bucket length, else None.
+    fn of(bucket_us: &[Option<i64>]) -> Option<Buckets> {
+        bucket_us
+            .iter()
+            .flatten()
+            .next()
+            .filter(|b| **b > 0)
+            .map(|b| Buckets {
+                bucket_us: *b,
+                rows: Vec::new(),
+            })
+    }
+
+    /// Row `i`, bucket `k`: its sums into the timeline (an error without one).
+    fn push(
+        buckets: Option<&mut Buckets>,
+        k: i64,
+        sums: &SumColumns,
+        i: usize,
+        file: &str,
+    ) -> Result<()> {
+        let Some(b) = buckets else {
+            bail!(
+                "{file}: row {} is a timeline bucket, but no row says the bucket's length ({})",
+                i + 1,
+                key::BUCKET_US
+            )
+        };
+        let mut p = Partial::default();
+        sums_into(&mut p, sums, i, file)?;
+        b.rows.push((k, p));
+        Ok(())
+    }
+}
+
 fn partials_of(df: &DataFrame, file: &str) -> Result<(Vec<Partial>, Option<Buckets>)> {
     let n = df.height();
     let (host, gpu, model, group) = (
@@ -219,15 +255,7 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<(Vec<Partial>, Option<Bucke
         ints(df, file, key::BUCKET)?,
         ints(df, file, key::BUCKET_US)?,
     );
-    let mut buckets = bucket_us
-        .iter()
-        .flatten()
-        .next()
-        .filter(|b| **b > 0)
-        .map(|b| Buckets {
-            bucket_us: *b,
-            rows: Vec::new(),
-        });
+    let mut buckets = Buckets::of(&bucket_us);
     let (start, end, last) = (
         ints(df, file, key::START_US)?,
         ints(df, file, key::END_US)?,
@@ -257,15 +285,7 @@ fn partials_of(df: &DataFrame, file: &str) -> Result<(Vec<Partial>, Option<Bucke
     for i in 0..n {
         let line = i + 1;
         if let Some(k) = bucket[i] {
-            let Some(b) = buckets.as_mut() else {
-                bail!(
-                    "{file}: row {line} is a timeline bucket, but no row says the bucket's length ({})",
-                    key::BUCKET_US
-                )
-            };
-            let mut p = Partial::default();
-            sums_into(&mut p, &sums, i, file)?;
-            b.rows.push((k, p));
+            Buckets::push(buckets.as_mut(), k, &sums, i, file)?;
             continue;
         }
         let need = |v: Option<i64>, c: &str| {

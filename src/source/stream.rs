@@ -6,7 +6,7 @@ use super::Input;
 use crate::audit::ChunkSource;
 use crate::audit::model::{TimeBulk, Warning};
 use crate::samples::{Kind, Quality, Resolved, UserMap, col, normalize, resolve_columns};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use polars::prelude::*;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -734,16 +734,7 @@ fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
 
 impl ParquetStream {
     /// A stream over the inputs when every one is parquet (a file or a
-    /// directory of them); None otherwise.
-    pub fn open(
-        inputs: &[(String, Input)],
-        maps: &[UserMap],
-        forced_other: bool,
-    ) -> Result<Option<Self>> {
-        Self::open_sliced(inputs, maps, forced_other, None)
-    }
-
-    /// [`Self::open`] with `slice_rows` rows per slice (None: [`SLICE_ROWS`];
+    /// directory of them), None otherwise; `slice_rows` rows per slice (None: [`SLICE_ROWS`];
     /// smaller in tests, slice edges inside a GPU's run, or for less memory).
     pub fn open_sliced(
         inputs: &[(String, Input)],
@@ -786,14 +777,7 @@ impl ParquetStream {
             tally_file(&lf, &schema, &resolved, name, &slices, &mut tally)?;
             let text_metrics = text_metrics(&schema, &resolved);
             tally_text(&lf, &resolved, &text_metrics, name, &slices, &mut tally)?;
-            for needed in [col::TIME, col::GPU] {
-                if !resolved.iter().any(|r| r.canonical == needed) {
-                    bail!(
-                        "{name}: no {needed} column (found {}; use --map YOURS={needed})",
-                        super::files::preview(&columns)
-                    );
-                }
-            }
+            super::files::require_time_and_gpu(name, &columns, &resolved)?;
             parts.push(Part {
                 name: name.clone(),
                 path,

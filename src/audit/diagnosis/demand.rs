@@ -163,11 +163,11 @@ pub fn fold(requests: &[PendingRequest], grid: Grid, observed: &[bool]) -> Deman
         .map(|(p, _)| *p)
         .collect();
     Demand {
-        pending_gpus_p95: super::percentile_of(&in_observed, 95.0),
+        pending_gpus_p95: super::percentile_of(&in_observed, 95),
         pending_per_bucket,
         pending_gpu_hours: total.get() / TICKS_PER_HOUR,
-        wait_hours_p50: super::percentile_of(&waits, 50.0),
-        wait_hours_p95: super::percentile_of(&waits, 95.0),
+        wait_hours_p50: super::percentile_of(&waits, 50),
+        wait_hours_p95: super::percentile_of(&waits, 95),
         requests: waits.len(),
         owners: owner_rows(owners),
     }

@@ -204,7 +204,7 @@ impl Sizing {
     }
 
     fn p95_rank(n: u64) -> u64 {
-        (n * 95).div_ceil(100).max(1)
+        super::nearest_rank_of(n, 95)
     }
 
     /// p95 device_util < 0.50; None when no held sample measured device_util.

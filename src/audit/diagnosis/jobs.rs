@@ -52,7 +52,7 @@ const BATCH_SPAN_SHARE: f64 = 0.80;
 /// a bucket is synchronous when this share of the job's held GPUs agree
 const SYNCHRONOUS_GPUS: f64 = 0.90;
 /// ETT: the percentile of active GPUs taken as the job's usual
-const ETT_REF_PERCENT: f64 = 90.0;
+const ETT_REF_PERCENT: u32 = 90;
 /// ETT: a bucket progresses at this share of the usual
 const ETT_PROGRESS_SHARE: f64 = 0.95;
 

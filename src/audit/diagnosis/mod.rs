@@ -40,22 +40,24 @@ pub const AUTO_BUCKETS: [i64; 6] = [
 /// The most buckets the automatic rule lets a window span (§8).
 pub const MAX_AUTO_BUCKETS: i64 = 720;
 
-/// Nearest-rank percentile (§8): of `sorted` (ascending), the value at rank
-/// ceil(pct/100 · n), 1-based. None for an empty slice.
-pub fn nearest_rank(sorted: &[f64], pct: f64) -> Option<f64> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    // pct·n first, so 95·20/100 is exactly 19 (0.95·20 is not); the tiny slack
-    // keeps a product that lands a rounding above an integer on that integer
-    let exact = pct * n as f64 / 100.0;
-    let rank = (exact - 1e-9).ceil().clamp(1.0, n as f64) as usize;
-    sorted.get(rank - 1).copied()
+/// The one quantile rule (§8, "Percentiles"): the nearest rank of the `pct`
+/// percentile among `n` values, ceil(pct · n / 100), 1-based, at least 1 and
+/// at most n (1 when there are none). In whole numbers, so 95 · 20 / 100 is
+/// exactly 19. A percentile is the value at this rank; "pX ≤ t" holds
+/// exactly when at least this many of the values are ≤ t.
+pub fn nearest_rank_of(n: u64, pct: u32) -> u64 {
+    (n * u64::from(pct)).div_ceil(100).clamp(1, n.max(1))
+}
+
+/// Nearest-rank percentile (§8): of `sorted` (ascending), the value at
+/// [`nearest_rank_of`]. None for an empty slice.
+pub fn nearest_rank(sorted: &[f64], pct: u32) -> Option<f64> {
+    let rank = nearest_rank_of(sorted.len() as u64, pct) as usize;
+    sorted.get(rank.checked_sub(1)?).copied()
 }
 
 /// Nearest-rank percentiles of unsorted values (NaN-free): sorts a copy.
-pub fn percentile_of(values: &[f64], pct: f64) -> Option<f64> {
+pub fn percentile_of(values: &[f64], pct: u32) -> Option<f64> {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     nearest_rank(&sorted, pct)
@@ -313,18 +315,35 @@ mod tests {
     fn nearest_rank_takes_the_ceil_rank_one_based() {
         let v: Vec<f64> = (1..=20).map(f64::from).collect();
         // p95 of 20: rank ceil(19) = 19 -> 19; p5: rank ceil(1) = 1 -> 1
-        assert_eq!(nearest_rank(&v, 95.0), Some(19.0));
-        assert_eq!(nearest_rank(&v, 5.0), Some(1.0));
-        assert_eq!(nearest_rank(&v, 50.0), Some(10.0));
-        assert_eq!(nearest_rank(&v, 100.0), Some(20.0));
+        assert_eq!(nearest_rank(&v, 95), Some(19.0));
+        assert_eq!(nearest_rank(&v, 5), Some(1.0));
+        assert_eq!(nearest_rank(&v, 50), Some(10.0));
+        assert_eq!(nearest_rank(&v, 100), Some(20.0));
         // p5 of 30: rank ceil(1.5) = 2
         let w: Vec<f64> = (1..=30).map(f64::from).collect();
-        assert_eq!(nearest_rank(&w, 5.0), Some(2.0));
+        assert_eq!(nearest_rank(&w, 5), Some(2.0));
         // p0 still takes the first value; one value is every percentile
-        assert_eq!(nearest_rank(&w, 0.0), Some(1.0));
-        assert_eq!(nearest_rank(&[7.0], 95.0), Some(7.0));
-        assert_eq!(nearest_rank(&[], 50.0), None);
-        assert_eq!(percentile_of(&[3.0, 1.0, 2.0], 50.0), Some(2.0));
+        assert_eq!(nearest_rank(&w, 0), Some(1.0));
+        assert_eq!(nearest_rank(&[7.0], 95), Some(7.0));
+        assert_eq!(nearest_rank(&[], 50), None);
+        assert_eq!(percentile_of(&[3.0, 1.0, 2.0], 50), Some(2.0));
+    }
+
+    #[test]
+    fn the_rank_rule_worked_by_hand() {
+        // p95 of 20 values: 95 · 20 / 100 = 19 exactly, so rank 19 (not 20)
+        assert_eq!(nearest_rank_of(20, 95), 19);
+        // p95 of 21: 19.95 -> 20; p5 of 21: 1.05 -> 2; p5 of 20: 1 -> 1
+        assert_eq!(nearest_rank_of(21, 95), 20);
+        assert_eq!(nearest_rank_of(21, 5), 2);
+        assert_eq!(nearest_rank_of(20, 5), 1);
+        // p90 of 7: 6.3 -> 7; p50 of 7: 3.5 -> 4; p100 is the last
+        assert_eq!(nearest_rank_of(7, 90), 7);
+        assert_eq!(nearest_rank_of(7, 50), 4);
+        assert_eq!(nearest_rank_of(7, 100), 7);
+        // p0 is the first; no values still name rank 1 (a count test needs >= 1)
+        assert_eq!(nearest_rank_of(7, 0), 1);
+        assert_eq!(nearest_rank_of(0, 95), 1);
     }
 
     #[test]

@@ -352,7 +352,7 @@ struct Facts {
 /// Nearest-rank p95 and p100 of the known values of one per-bucket figure.
 fn p95_peak(values: impl Iterator<Item = Option<f64>>) -> (Option<f64>, Option<f64>) {
     let known: Vec<f64> = values.flatten().collect();
-    (percentile_of(&known, 95.0), percentile_of(&known, 100.0))
+    (percentile_of(&known, 95), percentile_of(&known, 100))
 }
 
 /// §10 (Purchase) from the timeline. `demand`: the queue's pending GPUs
@@ -370,7 +370,7 @@ pub fn purchase(timeline: &Timeline, inputs: &PurchaseInputs, demand: Option<&De
     let held = per(&|b| b.held);
     // spare is known in every bucket or in none (it needs device activity)
     let spare: Option<Vec<f64>> = observed.iter().map(|(_, b)| b.spare).collect();
-    let spare_p5 = spare.and_then(|s| percentile_of(&s, 5.0));
+    let spare_p5 = spare.and_then(|s| percentile_of(&s, 5));
     let (busy_p95, busy_peak) = p95_peak(observed.iter().map(|(_, b)| b.active));
     let (sm_p95, sm_peak) = p95_peak(observed.iter().map(|(_, b)| b.sm_active));
     let (tensor_p95, tensor_peak) = p95_peak(observed.iter().map(|(_, b)| b.tensor_active));
@@ -378,11 +378,11 @@ pub fn purchase(timeline: &Timeline, inputs: &PurchaseInputs, demand: Option<&De
         |i: usize| demand.map_or(0.0, |d| d.pending_per_bucket.get(i).copied().unwrap_or(0.0));
     let demand_load: Vec<f64> = observed.iter().map(|(i, b)| b.held + pending(*i)).collect();
     let mut p = Purchase {
-        owned: percentile_of(&per(&|b| b.observed), 95.0),
+        owned: percentile_of(&per(&|b| b.observed), 95),
         gpus_seen: inputs.gpus_seen,
-        held_p50: percentile_of(&held, 50.0),
-        held_p95: percentile_of(&held, 95.0),
-        held_max: percentile_of(&held, 100.0),
+        held_p50: percentile_of(&held, 50),
+        held_p95: percentile_of(&held, 95),
+        held_max: percentile_of(&held, 100),
         spare_p5,
         busy_equivalent_gpus_p95: busy_p95,
         busy_equivalent_gpus_peak: busy_peak,
@@ -398,7 +398,7 @@ pub fn purchase(timeline: &Timeline, inputs: &PurchaseInputs, demand: Option<&De
         want: inputs.want,
         reclaimable_gpus: spare_p5.map(whole),
         own_cost: inputs.own_cost.cloned(),
-        demand_p95: demand.and_then(|_| percentile_of(&demand_load, 95.0)),
+        demand_p95: demand.and_then(|_| percentile_of(&demand_load, 95)),
         observed_buckets: observed.len(),
         ..Purchase::default()
     };

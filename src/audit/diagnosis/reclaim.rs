@@ -53,14 +53,14 @@ impl BucketGrid {
                 t as f64 / self.len(k).max(1) as f64
             })
             .collect();
-        percentile_of(&values, 5.0).unwrap_or(0.0)
+        percentile_of(&values, 5).unwrap_or(0.0)
     }
 
     /// Whether an owner with ticks in `nonzero` of the `n` observed buckets can
     /// have a p5 above 0: p5 takes rank ceil(0.05 n), so it is 0 when at least
     /// that many are 0. (Ticks in an unobserved bucket cannot be: no weight.)
     fn may_be_spare(n: usize, nonzero: usize) -> bool {
-        let rank = ((5 * n).div_ceil(100)).max(1);
+        let rank = super::nearest_rank_of(n as u64, 5) as usize;
         n > 0 && n - nonzero.min(n) < rank
     }
 }

@@ -255,7 +255,7 @@ const OWNER_CHARS: usize = 40;
 /// "8 from jupyter-bob-0 (parked, $17,532/month)".
 fn reclaim_words(r: &Reclaim) -> String {
     let g = gpus(Some(r.gpus));
-    let owner = crate::render::grid::ellipsize(&r.owner, OWNER_CHARS);
+    let owner = crate::text::shorten(&r.owner, OWNER_CHARS);
     let what = match r.source {
         ReclaimSource::Parked => format!("{g} from {owner} (parked"),
         ReclaimSource::GangMemberIdle => format!("{g} from {owner} (idle gang members"),

@@ -5,6 +5,7 @@
 use super::format::{Format, Head, InputFile, InputFormat};
 use super::{ReadOptions, from_frame};
 use crate::audit::model::{Note, UntimedRows};
+#[cfg(feature = "fuzzing")]
 use crate::fuzzing::EntryPoint;
 use crate::samples::{Quality, SampleTable, col};
 use anyhow::Result;
@@ -15,7 +16,10 @@ pub mod exporter;
 mod rocm;
 mod smi;
 
+// named only by the fuzz entry points
+#[cfg(feature = "fuzzing")]
 pub use rocm::{read_csv as read_rocm_smi_csv, read_json as read_rocm_smi_json};
+#[cfg(feature = "fuzzing")]
 pub use smi::{
     read_json as read_amd_smi_json, read_metric_text as read_amd_smi_text,
     read_monitor as read_amd_smi_monitor,
@@ -192,6 +196,7 @@ impl Format for AmdSmiJson {
             .map(|(name, path, _)| smi::read_json(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("amd_smi_json", crate::fuzzing::amd_smi_json)]
     }
@@ -218,6 +223,7 @@ impl Format for AmdSmiMonitor {
             .map(|(name, path, _)| smi::read_monitor(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("amd_smi_monitor", crate::fuzzing::amd_smi_monitor)]
     }
@@ -244,6 +250,7 @@ impl Format for AmdSmiMetricText {
             .map(|(name, path, _)| smi::read_metric_text(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("amd_smi_text", crate::fuzzing::amd_smi_text)]
     }
@@ -273,6 +280,7 @@ impl Format for RocmSmiJson {
             .map(|(name, path, _)| rocm::read_json(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
         &[("rocm_smi", crate::fuzzing::rocm_smi)]
     }

@@ -193,6 +193,7 @@ impl crate::source::format::Format for GaudiHlSmi {
             .map(|(name, path, _)| read_hlsmi(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {
         &[("gaudi_hlsmi", crate::fuzzing::gaudi_hlsmi)]
     }

@@ -245,6 +245,7 @@ impl crate::source::format::Format for IntelXpuSmi {
             .map(|(name, path, _)| read_xpusmi_dump(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {
         &[("intel_xpusmi", crate::fuzzing::intel_xpusmi)]
     }

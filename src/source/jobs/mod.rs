@@ -267,6 +267,7 @@ fn declaration(name: &str, r: &Record, declares_kind: bool) -> Result<Option<Job
 }
 
 /// Read and check a jobs file: the work declarations (MFU) only.
+#[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // fuzzed (feature fuzzing) and tested
 pub fn read_jobs_file(path: &Path) -> Result<Vec<JobDeclaration>> {
     read_jobs(path).map(|f| f.declarations)
 }

@@ -209,6 +209,7 @@ impl crate::source::format::Format for OtlpJson {
             .map(|(name, path, _)| read_otlp(name, path, opts))
             .collect()
     }
+    #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {
         &[("otel_otlp", crate::fuzzing::otel_otlp)]
     }

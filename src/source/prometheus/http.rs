@@ -149,14 +149,6 @@ fn trace_file(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>> {
     Ok(Some(file))
 }
 
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max).collect();
-    format!("{cut}…")
-}
-
 impl Client {
     pub fn new(url: &str, opts: &ClientOptions) -> Result<Client> {
         let url = url.trim();
@@ -382,7 +374,7 @@ impl Client {
                 let text = if text.is_empty() {
                     String::new()
                 } else {
-                    format!(": {}", shorten(text, 300))
+                    format!(": {}", crate::text::shorten(text, 300))
                 };
                 anyhow!(
                     "Prometheus at {} answered {status} to {what}{text}{tries}",
@@ -421,7 +413,7 @@ impl Client {
         end_us: i64,
         step_us: i64,
     ) -> Result<Response> {
-        let what = format!("the query '{}'", shorten(query, 160));
+        let what = format!("the query '{}'", crate::text::shorten(query, 160));
         let params = [
             ("query", query.to_string()),
             ("start", secs(start_us)),
@@ -434,7 +426,7 @@ impl Client {
 
     /// `/api/v1/query` at one instant.
     pub fn query(&mut self, query: &str, time_us: i64) -> Result<Response> {
-        let what = format!("the query '{}'", shorten(query, 160));
+        let what = format!("the query '{}'", crate::text::shorten(query, 160));
         let params = [("query", query.to_string()), ("time", secs(time_us))];
         let body = self.call("/api/v1/query", &params, true, &what)?;
         self.parse(&body, &what)

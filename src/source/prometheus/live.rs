@@ -10,7 +10,7 @@ use crate::samples::{Quality, SampleTable};
 use crate::source::{ReadOptions, from_frame};
 use crate::timeparse::format_time;
 use anyhow::{Result, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use std::collections::BTreeSet;
 
 /// The series the audit queries: the metric registry's DCGM series (and their
@@ -230,18 +230,11 @@ pub fn hosts(client: &mut Client, q: &LiveQuery) -> Result<Option<(String, Vec<S
 }
 
 fn progress(quiet: bool, len: u64) -> ProgressBar {
-    let bar = if quiet {
-        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden())
-    } else {
-        // indicatif hides itself when stderr is not a terminal.
-        ProgressBar::new(len)
-    };
-    let style = ProgressStyle::with_template(
+    crate::progress::bar(
+        quiet,
+        Some(len),
         "{spinner} querying {pos}/{len} {bar:30} {wide_msg} [{elapsed}, eta {eta}]",
     )
-    .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
 }
 
 /// The extra matchers of each host batch (one empty batch without a host label).

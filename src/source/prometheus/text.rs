@@ -42,7 +42,7 @@ fn parse_sample_line(line: &str) -> Result<PromSample> {
     if !chars.first().copied().is_some_and(is_name_start) {
         bail!(
             "expected a metric name at the start of the line, found '{}'",
-            preview(line)
+            crate::text::shorten(line, 40)
         );
     }
     while pos < chars.len() && is_name_char(chars[pos]) {
@@ -58,7 +58,7 @@ fn parse_sample_line(line: &str) -> Result<PromSample> {
     if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
         bail!(
             "expected a space and a value after '{metric}', found '{}' (truncated line?)",
-            preview(&rest)
+            crate::text::shorten(&rest, 40)
         );
     }
     // OpenMetrics exemplars follow a '#'.
@@ -182,15 +182,6 @@ pub fn parse_value(text: &str) -> Option<f64> {
         "+inf" | "inf" => Some(f64::INFINITY),
         "-inf" => Some(f64::NEG_INFINITY),
         t => t.parse::<f64>().ok(),
-    }
-}
-
-fn preview(text: &str) -> String {
-    let p: String = text.chars().take(40).collect();
-    if text.chars().count() > 40 {
-        format!("{p}…")
-    } else {
-        p
     }
 }
 
