@@ -12,11 +12,55 @@ use anyhow::{Result, bail};
 pub const HELD_TRUE: &[&str] = &["true", "1", "yes", "t", "y"];
 pub const HELD_FALSE: &[&str] = &["false", "0", "no", "f", "n"];
 
-/// Whether a held sample is idle (docs/semantics.md §5): its device activity
-/// is known and below the threshold. The SQL plan writes the same test.
-pub fn is_idle(held: bool, device_util: Option<f64>, idle_below: f64) -> bool {
-    held && device_util.is_some_and(|u| u < idle_below)
+/// A comparison a rule makes; the reader evaluates it here and every
+/// pushdown dialect writes it with the same operator (`plan::rules`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Above,
+    Below,
 }
+
+impl Cmp {
+    pub fn op(self) -> &'static str {
+        match self {
+            Cmp::Above => ">",
+            Cmp::Below => "<",
+        }
+    }
+
+    /// The operator of the comparison's complement (what is not idle).
+    pub fn negated_op(self) -> &'static str {
+        match self {
+            Cmp::Above => "<=",
+            Cmp::Below => ">=",
+        }
+    }
+
+    pub fn holds(self, value: f64, bound: f64) -> bool {
+        match self {
+            Cmp::Above => value > bound,
+            Cmp::Below => value < bound,
+        }
+    }
+}
+
+/// Idle (docs/semantics.md §5): device activity compared with --idle-below
+/// so. The one statement of the comparison: the reader, the leak classes
+/// and the SQL/PromQL plans all read it from here.
+pub const IDLE_CMP: Cmp = Cmp::Below;
+
+/// Whether a measured device activity counts as idle.
+pub fn below_idle(device_util: f64, idle_below: f64) -> bool {
+    IDLE_CMP.holds(device_util, idle_below)
+}
+
+/// Whether a held sample is idle: held, its device activity known and idle.
+pub fn is_idle(held: bool, device_util: Option<f64>, idle_below: f64) -> bool {
+    held && device_util.is_some_and(|u| below_idle(u, idle_below))
+}
+
+/// Memory used holds a GPU when it compares so with --held-mem.
+pub const HELD_MEM_CMP: Cmp = Cmp::Above;
 
 /// --held-mem's default: 1 GiB.
 pub const DEFAULT_HELD_MEM_BYTES: u64 = 1 << 30;
@@ -37,7 +81,9 @@ impl HeldRule {
         match self {
             HeldRule::HeldColumn => held.unwrap_or(false),
             HeldRule::JobColumn => has_job,
-            HeldRule::Memory(limit) => mem_used.is_some_and(|m| m > limit),
+            HeldRule::Memory(limit) => {
+                mem_used.is_some_and(|m| HELD_MEM_CMP.holds(m as f64, limit as f64))
+            }
             HeldRule::Assumed => true,
         }
     }

@@ -8,30 +8,7 @@ use crate::audit::HeldRule;
 use crate::audit::held::{HELD_FALSE, HELD_TRUE};
 use crate::samples::col;
 
-/// A comparison a rule makes; every dialect writes it with the same operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    Above,
-    Below,
-}
-
-impl Cmp {
-    pub fn op(self) -> &'static str {
-        match self {
-            Cmp::Above => ">",
-            Cmp::Below => "<",
-        }
-    }
-
-    /// The comparison evaluated (the tests hold it to the reader's rules).
-    #[cfg(test)]
-    pub fn holds(self, value: f64, bound: f64) -> bool {
-        match self {
-            Cmp::Above => value > bound,
-            Cmp::Below => value < bound,
-        }
-    }
-}
+pub use crate::audit::held::Cmp;
 
 /// What one sample is held by (§3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,7 +34,7 @@ pub fn held_test(rule: HeldRule) -> HeldTest {
         HeldRule::JobColumn => HeldTest::Owner,
         HeldRule::Memory(limit) => HeldTest::Threshold {
             column: col::MEM_USED_BYTES,
-            cmp: Cmp::Above,
+            cmp: crate::audit::held::HELD_MEM_CMP,
             bound: limit as f64,
         },
         HeldRule::Assumed => HeldTest::Always,
@@ -76,7 +53,7 @@ pub fn held_words() -> (Vec<&'static str>, Vec<&'static str>) {
 /// Idle (§5): a held sample whose device activity is known and below
 /// --idle-below.
 pub const IDLE_METRIC: &str = col::DEVICE_UTIL;
-pub const IDLE_CMP: Cmp = Cmp::Below;
+pub use crate::audit::held::IDLE_CMP;
 
 /// A percent becomes a fraction by this factor, as every reader scales it
 /// (`samples::Unit::Percent`): multiplied, so a threshold compares the same

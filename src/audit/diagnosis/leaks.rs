@@ -94,7 +94,7 @@ impl LeakThresholds {
         let Some(util) = iv.device_util() else {
             return LeakClass::Unmeasured;
         };
-        if util < self.idle_below {
+        if crate::audit::held::below_idle(util, self.idle_below) {
             return LeakClass::Idle;
         }
         if util < self.starved_below {

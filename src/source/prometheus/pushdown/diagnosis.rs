@@ -48,7 +48,12 @@ impl Plan {
         let mut v = vec![
             (
                 "starved",
-                format!("({util} >= {}) < {}", t.idle_below, t.starved_below),
+                format!(
+                    "({util} {} {}) < {}",
+                    crate::plan::rules::IDLE_CMP.negated_op(),
+                    t.idle_below,
+                    t.starved_below
+                ),
             ),
             ("busy", busy.clone()),
         ];
