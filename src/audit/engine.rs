@@ -832,6 +832,7 @@ impl<'a> Engine<'a> {
         self.present.useful = true;
         for shard in &mut self.shards {
             shard.folds = Folds::new(self.present.basis(), self.cfg.by);
+            shard.folds.jobs = Some(super::folds::jobs::JobsFold::new(self.present.basis()));
         }
         self.job_mfu = Some(mfu.clone());
         self
@@ -1195,7 +1196,8 @@ impl<'a> Engine<'a> {
                 merged.counts.rows_outside_window
             );
         }
-        let mut parts = self.parts(&merged, sources, rows_read, quality);
+        let mut merged = merged;
+        let mut parts = self.parts(&mut merged, sources, rows_read, quality);
         super::assemble::review_prices(&mut parts, self.cfg)?;
         Ok(assemble(parts, self.cfg))
     }
@@ -1203,13 +1205,15 @@ impl<'a> Engine<'a> {
     /// The folds' results as the parts of a report.
     fn parts(
         &self,
-        merged: &Merged,
+        merged: &mut Merged,
         sources: Vec<String>,
         rows_read: u64,
         quality: &crate::samples::Quality,
     ) -> Parts {
         let cfg = self.cfg;
-        let folds = &merged.folds;
+        let layers = merged.folds.tally.total.layers(&self.present);
+        let usd_per_gpu_hour = mean_price(&merged.folds.tally.total);
+        let folds = &mut merged.folds;
         let (mut window_start, mut window_end) = folds.tally.span.unwrap_or((0, 0));
         if let Some(s) = cfg.since {
             window_start = s;
@@ -1218,8 +1222,7 @@ impl<'a> Engine<'a> {
         if let Some(u) = cfg.until {
             window_end = u.min(window_end);
         }
-        let diagnosis = folds.diagnosis.as_ref().map_or_else(Default::default, |d| {
-            let layers = folds.tally.total.layers(&self.present);
+        let diagnosis = folds.diagnosis.as_mut().map_or_else(Default::default, |d| {
             d.finish(
                 self,
                 super::diagnosis::DiagnosisInputs {
@@ -1231,14 +1234,16 @@ impl<'a> Engine<'a> {
                     min_window_hours: cfg.min_window_hours,
                     observed_gpu_hours: layers.observed_gpu_hours,
                     held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
-                    usd_per_gpu_hour: mean_price(&folds.tally.total),
+                    usd_per_gpu_hour,
                     own_cost: cfg.own_cost.as_ref(),
                 },
             )
         });
         let mut diagnosis = diagnosis;
-        if let (Some(mfu), Some(rows)) = (&self.job_mfu, &mut diagnosis.jobs) {
-            let summaries = folds.jobs.summaries(self, &self.present, mfu);
+        if let (Some(mfu), Some(rows), Some(jobs)) =
+            (&self.job_mfu, &mut diagnosis.jobs, &folds.jobs)
+        {
+            let summaries = jobs.summaries(self, &self.present, mfu);
             join_mfu(rows, &summaries);
         }
         let snapshot = folds.gpus.all_single();

@@ -151,6 +151,7 @@ impl<T> ByLabel<T> {
         self.items.iter().map(|(id, t)| (*id, t))
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.items.len()
     }
