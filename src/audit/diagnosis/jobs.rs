@@ -726,7 +726,7 @@ impl JobsFold {
             if s.idle > 0 {
                 idle.push((id, s));
             }
-            if states.len() < states.capacity() / 2 {
+            if states.capacity() - states.len() >= crate::audit::interval::FREE_EVERY {
                 states.shrink_to_fit();
             }
         }

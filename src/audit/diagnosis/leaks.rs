@@ -287,7 +287,7 @@ impl LeakFold {
         let mut jobs = Vec::with_capacity(sums.len());
         while let Some((id, s)) = sums.pop() {
             jobs.push(JobLeaks::of(names.label(id).to_string(), &s));
-            if sums.len() < sums.capacity() / 2 {
+            if sums.capacity() - sums.len() >= crate::audit::interval::FREE_EVERY {
                 sums.shrink_to_fit();
             }
         }
