@@ -784,6 +784,16 @@ pub struct Engine<'a> {
     job_mfu: Option<std::collections::BTreeMap<String, f64>>,
     /// the kinds `--jobs` declares, by job name (the diagnosis' jobs section)
     job_kinds: std::collections::BTreeMap<String, super::diagnosis::jobs::Shape>,
+    /// per-row ids of the slice being audited, kept between slices: fresh
+    /// ones each slice were ~40 MB of first-touch page faults a slice
+    buffers: SliceBuffers,
+}
+
+/// A slice's GPU slot and model, job, user and team label ids per row.
+#[derive(Default)]
+struct SliceBuffers {
+    slots: Vec<usize>,
+    labels: [Vec<Option<u32>>; 4],
 }
 
 /// The shards' results, merged: what the report is assembled from.
@@ -819,6 +829,7 @@ impl<'a> Engine<'a> {
             mfu_by_label: HashMap::default(),
             job_mfu: None,
             job_kinds: Default::default(),
+            buffers: SliceBuffers::default(),
         }
     }
 
@@ -832,6 +843,7 @@ impl<'a> Engine<'a> {
         self.present.useful = true;
         for shard in &mut self.shards {
             shard.folds = Folds::new(self.present.basis(), self.cfg.by);
+            shard.folds.jobs = Some(super::folds::jobs::JobsFold::new(self.present.basis()));
         }
         self.job_mfu = Some(mfu.clone());
         self
@@ -904,10 +916,16 @@ impl<'a> Engine<'a> {
     }
 
     /// The GPU index of every row of a slice (new GPUs are added).
-    fn gpu_slots(&mut self, host: &StringChunked, gpu: &StringChunked) -> Result<Vec<usize>> {
+    fn gpu_slots(
+        &mut self,
+        host: &StringChunked,
+        gpu: &StringChunked,
+        slots: &mut Vec<usize>,
+    ) -> Result<()> {
         let (host, gpu) = (host.rechunk(), gpu.rechunk());
         let (h, g) = (one_chunk(&host)?, one_chunk(&gpu)?);
-        let mut slots = Vec::with_capacity(host.len());
+        slots.clear();
+        slots.reserve(host.len());
         let mut by_view: HashMap<(u128, u128), usize> = HashMap::default();
         // a GPU's rows often come in runs (a file sorted by GPU): the previous
         // row's views are checked before the hash
@@ -934,7 +952,7 @@ impl<'a> Engine<'a> {
         if self.ids.as_ref().is_some_and(|c| c.conflict) {
             return Err(crate::samples::NeedsWholeTable.into());
         }
-        Ok(slots)
+        Ok(())
     }
 
     fn gpu_index(&mut self, host: &str, gpu: &str) -> usize {
@@ -968,9 +986,12 @@ impl<'a> Engine<'a> {
         &mut self,
         column: &Option<StringChunked>,
         rows: usize,
-    ) -> Result<Vec<Option<u32>>> {
+        ids: &mut Vec<Option<u32>>,
+    ) -> Result<()> {
+        ids.clear();
         let Some(ca) = column else {
-            return Ok(vec![None; rows]);
+            ids.resize(rows, None);
+            return Ok(());
         };
         let ca = ca.rechunk();
         let arr = one_chunk(&ca)?;
@@ -978,35 +999,38 @@ impl<'a> Engine<'a> {
         // neighbouring rows often share the label (a host's GPUs, a gang's
         // job): the previous row's view is checked before the hash
         let mut previous: Option<(u128, Option<u32>)> = None;
-        Ok((0..ca.len())
-            .map(|i| {
-                let v = view_at(arr, i);
-                if let Some((pv, id)) = previous
-                    && pv == v
-                {
-                    return id;
+        ids.extend((0..ca.len()).map(|i| {
+            let v = view_at(arr, i);
+            if let Some((pv, id)) = previous
+                && pv == v
+            {
+                return id;
+            }
+            let id = match by_view.get(&v) {
+                Some(id) => *id,
+                None => {
+                    let s = text_at(arr, i);
+                    let id = (!s.is_empty()).then(|| self.labels.intern(s));
+                    by_view.insert(v, id);
+                    id
                 }
-                let id = match by_view.get(&v) {
-                    Some(id) => *id,
-                    None => {
-                        let s = text_at(arr, i);
-                        let id = (!s.is_empty()).then(|| self.labels.intern(s));
-                        by_view.insert(v, id);
-                        id
-                    }
-                };
-                previous = Some((v, id));
-                id
-            })
-            .collect())
+            };
+            previous = Some((v, id));
+            id
+        }));
+        Ok(())
     }
 
     /// Pass 1: the time differences of each GPU.
     pub fn observe_steps(&mut self, chunk: &DataFrame) -> Result<()> {
         let (time, host, gpu) = Cols::keys(chunk)?;
-        let slots = self.gpu_slots(&host, &gpu)?;
-        let time = Num::of(Some(&time));
-        self.on_shards(|k, shard, sh| shard.observe(k, sh, &slots, &time))
+        let mut slots = std::mem::take(&mut self.buffers.slots);
+        let done = self.gpu_slots(&host, &gpu, &mut slots).and_then(|()| {
+            let time = Num::of(Some(&time));
+            self.on_shards(|k, shard, sh| shard.observe(k, sh, &slots, &time))
+        });
+        self.buffers.slots = slots;
+        done
     }
 
     /// Between the passes: median step and max gap per GPU (docs/semantics.md §2).
@@ -1098,26 +1122,35 @@ impl<'a> Engine<'a> {
         let c = Cols::new(chunk)?;
         self.contradictions
             .add(&super::contradictions::count(chunk)?);
-        let rows = chunk.height();
-        let slots = self.gpu_slots(&c.host, &c.gpu)?;
-        let [models, jobs, users, teams] =
-            [&c.model, &c.job, &c.user, &c.team].map(|col| self.label_ids(col, rows));
-        let [models, jobs, users, teams] = [models?, jobs?, users?, teams?];
+        let mut buffers = std::mem::take(&mut self.buffers);
+        let done = self.add_slice(&c, chunk.height(), &mut buffers);
+        self.buffers = buffers;
+        done
+    }
+
+    /// [`Engine::add`] with the per-row buffers it fills.
+    fn add_slice(&mut self, c: &Cols, rows: usize, buffers: &mut SliceBuffers) -> Result<()> {
+        self.gpu_slots(&c.host, &c.gpu, &mut buffers.slots)?;
+        let [models, jobs, users, teams] = &mut buffers.labels;
+        self.label_ids(&c.model, rows, models)?;
+        self.label_ids(&c.job, rows, jobs)?;
+        self.label_ids(&c.user, rows, users)?;
+        self.label_ids(&c.team, rows, teams)?;
         // every model's price is known before the shards read the table
         let mut previous = None;
-        for &m in &models {
+        for &m in models.iter() {
             if previous != Some(m) {
                 self.price_of(m);
                 previous = Some(m);
             }
         }
         let slice = Slice {
-            cols: &c,
-            slots: &slots,
-            models: &models,
-            jobs: &jobs,
-            users: &users,
-            teams: &teams,
+            cols: c,
+            slots: &buffers.slots,
+            models,
+            jobs,
+            users,
+            teams,
         };
         self.on_shards(|k, shard, sh| shard.add(k, sh, &slice))
     }
@@ -1195,7 +1228,8 @@ impl<'a> Engine<'a> {
                 merged.counts.rows_outside_window
             );
         }
-        let mut parts = self.parts(&merged, sources, rows_read, quality);
+        let mut merged = merged;
+        let mut parts = self.parts(&mut merged, sources, rows_read, quality);
         super::assemble::review_prices(&mut parts, self.cfg)?;
         Ok(assemble(parts, self.cfg))
     }
@@ -1204,13 +1238,15 @@ impl<'a> Engine<'a> {
     #[allow(clippy::too_many_lines)] // TODO(issue 34): split
     fn parts(
         &self,
-        merged: &Merged,
+        merged: &mut Merged,
         sources: Vec<String>,
         rows_read: u64,
         quality: &crate::samples::Quality,
     ) -> Parts {
         let cfg = self.cfg;
-        let folds = &merged.folds;
+        let layers = merged.folds.tally.total.layers(&self.present);
+        let usd_per_gpu_hour = mean_price(&merged.folds.tally.total);
+        let folds = &mut merged.folds;
         let (mut window_start, mut window_end) = folds.tally.span.unwrap_or((0, 0));
         if let Some(s) = cfg.since {
             window_start = s;
@@ -1219,8 +1255,7 @@ impl<'a> Engine<'a> {
         if let Some(u) = cfg.until {
             window_end = u.min(window_end);
         }
-        let diagnosis = folds.diagnosis.as_ref().map_or_else(Default::default, |d| {
-            let layers = folds.tally.total.layers(&self.present);
+        let diagnosis = folds.diagnosis.as_mut().map_or_else(Default::default, |d| {
             d.finish(
                 self,
                 super::diagnosis::DiagnosisInputs {
@@ -1232,14 +1267,16 @@ impl<'a> Engine<'a> {
                     min_window_hours: cfg.min_window_hours,
                     observed_gpu_hours: layers.observed_gpu_hours,
                     held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
-                    usd_per_gpu_hour: mean_price(&folds.tally.total),
+                    usd_per_gpu_hour,
                     own_cost: cfg.own_cost.as_ref(),
                 },
             )
         });
         let mut diagnosis = diagnosis;
-        if let (Some(mfu), Some(rows)) = (&self.job_mfu, &mut diagnosis.jobs) {
-            let summaries = folds.jobs.summaries(self, &self.present, mfu);
+        if let (Some(mfu), Some(rows), Some(jobs)) =
+            (&self.job_mfu, &mut diagnosis.jobs, &folds.jobs)
+        {
+            let summaries = jobs.summaries(self, &self.present, mfu);
             join_mfu(rows, &summaries);
         }
         let snapshot = folds.gpus.all_single();

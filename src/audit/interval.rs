@@ -96,6 +96,10 @@ pub trait Names {
     fn gpu_of(&self, gpu: usize) -> &str;
 }
 
+/// A per-label state list taken apart row by row gives its memory back every
+/// this many labels (a shrink of a large block is a remap, not a copy).
+pub const FREE_EVERY: usize = 1 << 16;
+
 /// Per-label state, indexed by label id: the engine's ids are dense (0..labels
 /// seen), so an interval finds its label's state by an index, not a hash.
 /// Items keep the order their labels were first seen in.
@@ -151,6 +155,7 @@ impl<T> ByLabel<T> {
         self.items.iter().map(|(id, t)| (*id, t))
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.items.len()
     }

@@ -203,12 +203,38 @@ impl Cell {
 #[derive(Debug, Clone, Default)]
 struct Cells {
     cells: Vec<((i64, usize), Cell)>,
+    /// built once the job has more than [`SCAN_CELLS`] cells: most jobs of a
+    /// fleet of many short jobs have one or two, and an index each was half
+    /// their memory
     index: KeyMap<usize>,
 }
+
+/// A job with up to this many cells finds a cell by scanning them.
+const SCAN_CELLS: usize = 8;
 
 impl Cells {
     /// The place of the cell of `key` in `cells`, added when new.
     fn slot(&mut self, key: (i64, usize)) -> usize {
+        if self.index.is_empty() {
+            // newest first: a GPU's samples move forward in time
+            if let Some(at) = self.cells.iter().rposition(|(k, _)| *k == key) {
+                return at;
+            }
+            if self.cells.is_empty() {
+                // one cell is what most jobs ever have: no room for four
+                self.cells.reserve_exact(1);
+            }
+            self.cells.push((key, Cell::default()));
+            if self.cells.len() > SCAN_CELLS {
+                self.index = self
+                    .cells
+                    .iter()
+                    .enumerate()
+                    .map(|(at, (k, _))| (*k, at))
+                    .collect();
+            }
+            return self.cells.len() - 1;
+        }
         *self.index.entry(key).or_insert_with(|| {
             self.cells.push((key, Cell::default()));
             self.cells.len() - 1
@@ -284,7 +310,12 @@ impl Default for JobState {
 fn bump<K: PartialEq + Copy>(list: &mut Vec<(K, i64)>, key: K, ticks: i64) {
     match list.iter_mut().find(|(k, _)| *k == key) {
         Some((_, t)) => *t += ticks,
-        None => list.push((key, ticks)),
+        None => {
+            if list.is_empty() {
+                list.reserve_exact(1); // most jobs run on one model
+            }
+            list.push((key, ticks));
+        }
     }
 }
 
@@ -295,6 +326,9 @@ impl JobState {
         self.first_held = self.first_held.min(iv.start);
         self.last_end = self.last_end.max(iv.end());
         if !self.hosts.contains(&iv.host) {
+            if self.hosts.is_empty() {
+                self.hosts.reserve_exact(1);
+            }
             self.hosts.push(iv.host);
         }
         bump(&mut self.models, iv.model, w);
@@ -622,46 +656,96 @@ impl JobsFold {
     }
 }
 
-impl JobsFold {
-    /// The section: a row per job, findings, and the jobs whose declared kind
-    /// is not their inferred shape.
-    pub fn finish(&self, names: &dyn Names) -> JobsSection {
-        let mut jobs = Vec::with_capacity(self.jobs.len());
-        let mut found = Vec::new();
-        let mut disagreements = Vec::new();
-        for (id, s) in self.jobs.iter() {
-            let name = names.label(id).to_string();
-            let (row, mut job_findings) = self.job_row(&name, s, names);
-            if let Some(declared) = row.declared_kind.filter(|d| *d != row.inferred_shape) {
-                disagreements.push(Disagreement {
-                    job: name.clone(),
-                    declared_kind: declared,
-                    inferred_shape: row.inferred_shape,
-                });
-            }
-            jobs.push(row);
-            found.append(&mut job_findings);
-        }
+/// A jobs section as it is built: sorted by [`SectionParts::sorted`].
+#[derive(Default)]
+struct SectionParts {
+    jobs: Vec<JobRow>,
+    found: Vec<Finding>,
+    disagreements: Vec<Disagreement>,
+}
+
+impl SectionParts {
+    /// Rows by dollars, findings by dollars, disagreements by job: every key
+    /// ends on the job's name, so the order the jobs came in does not show.
+    fn sorted(mut self) -> JobsSection {
         let by_usd =
             |a: Option<f64>, b: Option<f64>| b.unwrap_or(-1.0).total_cmp(&a.unwrap_or(-1.0));
         // ties (every job unpriced) by idle GPU-hours: the waste first, not pod hashes
-        jobs.sort_by(|a, b| {
+        self.jobs.sort_by(|a, b| {
             by_usd(a.usd, b.usd)
                 .then(b.idle_held_gpu_hours.total_cmp(&a.idle_held_gpu_hours))
                 .then(b.held_gpu_hours.total_cmp(&a.held_gpu_hours))
                 .then_with(|| a.job.cmp(&b.job))
         });
-        found.sort_by(|a, b| {
+        self.found.sort_by(|a, b| {
             by_usd(a.usd, b.usd)
                 .then(b.gpu_hours.total_cmp(&a.gpu_hours))
                 .then_with(|| (a.kind, &a.job).cmp(&(b.kind, &b.job)))
         });
-        disagreements.sort_by(|a, b| a.job.cmp(&b.job));
+        self.disagreements.sort_by(|a, b| a.job.cmp(&b.job));
         JobsSection {
-            jobs,
-            findings: found,
-            disagreements,
+            jobs: self.jobs,
+            findings: self.found,
+            disagreements: self.disagreements,
         }
+    }
+}
+
+impl JobsFold {
+    /// The section: a row per job, findings, and the jobs whose declared kind
+    /// is not their inferred shape (tests; the report takes the states, [`JobsFold::finish_taking`]).
+    #[cfg(test)]
+    pub fn finish(&self, names: &dyn Names) -> JobsSection {
+        let mut parts = SectionParts {
+            jobs: Vec::with_capacity(self.jobs.len()),
+            ..SectionParts::default()
+        };
+        for (id, s) in self.jobs.iter() {
+            self.add_job(&mut parts, id, s, names);
+        }
+        parts.sorted()
+    }
+
+    /// [`JobsFold::finish`], freeing each job's state once its row is built
+    /// (a million jobs' states and rows do not fit in memory together); the
+    /// jobs with idle held time stay, for [`JobsFold::idle_by_bucket`].
+    pub fn finish_taking(&mut self, names: &dyn Names) -> JobsSection {
+        let mut states: Vec<(u32, JobState)> = std::mem::take(&mut self.jobs).into_iter().collect();
+        let mut parts = SectionParts {
+            jobs: Vec::with_capacity(states.len()),
+            ..SectionParts::default()
+        };
+        let mut idle = Vec::new();
+        while let Some((id, s)) = states.pop() {
+            self.add_job(&mut parts, id, &s, names);
+            if s.idle > 0 {
+                idle.push((id, s));
+            }
+            if states.capacity() - states.len() >= crate::audit::interval::FREE_EVERY {
+                states.shrink_to_fit();
+            }
+        }
+        // back in the order first seen, as idle_by_bucket lists them
+        for (id, s) in idle.into_iter().rev() {
+            *self.jobs.entry(id) = s;
+        }
+        self.last = None;
+        self.cursors = Vec::new();
+        parts.sorted()
+    }
+
+    fn add_job(&self, parts: &mut SectionParts, id: u32, s: &JobState, names: &dyn Names) {
+        let name = names.label(id).to_string();
+        let (row, mut job_findings) = self.job_row(&name, s, names);
+        if let Some(declared) = row.declared_kind.filter(|d| *d != row.inferred_shape) {
+            parts.disagreements.push(Disagreement {
+                job: name,
+                declared_kind: declared,
+                inferred_shape: row.inferred_shape,
+            });
+        }
+        parts.jobs.push(row);
+        parts.found.append(&mut job_findings);
     }
 
     /// One job's row and findings.
@@ -1153,6 +1237,36 @@ mod tests {
         }
         a.merge(b);
         assert_eq!(a.finish(&TestNames::new(&["job0"])), whole);
+    }
+
+    #[test]
+    fn taking_the_states_gives_the_same_section_and_keeps_the_idle_jobs() {
+        // job0 a hanging gang over 10 buckets (past the cells a scan covers),
+        // job1 busy, job2 idle: the last stays for the purchase plan's owners
+        let mut ivs = hanging_gang();
+        ivs.push(held(1, 20, 0.0, 2.0, 0.9));
+        ivs.push(held(2, 21, 0.0, 3.0, 0.0));
+        let mut f = fold(10);
+        for iv in &ivs {
+            f.add(iv);
+        }
+        assert!(f.state(0).cells.len() > SCAN_CELLS);
+        let names = TestNames::new(&["job0", "job1", "job2"]);
+        let whole = f.finish(&names);
+        let idle_before: Vec<(u32, BTreeMap<i64, i64>)> = f
+            .idle_by_bucket()
+            .into_iter()
+            .map(|j| (j.job, j.ticks))
+            .collect();
+        assert_eq!(f.finish_taking(&names), whole);
+        let idle_after: Vec<(u32, BTreeMap<i64, i64>)> = f
+            .idle_by_bucket()
+            .into_iter()
+            .map(|j| (j.job, j.ticks))
+            .collect();
+        assert_eq!(idle_after, idle_before);
+        assert_eq!(idle_after.iter().map(|j| j.0).collect::<Vec<_>>(), [0, 2]);
+        assert_eq!(f.jobs.len(), 2, "job1 had no idle time: freed");
     }
 
     #[test]

@@ -214,33 +214,39 @@ impl ClassSums {
     }
 
     fn rows(&self) -> Vec<LeakRow> {
-        let observed: i64 = self.ticks.iter().sum();
-        let held: i64 = LeakClass::ALL
-            .iter()
-            .filter(|c| c.is_held())
-            .map(|c| self.ticks.get(c.index()).copied().unwrap_or(0))
-            .sum();
-        let share = |t: i64, of: i64| (of > 0).then(|| t as f64 / of as f64);
-        LeakClass::ALL
-            .iter()
-            .map(|&class| {
-                let ticks = self.ticks.get(class.index()).copied().unwrap_or(0);
-                LeakRow {
-                    class,
-                    gpu_hours: ticks as f64 / TICKS_PER_HOUR,
-                    share_of_held: if class.is_held() {
-                        share(ticks, held)
-                    } else {
-                        None
-                    },
-                    share_of_observed: share(ticks, observed),
-                    usd: self
-                        .priced
-                        .then(|| self.usd.get(class.index()).map_or(0.0, Sum::get)),
-                }
-            })
-            .collect()
+        rows_of(
+            &self.ticks,
+            self.priced.then(|| self.usd.map(|u| u.get())).as_ref(),
+        )
     }
+}
+
+/// The ten rows of §9 in cascade order from ticks and (priced) dollars per class.
+fn rows_of(ticks: &[i64; 10], usd: Option<&[f64; 10]>) -> Vec<LeakRow> {
+    let observed: i64 = ticks.iter().sum();
+    let held: i64 = LeakClass::ALL
+        .iter()
+        .filter(|c| c.is_held())
+        .map(|c| ticks.get(c.index()).copied().unwrap_or(0))
+        .sum();
+    let share = |t: i64, of: i64| (of > 0).then(|| t as f64 / of as f64);
+    LeakClass::ALL
+        .iter()
+        .map(|&class| {
+            let t = ticks.get(class.index()).copied().unwrap_or(0);
+            LeakRow {
+                class,
+                gpu_hours: t as f64 / TICKS_PER_HOUR,
+                share_of_held: if class.is_held() {
+                    share(t, held)
+                } else {
+                    None
+                },
+                share_of_observed: share(t, observed),
+                usd: usd.map(|u| u.get(class.index()).copied().unwrap_or(0.0)),
+            }
+        })
+        .collect()
 }
 
 /// State of the leak map: fleet sums, sums per `--by` group and per job.
@@ -274,6 +280,21 @@ impl LeakFold {
         })
     }
 
+    /// The jobs' rows of [`LeakFold::finish`], each job's sums freed as its
+    /// row is built; the fold keeps no jobs after.
+    pub fn take_jobs(&mut self, names: &dyn Names) -> Vec<JobLeaks> {
+        let mut sums: Vec<(u32, ClassSums)> = std::mem::take(&mut self.jobs).into_iter().collect();
+        let mut jobs = Vec::with_capacity(sums.len());
+        while let Some((id, s)) = sums.pop() {
+            jobs.push(JobLeaks::of(names.label(id).to_string(), &s));
+            if sums.capacity() - sums.len() >= crate::audit::interval::FREE_EVERY {
+                sums.shrink_to_fit();
+            }
+        }
+        jobs.sort_by(|a, b| a.name.cmp(&b.name));
+        jobs
+    }
+
     /// The section; groups are sorted by held GPU-hours (most first), then name;
     /// jobs by name. A group without the label is named "-".
     pub fn finish(&self, names: &dyn Names) -> Leaks {
@@ -297,13 +318,10 @@ impl LeakFold {
             })
             .collect();
         groups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let mut jobs: Vec<LeakGroup> = self
+        let mut jobs: Vec<JobLeaks> = self
             .jobs
             .iter()
-            .map(|(id, sums)| LeakGroup {
-                name: names.label(id).to_string(),
-                classes: sums.rows(),
-            })
+            .map(|(id, sums)| JobLeaks::of(names.label(id).to_string(), sums))
             .collect();
         jobs.sort_by(|a, b| a.name.cmp(&b.name));
         Leaks {
@@ -357,7 +375,7 @@ pub struct Leaks {
     pub by: Option<String>,
     pub groups: Vec<LeakGroup>,
     /// per job label (samples carrying the job, held or not)
-    pub jobs: Vec<LeakGroup>,
+    pub jobs: Vec<JobLeaks>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -376,6 +394,71 @@ pub struct LeakRow {
 pub struct LeakGroup {
     pub name: String,
     pub classes: Vec<LeakRow>,
+}
+
+/// One job's row of the leak map, kept as its ticks and dollars per class and
+/// written as a [`LeakGroup`] (the same JSON): ten [`LeakRow`]s a job were
+/// most of the memory of a report on a million jobs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobLeaks {
+    pub name: String,
+    ticks: [i64; 10],
+    /// None when no interval of the job had a price
+    usd: Option<[f64; 10]>,
+}
+
+impl JobLeaks {
+    fn of(name: String, sums: &ClassSums) -> Self {
+        JobLeaks {
+            name,
+            ticks: sums.ticks,
+            usd: sums.priced.then(|| sums.usd.map(|u| u.get())),
+        }
+    }
+
+    /// The job's ten rows, in cascade order.
+    pub fn classes(&self) -> Vec<LeakRow> {
+        rows_of(&self.ticks, self.usd.as_ref())
+    }
+}
+
+impl Serialize for JobLeaks {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Written<'a> {
+            name: &'a str,
+            classes: Vec<LeakRow>,
+        }
+        Written {
+            name: &self.name,
+            classes: self.classes(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for JobLeaks {
+    /// From the rows a report wrote: ticks back from the GPU-hours (exact to
+    /// the tick), dollars where any row had them.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let group = LeakGroup::deserialize(deserializer)?;
+        let mut job = JobLeaks {
+            name: group.name,
+            ..JobLeaks::default()
+        };
+        let priced = group.classes.iter().any(|r| r.usd.is_some());
+        let mut usd = [0.0; 10];
+        for r in &group.classes {
+            if let Some(t) = job.ticks.get_mut(r.class.index()) {
+                *t = (r.gpu_hours * TICKS_PER_HOUR).round() as i64;
+            }
+            if let Some(u) = usd.get_mut(r.class.index()) {
+                *u = r.usd.unwrap_or(0.0);
+            }
+        }
+        job.usd = priced.then_some(usd);
+        Ok(job)
+    }
 }
 
 #[cfg(test)]
@@ -520,7 +603,37 @@ mod tests {
         );
         assert_eq!(l.jobs.len(), 1);
         assert_eq!(l.jobs[0].name, "l3");
-        assert_eq!(row(&l.jobs[0].classes, LeakClass::Idle).gpu_hours, 2.0);
+        assert_eq!(row(&l.jobs[0].classes(), LeakClass::Idle).gpu_hours, 2.0);
+    }
+
+    #[test]
+    fn a_jobs_row_is_written_as_its_ten_rows_and_read_back() -> anyhow::Result<()> {
+        let mut f = LeakFold::new(LeakThresholds::default(), None);
+        let mut priced = busy();
+        priced.job = Some(3);
+        priced.price = Some(2.5);
+        f.add(&priced);
+        let mut idle = held(0, 0, H, H / 2, Some(0.0));
+        idle.job = Some(3);
+        idle.price = Some(2.5);
+        f.add(&idle);
+        let mut unpriced = busy();
+        unpriced.job = Some(4);
+        f.add(&unpriced);
+        let l = f.finish(&TestNames);
+        assert_eq!(f.take_jobs(&TestNames), l.jobs);
+        for job in &l.jobs {
+            let written = serde_json::to_value(job)?;
+            let group = LeakGroup {
+                name: job.name.clone(),
+                classes: job.classes(),
+            };
+            assert_eq!(written, serde_json::to_value(&group)?);
+            assert_eq!(serde_json::from_value::<JobLeaks>(written)?, *job);
+        }
+        assert_eq!(row(&l.jobs[0].classes(), LeakClass::Idle).usd, Some(1.25));
+        assert_eq!(row(&l.jobs[1].classes(), LeakClass::Idle).usd, None);
+        Ok(())
     }
 
     #[test]

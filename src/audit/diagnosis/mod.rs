@@ -196,7 +196,9 @@ impl DiagnosisFolds {
         }
     }
 
-    pub fn finish(&self, names: &dyn Names, inputs: DiagnosisInputs) -> Sections {
+    /// The sections; the per-job states are freed as their rows are built
+    /// (on a million jobs they and the rows do not fit in memory together).
+    pub fn finish(&mut self, names: &dyn Names, inputs: DiagnosisInputs) -> Sections {
         let mut timeline = self.timeline.finish(names);
         let demand = inputs
             .pending
@@ -204,7 +206,10 @@ impl DiagnosisFolds {
         if let Some(d) = &demand {
             timeline.set_pending(&d.pending_per_bucket);
         }
-        let job_section = self.jobs.finish(names);
+        let leak_jobs = self.leaks.take_jobs(names);
+        let mut leaks = self.leaks.finish(names);
+        leaks.jobs = leak_jobs;
+        let job_section = self.jobs.finish_taking(names);
         let purchase = self.purchase(
             &timeline,
             &job_section.findings,
@@ -218,7 +223,7 @@ impl DiagnosisFolds {
             jobs: any_job.then_some(job_section.jobs),
             findings: any_job.then_some(job_section.findings),
             job_disagreements: job_section.disagreements,
-            leaks: Some(self.leaks.finish(names)),
+            leaks: Some(leaks),
             nodes: Some(self.nodes.finish(names, inputs.top_hosts)),
             purchase: Some(purchase),
             timeline: Some(timeline),

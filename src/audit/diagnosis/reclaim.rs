@@ -90,8 +90,15 @@ fn candidates(
     findings: &[Finding],
     names: &dyn Names,
 ) -> Vec<Candidate> {
+    // each job's first finding, looked up once per idle job (a scan of every
+    // finding per idle job was quadratic on a million jobs)
+    let mut first_kind: std::collections::HashMap<&str, FindingKind> =
+        std::collections::HashMap::with_capacity(findings.len());
+    for f in findings {
+        first_kind.entry(f.job.as_str()).or_insert(f.kind);
+    }
     let source_of = |job: &str| {
-        let kind = findings.iter().find(|f| f.job == job).map(|f| f.kind);
+        let kind = first_kind.get(job).copied();
         match kind {
             Some(FindingKind::Parked) => ReclaimSource::Parked,
             Some(FindingKind::GangMemberIdle) => ReclaimSource::GangMemberIdle,

@@ -32,7 +32,9 @@ pub struct Folds {
     pub tally: tally::TallyFold,
     pub groups: groups::GroupsFold,
     pub gpus: gpus::GpusFold,
-    pub jobs: jobs::JobsFold,
+    /// held time per job for the `--jobs` summaries: only where a jobs file
+    /// declares MFU (a tally per job is most of the memory of a million jobs)
+    pub jobs: Option<jobs::JobsFold>,
     pub episodes: episodes::EpisodesFold,
     /// timeline, leaks, nodes (and jobs' shapes): started once the window is
     /// known, between the engine's passes
@@ -45,7 +47,7 @@ impl Folds {
             tally: tally::TallyFold::new(basis),
             groups: groups::GroupsFold::new(basis, by),
             gpus: gpus::GpusFold::new(basis),
-            jobs: jobs::JobsFold::new(basis),
+            jobs: None,
             episodes: episodes::EpisodesFold::default(),
             diagnosis: None,
         }
@@ -64,7 +66,9 @@ impl Fold for Folds {
         self.tally.add_row(iv, &row);
         self.groups.add_row(iv, &row);
         self.gpus.add_row(iv, &row);
-        self.jobs.add_row(iv, &row);
+        if let Some(jobs) = &mut self.jobs {
+            jobs.add_row(iv, &row);
+        }
         self.episodes.add(iv);
         if let Some(d) = &mut self.diagnosis {
             d.add(iv);
@@ -74,7 +78,11 @@ impl Fold for Folds {
         self.tally.merge(other.tally);
         self.groups.merge(other.groups);
         self.gpus.merge(other.gpus);
-        self.jobs.merge(other.jobs);
+        match (&mut self.jobs, other.jobs) {
+            (Some(j), Some(o)) => j.merge(o),
+            (j @ None, o) => *j = o,
+            (Some(_), None) => {}
+        }
         self.episodes.merge(other.episodes);
         match (&mut self.diagnosis, other.diagnosis) {
             (Some(d), Some(o)) => d.merge(o),

@@ -368,11 +368,11 @@ mod tests {
         assert_eq!(l.jobs.len(), 1);
         assert_eq!(l.jobs[0].name, "train-0");
         assert_eq!(
-            row(&l.jobs[0].classes, LeakClass::Unallocated).gpu_hours,
+            row(&l.jobs[0].classes(), LeakClass::Unallocated).gpu_hours,
             0.0
         );
         assert_eq!(
-            row(&l.jobs[0].classes, LeakClass::Idle).share_of_held,
+            row(&l.jobs[0].classes(), LeakClass::Idle).share_of_held,
             Some(0.25)
         );
         Ok(())
