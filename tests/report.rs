@@ -534,7 +534,13 @@ fn json_close(a: &Value, b: &Value) -> bool {
 }
 
 fn table_text(args: &[&str]) -> anyhow::Result<String> {
-    let out = gpuaudit()?.arg("report").args(args).output()?;
+    // from the checkout's root: a relative path reads the same in any checkout
+    // (the prose wraps at words, so an absolute path's length would move lines)
+    let out = gpuaudit()?
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("report")
+        .args(args)
+        .output()?;
     anyhow::ensure!(
         out.status.success(),
         "report failed: {}",
@@ -545,7 +551,7 @@ fn table_text(args: &[&str]) -> anyhow::Result<String> {
 
 #[test]
 fn demo_fleet_table_at_80_and_200_columns_and_piped() -> anyhow::Result<()> {
-    let demo = data("demo-fleet.parquet");
+    let demo = "testdata/demo-fleet.parquet";
     let narrow = table_text(&[&demo, "--by", "team", "--width", "80"])?;
     let wide = table_text(&[&demo, "--by", "team", "--width", "200"])?;
     let piped = table_text(&[&demo, "--by", "team"])?;
@@ -568,8 +574,9 @@ fn demo_fleet_table_at_80_and_200_columns_and_piped() -> anyhow::Result<()> {
     );
     // COLUMNS is honoured when piped
     let out = gpuaudit()?
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("COLUMNS", "80")
-        .args(["report", &demo, "--by", "team"])
+        .args(["report", demo, "--by", "team"])
         .output()?;
     assert_eq!(
         String::from_utf8(out.stdout)?.replace(&data(""), "testdata/"),
