@@ -552,9 +552,9 @@ fn table_text(args: &[&str]) -> anyhow::Result<String> {
 #[test]
 fn demo_fleet_table_at_80_and_200_columns_and_piped() -> anyhow::Result<()> {
     let demo = "testdata/demo-fleet.parquet";
-    let narrow = table_text(&[&demo, "--by", "team", "--width", "80"])?;
-    let wide = table_text(&[&demo, "--by", "team", "--width", "200"])?;
-    let piped = table_text(&[&demo, "--by", "team"])?;
+    let narrow = table_text(&[demo, "--by", "team", "--width", "80"])?;
+    let wide = table_text(&[demo, "--by", "team", "--width", "200"])?;
+    let piped = table_text(&[demo, "--by", "team"])?;
     for (name, text, width) in [
         ("demo_table_80", &narrow, 80),
         ("demo_table_200", &wide, 200),
