@@ -44,9 +44,9 @@ impl Cmp {
     }
 }
 
-/// Idle (docs/semantics.md §5): device activity compared with --idle-below
-/// so. The one statement of the comparison: the reader, the leak classes
-/// and the SQL/PromQL plans all read it from here.
+/// Idle (docs/semantics.md §5): device activity below --idle-below. The one
+/// statement of the comparison: the reader, the leak classes and the
+/// SQL/PromQL plans all read it from here.
 pub const IDLE_CMP: Cmp = Cmp::Below;
 
 /// Whether a measured device activity counts as idle.
@@ -59,7 +59,8 @@ pub fn is_idle(held: bool, device_util: Option<f64>, idle_below: f64) -> bool {
     held && device_util.is_some_and(|u| below_idle(u, idle_below))
 }
 
-/// Memory used holds a GPU when it compares so with --held-mem.
+/// Memory used holds a GPU when it is above --held-mem (bytes, exact as f64
+/// below 8 PiB).
 pub const HELD_MEM_CMP: Cmp = Cmp::Above;
 
 /// --held-mem's default: 1 GiB.
