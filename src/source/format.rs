@@ -281,6 +281,18 @@ impl Format for Parquet {
     }
 }
 
+/// Read each file on its own (a format whose files never join).
+pub fn each_file(
+    files: &[InputFile],
+    opts: &ReadOptions,
+    read: impl Fn(&str, &Path, &ReadOptions) -> Result<SampleTable>,
+) -> Result<Vec<SampleTable>> {
+    files
+        .iter()
+        .map(|(name, path, _)| read(name, path, opts))
+        .collect()
+}
+
 /// CSV (or TSV) with a header row.
 pub struct Csv;
 impl Format for Csv {
@@ -450,10 +462,7 @@ impl Format for NvidiaSmiDmon {
         nvidia_smi::looks_like_dmon(head.first_line)
     }
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| nvidia_smi::read_dmon(name, path, opts))
-            .collect()
+        each_file(files, opts, nvidia_smi::read_dmon)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
@@ -483,10 +492,7 @@ impl Format for NvidiaSmiXml {
         nvidia_smi::xml::looks_like_xml(head.text)
     }
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| nvidia_smi::xml::read_xml(name, path, opts))
-            .collect()
+        each_file(files, opts, nvidia_smi::xml::read_xml)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {

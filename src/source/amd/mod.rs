@@ -191,10 +191,7 @@ impl Format for AmdSmiJson {
         smi::looks_like_json(head.text)
     }
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| smi::read_json(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, smi::read_json)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
@@ -218,10 +215,7 @@ impl Format for AmdSmiMonitor {
         smi::looks_like_monitor(head.first_line)
     }
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| smi::read_monitor(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, smi::read_monitor)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
@@ -245,10 +239,7 @@ impl Format for AmdSmiMetricText {
         smi::looks_like_metric_text(head.text, head.first_line)
     }
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| smi::read_metric_text(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, smi::read_metric_text)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
@@ -275,10 +266,7 @@ impl Format for RocmSmiJson {
         rocm::looks_like_json(head.text)
     }
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| rocm::read_json(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, rocm::read_json)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, EntryPoint)] {
@@ -305,10 +293,7 @@ impl Format for RocmSmiCsv {
         rocm::looks_like_csv(head.first_line)
     }
     fn read(&self, files: &[InputFile], opts: &ReadOptions) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| rocm::read_csv(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, rocm::read_csv)
     }
 }
 

@@ -188,10 +188,7 @@ impl crate::source::format::Format for GaudiHlSmi {
         files: &[crate::source::format::InputFile],
         opts: &ReadOptions,
     ) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| read_hlsmi(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, read_hlsmi)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {

@@ -240,10 +240,7 @@ impl crate::source::format::Format for IntelXpuSmi {
         files: &[crate::source::format::InputFile],
         opts: &ReadOptions,
     ) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| read_xpusmi_dump(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, read_xpusmi_dump)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {

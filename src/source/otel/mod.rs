@@ -204,10 +204,7 @@ impl crate::source::format::Format for OtlpJson {
         files: &[crate::source::format::InputFile],
         opts: &ReadOptions,
     ) -> Result<Vec<SampleTable>> {
-        files
-            .iter()
-            .map(|(name, path, _)| read_otlp(name, path, opts))
-            .collect()
+        crate::source::format::each_file(files, opts, read_otlp)
     }
     #[cfg(feature = "fuzzing")]
     fn fuzz_targets(&self) -> &'static [(&'static str, crate::fuzzing::EntryPoint)] {
