@@ -6,6 +6,7 @@
 //! into the same tallies the engine's folds fill, so `report --partials` and
 //! `report` build their report in one place (`audit::assemble`).
 use crate::audit::{GroupBy, HeldRule};
+use crate::metric::{DEVICE_UTIL, SM_ACTIVE, Slot, TENSOR_ACTIVE, slot_of};
 use crate::samples::col;
 
 pub(crate) mod promql;
@@ -158,6 +159,23 @@ pub const SUMS: [PartialSum; 15] = [
     ),
 ];
 
+/// The registry metrics the plan sums: (slot, its held hours x value, its
+/// measured held hours), by [`SUMS`]' names.
+pub const METRIC_SUMS: [(Slot, &str, &str); 4] = [
+    (DEVICE_UTIL, "active_h", "active_known_h"),
+    (SM_ACTIVE, "sm_h", "sm_known_h"),
+    (slot_of("sm_occupancy"), "occ_h", "occ_known_h"),
+    (TENSOR_ACTIVE, "tensor_h", "tensor_known_h"),
+];
+
+/// The sum holding a metric's held hours x value (None: not in the plan).
+pub fn busy_sum(slot: Slot) -> Option<&'static str> {
+    METRIC_SUMS
+        .iter()
+        .find(|(s, _, _)| *s == slot)
+        .map(|(_, busy, _)| *busy)
+}
+
 /// Keys of a partial row, then its span and the GPU's own facts (the same
 /// on every row of one GPU).
 pub mod key {
@@ -305,12 +323,7 @@ mod tests {
         assert_eq!(unique.len(), SUMS.len());
         // a metric's hours and its known hours share one filter, so a ratio
         // divides like by like (docs/semantics.md §4)
-        for (sum, known) in [
-            ("active_h", "active_known_h"),
-            ("sm_h", "sm_known_h"),
-            ("occ_h", "occ_known_h"),
-            ("tensor_h", "tensor_known_h"),
-        ] {
+        for (_, sum, known) in METRIC_SUMS {
             let f = |n: &str| SUMS.iter().find(|s| s.name == n).map(|s| s.filter);
             assert_eq!(f(sum), f(known), "{sum}");
         }

@@ -6,8 +6,8 @@ use crate::audit::assemble::{Parts, assemble};
 use crate::audit::model::{DataQuality, GpuSummary, HeldBasis, Note, Report, Sources};
 use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, HeldRule};
-use crate::metric::{DEVICE_UTIL, SM_ACTIVE, TENSOR_ACTIVE, slot_of};
-use crate::plan::{SUMS, key};
+use crate::metric::{DEVICE_UTIL, SM_ACTIVE, TENSOR_ACTIVE};
+use crate::plan::{METRIC_SUMS, SUMS, busy_sum, key};
 use crate::timeparse::US_PER_HOUR;
 use anyhow::{Context, Result, anyhow, bail};
 use polars::prelude::*;
@@ -329,11 +329,8 @@ fn tally_of(p: &Partial, price: Option<f64>, basis: Basis) -> Tally {
     let usd = |hours: f64| Sum::from(hours * price.unwrap_or(0.0));
     let (observed, held) = (p.int("observed_us"), p.int("held_us"));
     let unallocated = observed - held - p.int("held_unknown_us");
-    let basis_h = match basis {
-        Basis::TensorActive => p.hours("tensor_h"),
-        Basis::SmActive => p.hours("sm_h"),
-        Basis::Active | Basis::Useful => p.hours("active_h"),
-    };
+    // the useful basis (MFU) is never in sums: device activity stands for it
+    let basis_h = busy_sum(basis.slot().unwrap_or(DEVICE_UTIL)).map_or(0.0, |s| p.hours(s));
     let mut tally = Tally {
         observed_us: observed,
         held_us: held,
@@ -355,12 +352,7 @@ fn tally_of(p: &Partial, price: Option<f64>, basis: Basis) -> Tally {
         ..Tally::default()
     };
     let usd_per_hour = price.unwrap_or(0.0);
-    for (slot, busy, known) in [
-        (DEVICE_UTIL, "active_h", "active_known_h"),
-        (SM_ACTIVE, "sm_h", "sm_known_h"),
-        (slot_of("sm_occupancy"), "occ_h", "occ_known_h"),
-        (TENSOR_ACTIVE, "tensor_h", "tensor_known_h"),
-    ] {
+    for (slot, busy, known) in METRIC_SUMS {
         tally.set_metric(slot, p.hours(busy), p.hours(known), usd_per_hour);
     }
     tally
@@ -452,11 +444,11 @@ impl Folded {
 }
 
 fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
-    let has = |name: &str| rows.iter().any(|p| p.measured(name));
+    let has = |slot| busy_sum(slot).is_some_and(|name| rows.iter().any(|p| p.measured(name)));
     let present = Present {
-        device_util: has("active_h"),
-        sm_active: has("sm_h"),
-        tensor_active: has("tensor_h"),
+        device_util: has(DEVICE_UTIL),
+        sm_active: has(SM_ACTIVE),
+        tensor_active: has(TENSOR_ACTIVE),
         useful: false,
     };
     let mut f = Folded::default();
