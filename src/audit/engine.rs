@@ -399,7 +399,7 @@ impl Shard {
                 t,
                 held,
                 held_unknown,
-                idle: super::held::is_idle(held, activity.device_util(), sh.cfg.idle_below),
+                idle: super::held::is_idle(held, activity.device_util(), sh.cfg.idle.below),
                 activity,
                 price: sh.price(model),
                 model,
@@ -812,8 +812,14 @@ impl<'a> Engine<'a> {
             cfg,
             rule,
             present,
-            snapshot_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
-            lone_us: cfg.interval_us.unwrap_or(super::DEFAULT_SNAPSHOT_US),
+            snapshot_us: cfg
+                .weights
+                .interval_us
+                .unwrap_or(super::DEFAULT_SNAPSHOT_US),
+            lone_us: cfg
+                .weights
+                .interval_us
+                .unwrap_or(super::DEFAULT_SNAPSHOT_US),
             lone_gpus: 0,
             paired_gpus: 0,
             ids: cfg.streamed.then(IdCheck::default),
@@ -1037,7 +1043,7 @@ impl<'a> Engine<'a> {
     pub fn finish_steps(&mut self) {
         for shard in &mut self.shards {
             for tr in &mut shard.tracks {
-                tr.finish_steps(self.cfg.max_gap_us);
+                tr.finish_steps(self.cfg.weights.max_gap_us);
             }
         }
         self.weigh_lone_samples();
@@ -1060,7 +1066,7 @@ impl<'a> Engine<'a> {
         let Some(step) = self.fleet_step() else {
             return;
         };
-        if self.cfg.interval_us.is_some() {
+        if self.cfg.weights.interval_us.is_some() {
             return;
         }
         self.lone_us = step;
@@ -1099,11 +1105,11 @@ impl<'a> Engine<'a> {
             return;
         };
         let fleet_step = self.fleet_step();
-        let bucket = self.cfg.bucket_us.unwrap_or_else(|| {
+        let bucket = self.cfg.timeline.bucket_us.unwrap_or_else(|| {
             super::diagnosis::auto_bucket(fleet_step.unwrap_or(self.snapshot_us), end - start)
         });
         let mut thresholds = self.cfg.leak_thresholds;
-        thresholds.idle_below = self.cfg.idle_below;
+        thresholds.idle_below = self.cfg.idle.below;
         let declared = self.declared_jobs();
         for shard in &mut self.shards {
             shard.folds.diagnosis = Some(super::diagnosis::DiagnosisFolds::new(
@@ -1261,14 +1267,14 @@ impl<'a> Engine<'a> {
                 super::diagnosis::DiagnosisInputs {
                     deepest_layer: super::diagnosis::purchase::deepest_layer(&layers),
                     window_hours: (window_end - window_start).max(0) as f64 / US_PER_HOUR,
-                    want: cfg.want,
-                    pending: cfg.queue.as_ref().map(|q| q.requests.as_slice()),
+                    want: cfg.purchase.want,
+                    pending: cfg.purchase.queue.as_ref().map(|q| q.requests.as_slice()),
                     top_hosts: cfg.top,
-                    min_window_hours: cfg.min_window_hours,
+                    min_window_hours: cfg.purchase.min_window_hours,
                     observed_gpu_hours: layers.observed_gpu_hours,
                     held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
                     usd_per_gpu_hour,
-                    own_cost: cfg.own_cost.as_ref(),
+                    own_cost: cfg.purchase.own_cost.as_ref(),
                 },
             )
         });
@@ -1282,7 +1288,7 @@ impl<'a> Engine<'a> {
         let snapshot = folds.gpus.all_single();
         let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
         let mut notes = quality.notes.clone();
-        if let Some(q) = &cfg.queue {
+        if let Some(q) = &cfg.purchase.queue {
             notes.extend(q.notes.iter().cloned());
         }
         let mut warnings = quality.warnings.clone();
@@ -1333,7 +1339,7 @@ impl<'a> Engine<'a> {
             total: folds.tally.total.clone(),
             unpriced_models: self.unpriced_models.iter().cloned().collect(),
             groups: folds.groups.named(self),
-            episodes: folds.episodes.episodes(self, cfg.min_idle_us),
+            episodes: folds.episodes.episodes(self, cfg.idle.min_episode_us),
             model_hours: gpus
                 .iter()
                 .map(|g| (g.model.clone(), g.observed_gpu_hours))

@@ -66,6 +66,44 @@ pub const HELD_MEM_CMP: Cmp = Cmp::Above;
 /// --held-mem's default: 1 GiB.
 pub const DEFAULT_HELD_MEM_BYTES: u64 = 1 << 30;
 
+/// The held rule's settings (a part of `AuditConfig`): a new setting of the
+/// rule is a field here with its default, its flag in `cli/`, one line in
+/// `cmd/common.rs`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeldSettings {
+    /// `--held-mem`: memory used above this many bytes holds a GPU
+    pub mem_bytes: u64,
+    /// `--assume-held`: with no held, job or memory column, every sample is held
+    pub assume: bool,
+}
+
+impl Default for HeldSettings {
+    fn default() -> Self {
+        HeldSettings {
+            mem_bytes: DEFAULT_HELD_MEM_BYTES,
+            assume: false,
+        }
+    }
+}
+
+/// The idle rule's settings (§5), a part of `AuditConfig`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IdleSettings {
+    /// `--idle-below`: device activity below this fraction is idle
+    pub below: f64,
+    /// `--min-idle`: idle episodes at least this long (ticks) are listed
+    pub min_episode_us: i64,
+}
+
+impl Default for IdleSettings {
+    fn default() -> Self {
+        IdleSettings {
+            below: 0.01,
+            min_episode_us: 30 * super::interval::TICKS_PER_MINUTE,
+        }
+    }
+}
+
 /// How a row is decided held (docs/semantics.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeldRule {
@@ -113,8 +151,8 @@ pub fn held_rule_from(
     } else if has(col::JOB) {
         Ok(HeldRule::JobColumn)
     } else if has(col::MEM_USED_BYTES) {
-        Ok(HeldRule::Memory(cfg.held_mem_bytes))
-    } else if cfg.assume_held {
+        Ok(HeldRule::Memory(cfg.held.mem_bytes))
+    } else if cfg.held.assume {
         Ok(HeldRule::Assumed)
     } else {
         bail!(

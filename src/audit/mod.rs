@@ -48,32 +48,23 @@ impl GroupBy {
     }
 }
 
-/// Plain options of the audit (no clap inside).
+/// Plain options of the audit (no clap inside): the run's own (window,
+/// grouping, prices, threads) and each rule's settings, declared beside the
+/// rule with its defaults (docs/semantics.md §15).
 #[derive(Debug, Clone)]
 pub(crate) struct AuditConfig {
     pub since: Option<i64>,
     pub until: Option<i64>,
-    pub max_gap_us: Option<i64>,
-    pub interval_us: Option<i64>,
-    pub idle_below: f64,
-    pub min_idle_us: i64,
-    pub held_mem_bytes: u64,
-    pub assume_held: bool,
+    pub weights: weights::WeightSettings,
+    pub held: held::HeldSettings,
+    pub idle: held::IdleSettings,
     pub prices: PriceBook,
     pub by: Option<GroupBy>,
     pub top: Option<usize>,
-    /// timeline bucket (`--bucket`); None: the automatic rule
-    pub bucket_us: Option<i64>,
+    pub timeline: diagnosis::timeline::TimelineSettings,
     /// leak cascade thresholds (`--leak-thresholds`); its idle row is --idle-below
     pub leak_thresholds: diagnosis::LeakThresholds,
-    /// GPUs asked for (`--want`), for the purchase verdict
-    pub want: Option<u32>,
-    /// requests read from `--queue` files (None: no queue given, demand unknown)
-    pub queue: Option<diagnosis::demand::Queue>,
-    /// shortest window (hours) a purchase verdict decides on (`--min-window`)
-    pub min_window_hours: f64,
-    /// `--own-cost`: the amortized price of an owned GPU
-    pub own_cost: Option<crate::catalog::own_cost::OwnCost>,
+    pub purchase: diagnosis::purchase::PurchaseSettings,
     /// audit workers: GPUs are sharded across this many threads (1: no threads)
     pub threads: usize,
     /// samples of one GPU at most this far after the one kept are the same sample (`--align`)
@@ -89,21 +80,15 @@ impl AuditConfig {
         AuditConfig {
             since: None,
             until: None,
-            max_gap_us: None,
-            interval_us: None,
-            idle_below: 0.01,
-            min_idle_us: 30 * interval::TICKS_PER_MINUTE,
-            held_mem_bytes: held::DEFAULT_HELD_MEM_BYTES,
-            assume_held: false,
+            weights: Default::default(),
+            held: Default::default(),
+            idle: Default::default(),
             prices,
             by: None,
             top: None,
-            bucket_us: None,
-            leak_thresholds: diagnosis::LeakThresholds::default(),
-            want: None,
-            queue: None,
-            min_window_hours: diagnosis::purchase::MIN_WINDOW_HOURS,
-            own_cost: None,
+            timeline: Default::default(),
+            leak_thresholds: Default::default(),
+            purchase: Default::default(),
             threads: 1,
             align_us: 0,
             streamed: false,

@@ -36,7 +36,7 @@ fn f64s(name: &str, v: &[Option<f64>]) -> Column {
 
 fn cfg() -> AuditConfig {
     let mut c = AuditConfig::new(PriceBook::new(Some(2.0), None, false).expect("flat price"));
-    c.min_idle_us = 0;
+    c.idle.min_episode_us = 0;
     c
 }
 
@@ -75,7 +75,7 @@ fn a_single_sample_is_a_snapshot_of_one_hour_or_interval() -> Result<()> {
     assert!(close(r.layers.held_gpu_hours, 1.0));
     assert!(close(r.cost.held_usd.unwrap_or(f64::NAN), 2.0));
     let mut c = cfg();
-    c.interval_us = Some(30 * MIN);
+    c.weights.interval_us = Some(30 * MIN);
     let r = audit(&t, &c)?;
     assert!(close(r.layers.observed_gpu_hours, 1.0));
     Ok(())
@@ -140,7 +140,7 @@ fn held_by_memory_above_the_threshold() -> Result<()> {
     assert_eq!(r.held_rule.to_string(), "memory used > 1024 MiB");
     assert!(close(r.layers.held_gpu_hours, 1.0 / 60.0)); // strictly greater
     let mut c = cfg();
-    c.held_mem_bytes = 0;
+    c.held.mem_bytes = 0;
     let r = audit(&t, &c)?;
     assert!(close(r.layers.held_gpu_hours, 2.0 / 60.0));
     Ok(())
@@ -159,7 +159,7 @@ fn no_way_to_tell_held_is_an_error_unless_assumed() -> Result<()> {
         .unwrap_or_default();
     assert!(err.contains("--assume-held"), "{err}");
     let mut c = cfg();
-    c.assume_held = true;
+    c.held.assume = true;
     let r = audit(&t, &c)?;
     assert!(close(r.layers.held_gpu_hours, 2.0 / 60.0));
     assert!(close(r.ratios.active().unwrap_or(f64::NAN), 0.3));
@@ -236,7 +236,7 @@ fn idle_episodes_break_on_job_change_and_gaps_and_respect_min_idle() -> Result<(
         ),
     ])?;
     let mut c = cfg();
-    c.max_gap_us = Some(3 * MIN);
+    c.weights.max_gap_us = Some(3 * MIN);
     let r = audit(&t, &c)?;
     let mut hours: Vec<(String, f64, chrono::DateTime<chrono::Utc>)> = r
         .idle_episodes
@@ -269,7 +269,7 @@ fn idle_episodes_break_on_job_change_and_gaps_and_respect_min_idle() -> Result<(
         .map(|e| crate::timeparse::rfc3339(&e.end));
     assert_eq!(first.as_deref(), Some(format_time(T0 + 5 * MIN).as_str()));
     // --min-idle 3m lists only the 5 and 4 minute episodes; hours still count
-    c.min_idle_us = 3 * MIN;
+    c.idle.min_episode_us = 3 * MIN;
     let r = audit(&t, &c)?;
     assert_eq!(r.idle_episodes.len(), 2);
     assert!(close(
@@ -317,10 +317,8 @@ fn unpriced_models_give_no_dollars_not_zero() -> Result<()> {
         Column::new("held".into(), vec![true; 4]),
         f64s("device_util", &[Some(0.0); 4]),
     ])?;
-    let c = AuditConfig {
-        min_idle_us: 0,
-        ..AuditConfig::new(PriceBook::new(None, None, true)?)
-    };
+    let mut c = AuditConfig::new(PriceBook::new(None, None, true)?);
+    c.idle.min_episode_us = 0;
     let r = audit(&t, &c)?;
     assert!(close(r.cost.held_usd.unwrap_or(f64::NAN), 2.0 * 3.0)); // 2 h of H100 at $3
     assert!(close(r.cost.unpriced_gpu_hours, 2.0));

@@ -1,5 +1,14 @@
 //! How much time each sample stands for (docs/semantics.md §2).
 
+/// The weight rule's settings (a part of `AuditConfig`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WeightSettings {
+    /// `--max-gap`: a longer gap is unobserved (None: 3 x the GPU's median step)
+    pub max_gap_us: Option<i64>,
+    /// `--interval`: what a single-sample GPU's sample stands for (None: 1 h)
+    pub interval_us: Option<i64>,
+}
+
 /// Weights of one GPU's samples (sorted by time, duplicates already removed).
 #[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // fuzzed (feature fuzzing) and tested
 #[derive(Debug, Clone, PartialEq)]

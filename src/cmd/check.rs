@@ -43,9 +43,11 @@ pub fn run(
     }
 }
 
+/// A run read: its report and where it came from.
+type Run = (Report, RunSource);
+
 /// Run the rules: the rendered result and the exit it decides (decided before
 /// anything is written, so a closed stdout cannot turn a failure into a pass).
-#[allow(clippy::too_many_lines)] // TODO(issue 34): split
 fn check(
     args: &CheckArgs,
     given: &dyn Fn(&str) -> bool,
@@ -53,6 +55,49 @@ fn check(
     said: &mut Diagnostics,
 ) -> Result<(String, Result<u8>)> {
     let rules = collect_rules(args)?;
+    refuse_unrunnable(args, &rules)?;
+    let ((current, current_src), baseline) = load_runs(args)?;
+    let all_reports =
+        current_src.kind == "report" && baseline.as_ref().is_none_or(|(_, s)| s.kind == "report");
+    if all_reports && let Some(flag) = sample_options(given).first() {
+        bail!(
+            "{flag} applies to raw samples, but every input is a report already audited; give it to `gpuaudit report`, or check the samples"
+        );
+    }
+    let outcomes = evaluate(&rules, &current, baseline.as_ref().map(|(r, _)| r));
+    if !args.allow_missing {
+        refuse_missing(&outcomes)?;
+    }
+    let caveats = match &baseline {
+        Some((b, _)) => comparability(&rules, &current, b),
+        None => Vec::new(),
+    };
+    // On stderr too: a CI log shows them even when stdout goes to a file.
+    for c in &caveats {
+        said.push(Diagnostic::CheckCaveat {
+            message: crate::render::check::caveat_text(c),
+            strict: args.strict,
+        });
+    }
+    let view = CheckView {
+        current: &current_src,
+        baseline: baseline.as_ref().map(|(_, s)| s),
+        outcomes: &outcomes,
+        caveats: &caveats,
+        strict: args.strict,
+    };
+    let text = match args.format {
+        CheckFormat::Table => crate::render::check::table(&view, width),
+        CheckFormat::Markdown => crate::render::check::markdown(&view),
+        CheckFormat::Junit => crate::render::check::junit(&view),
+        CheckFormat::Json => crate::render::check::json(&view)?,
+    };
+    Ok((text, verdict_of(&view, said)))
+}
+
+/// Rules that cannot run as given: none at all, a baseline rule without a
+/// baseline, no CURRENT, standard input read twice.
+fn refuse_unrunnable(args: &CheckArgs, rules: &[Rule]) -> Result<()> {
     if rules.is_empty() {
         bail!("no rules to check: give --min, --max, --max-drop, --max-rise or --rules FILE");
     }
@@ -75,8 +120,12 @@ fn check(
     if args.baseline.as_deref() == Some("-") && args.input.inputs.iter().any(|i| i == "-") {
         bail!("CURRENT and --baseline cannot both read standard input");
     }
+    Ok(())
+}
 
-    let (current, current_src) = load_run(args, args.input.clone())?;
+/// CURRENT, then the baseline when one is given.
+fn load_runs(args: &CheckArgs) -> Result<(Run, Option<Run>)> {
+    let current = load_run(args, args.input.clone())?;
     let baseline = match &args.baseline {
         Some(spec) => {
             let mut input = InputArgs {
@@ -90,15 +139,12 @@ fn check(
         }
         None => None,
     };
-    let all_reports =
-        current_src.kind == "report" && baseline.as_ref().is_none_or(|(_, s)| s.kind == "report");
-    if all_reports && let Some(flag) = sample_options(given).first() {
-        bail!(
-            "{flag} applies to raw samples, but every input is a report already audited; give it to `gpuaudit report`, or check the samples"
-        );
-    }
-    let outcomes = evaluate(&rules, &current, baseline.as_ref().map(|(r, _)| r));
+    Ok((current, baseline))
+}
 
+/// A rule whose metric is null on a side cannot be checked (unless
+/// --allow-missing skips it).
+fn refuse_missing(outcomes: &[crate::audit::check::Outcome]) -> Result<()> {
     let missing: Vec<String> = outcomes
         .iter()
         .filter(|o| !o.missing.is_empty())
@@ -122,51 +168,30 @@ fn check(
             )
         })
         .collect();
-    if !missing.is_empty() && !args.allow_missing {
+    if !missing.is_empty() {
         bail!(
             "cannot check {}: the input does not measure it; pass --allow-missing to skip such rules",
             missing.join("; ")
         );
     }
-    let caveats = match &baseline {
-        Some((b, _)) => comparability(&rules, &current, b),
-        None => Vec::new(),
-    };
-    // On stderr too: a CI log shows them even when stdout goes to a file.
-    for c in &caveats {
-        said.push(Diagnostic::CheckCaveat {
-            message: crate::render::check::caveat_text(c),
-            strict: args.strict,
-        });
-    }
+    Ok(())
+}
 
-    let view = CheckView {
-        current: &current_src,
-        baseline: baseline.as_ref().map(|(_, s)| s),
-        outcomes: &outcomes,
-        caveats: &caveats,
-        strict: args.strict,
-    };
-    let text = match args.format {
-        CheckFormat::Table => crate::render::check::table(&view, width),
-        CheckFormat::Markdown => crate::render::check::markdown(&view),
-        CheckFormat::Junit => crate::render::check::junit(&view),
-        CheckFormat::Json => crate::render::check::json(&view)?,
-    };
-    let verdict = if !view.passed() {
+/// The exit the outcomes decide: 1 (a finding) when a rule failed.
+fn verdict_of(view: &CheckView, said: &mut Diagnostics) -> Result<u8> {
+    if !view.passed() {
         Err(anyhow::Error::new(Findings(
-            crate::render::check::failure_line(&view),
+            crate::render::check::failure_line(view),
         )))
-    } else if outcomes.iter().all(|o| o.verdict == Verdict::Skipped) {
-        // Only reached with --allow-missing (else a null metric is an error
-        // above): the user allowed skipping, so it passes, saying so on
-        // stderr too, where a CI log shows it.
-        said.push(Diagnostic::NothingChecked);
-        Ok(0)
     } else {
+        if view.outcomes.iter().all(|o| o.verdict == Verdict::Skipped) {
+            // Only reached with --allow-missing (else a null metric is an error
+            // above): the user allowed skipping, so it passes, saying so on
+            // stderr too, where a CI log shows it.
+            said.push(Diagnostic::NothingChecked);
+        }
         Ok(0)
-    };
-    Ok((text, verdict))
+    }
 }
 
 /// The reading and audit options given on the command line, which a report

@@ -58,23 +58,23 @@ pub fn read_options(input: &InputArgs, quiet: bool, tuning: &Tuning) -> Result<R
 pub fn audit_options(args: &AuditArgs) -> Result<AuditOptions> {
     let prices = PriceBook::new(args.price, args.prices.as_deref(), !args.no_builtin_prices)?;
     let mut cfg = AuditConfig::new(prices);
-    cfg.max_gap_us = args.max_gap;
-    cfg.interval_us = args.interval;
-    cfg.idle_below = args.idle_below;
-    cfg.min_idle_us = args.min_idle;
-    cfg.held_mem_bytes = args.held_mem;
-    cfg.assume_held = args.assume_held;
+    cfg.weights.max_gap_us = args.max_gap;
+    cfg.weights.interval_us = args.interval;
+    cfg.idle.below = args.idle_below;
+    cfg.idle.min_episode_us = args.min_idle;
+    cfg.held.mem_bytes = args.held_mem;
+    cfg.held.assume = args.assume_held;
     cfg.by = args.by.map(group_by);
     cfg.top = args.top;
-    cfg.bucket_us = args.bucket;
+    cfg.timeline.bucket_us = args.bucket;
     if let Some(path) = &args.leak_thresholds {
         cfg.leak_thresholds = LeakThresholds::from_file(path).context("--leak-thresholds")?;
     }
-    cfg.want = args.want;
+    cfg.purchase.want = args.want;
     let zone = args.queue_tz.unwrap_or(chrono::Offset::fix(&chrono::Utc));
-    cfg.queue = crate::source::queue::read_queues(&args.queue, zone)?;
-    cfg.min_window_hours = args.min_window as f64 / crate::audit::interval::TICKS_PER_HOUR;
-    cfg.own_cost = args.own_cost;
+    cfg.purchase.queue = crate::source::queue::read_queues(&args.queue, zone)?;
+    cfg.purchase.min_window_hours = args.min_window as f64 / crate::audit::interval::TICKS_PER_HOUR;
+    cfg.purchase.own_cost = args.own_cost;
     cfg.threads = args
         .threads
         .unwrap_or_else(crate::pipeline::default_threads);

@@ -8,8 +8,33 @@ use polars::prelude::*;
 use std::fs::File;
 use std::path::Path;
 
-#[allow(clippy::too_many_lines)] // TODO(issue 34): split
+/// The fleet to write and how it is cut: ticks in all, per day, per slice.
+struct Plan {
+    spec: DemoSpec,
+    ticks: usize,
+    ticks_per_day: usize,
+    slice: usize,
+}
+
 pub fn run(args: DemoArgs, said: &mut Diagnostics) -> Result<u8> {
+    let plan = plan_of(&args)?;
+    let partitioned = args.partition_by_day;
+    let rows = if partitioned {
+        write_days(&args.out, &plan)?
+    } else {
+        write_file(&args.out, &plan)?
+    };
+    said.push(Diagnostic::DemoWritten {
+        rows,
+        gpus: plan.spec.total_gpus(),
+        out: args.out,
+        partitioned,
+    });
+    Ok(0)
+}
+
+/// The flags checked and turned into a plan.
+fn plan_of(args: &DemoArgs) -> Result<Plan> {
     let interval_us = parse_duration_us(&args.interval).context("--interval")?;
     if interval_us < US_PER_SECOND {
         bail!("--interval must be at least 1s");
@@ -33,78 +58,80 @@ pub fn run(args: DemoArgs, said: &mut Diagnostics) -> Result<u8> {
     // each slice is one parquet row group: 2^20 rows at most, pyarrow's default,
     // so a demo file reads like the files most exporters write
     let slice = ((1 << 20) / spec.total_gpus()).clamp(1, ticks_per_day);
+    Ok(Plan {
+        spec,
+        ticks,
+        ticks_per_day,
+        slice,
+    })
+}
 
-    if args.partition_by_day {
-        std::fs::create_dir_all(&args.out)
-            .with_context(|| format!("{}: cannot create directory", args.out.display()))?;
-        let mut rows = 0;
-        let mut day_start = 0;
-        while day_start < ticks {
-            let day_end = (day_start + ticks_per_day).min(ticks);
-            let day =
-                chrono::DateTime::from_timestamp_micros(start_us + day_start as i64 * interval_us)
-                    .map(|d| d.format("%Y-%m-%d").to_string())
-                    .unwrap_or_default();
-            let dir = args.out.join(format!("day={day}"));
-            std::fs::create_dir_all(&dir)?;
-            rows += write_parquet(
-                &dir.join("part-0.parquet"),
-                &spec,
-                day_start,
-                day_end,
-                slice,
-            )?;
-            day_start = day_end;
-        }
-        said.push(Diagnostic::DemoWritten {
-            rows,
-            gpus: spec.total_gpus(),
-            out: args.out.clone(),
-            partitioned: true,
-        });
-        return Ok(0);
+/// `--partition-by-day`: one `day=YYYY-MM-DD/part-0.parquet` per day; returns the rows written.
+fn write_days(out: &Path, plan: &Plan) -> Result<usize> {
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create directory", out.display()))?;
+    let (spec, interval_us) = (&plan.spec, plan.spec.interval_us);
+    let mut rows = 0;
+    let mut day_start = 0;
+    while day_start < plan.ticks {
+        let day_end = (day_start + plan.ticks_per_day).min(plan.ticks);
+        let day =
+            chrono::DateTime::from_timestamp_micros(spec.start_us + day_start as i64 * interval_us)
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_default();
+        let dir = out.join(format!("day={day}"));
+        std::fs::create_dir_all(&dir)?;
+        rows += write_parquet(
+            &dir.join("part-0.parquet"),
+            spec,
+            day_start,
+            day_end,
+            plan.slice,
+        )?;
+        day_start = day_end;
     }
-    let ext = args
-        .out
+    Ok(rows)
+}
+
+/// One file, its format by its extension; returns the rows written.
+fn write_file(out: &Path, plan: &Plan) -> Result<usize> {
+    let ext = out
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    let mut rows = 0;
     match ext.as_str() {
-        "parquet" => rows = write_parquet(&args.out, &spec, 0, ticks, slice)?,
-        "csv" | "ndjson" | "jsonl" => {
-            let mut file = File::create(&args.out)
-                .with_context(|| format!("{}: cannot create", args.out.display()))?;
-            let mut from = 0;
-            while from < ticks {
-                let to = (from + slice).min(ticks);
-                let mut df = generate(&spec, from, to)?;
-                rows += df.height();
-                if ext == "csv" {
-                    CsvWriter::new(&mut file)
-                        .include_header(from == 0)
-                        .finish(&mut df)?;
-                } else {
-                    JsonWriter::new(&mut file)
-                        .with_json_format(JsonFormat::JsonLines)
-                        .finish(&mut df)?;
-                }
-                from = to;
-            }
-        }
+        "parquet" => write_parquet(out, &plan.spec, 0, plan.ticks, plan.slice),
+        "csv" | "ndjson" | "jsonl" => write_text(out, plan, ext == "csv"),
         _ => bail!(
             "--out {}: expected a .parquet, .csv or .ndjson file (or --partition-by-day)",
-            args.out.display()
+            out.display()
         ),
     }
-    said.push(Diagnostic::DemoWritten {
-        rows,
-        gpus: spec.total_gpus(),
-        out: args.out.clone(),
-        partitioned: false,
-    });
-    Ok(0)
+}
+
+/// CSV (one header) or NDJSON, slice by slice; returns the rows written.
+fn write_text(out: &Path, plan: &Plan, csv: bool) -> Result<usize> {
+    let mut file =
+        File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let mut rows = 0;
+    let mut from = 0;
+    while from < plan.ticks {
+        let to = (from + plan.slice).min(plan.ticks);
+        let mut df = generate(&plan.spec, from, to)?;
+        rows += df.height();
+        if csv {
+            CsvWriter::new(&mut file)
+                .include_header(from == 0)
+                .finish(&mut df)?;
+        } else {
+            JsonWriter::new(&mut file)
+                .with_json_format(JsonFormat::JsonLines)
+                .finish(&mut df)?;
+        }
+        from = to;
+    }
+    Ok(rows)
 }
 
 /// Write ticks `from..to` as one parquet file, slice by slice; returns the rows written.

@@ -54,13 +54,13 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
         ),
     };
     let mut config = AuditConfig::new(PriceBook::new(None, None, false)?);
-    config.max_gap_us = args.max_gap;
-    config.interval_us = args.interval;
-    config.idle_below = args.idle_below;
-    config.held_mem_bytes = args.held_mem;
-    config.assume_held = args.assume_held;
+    config.weights.max_gap_us = args.max_gap;
+    config.weights.interval_us = args.interval;
+    config.idle.below = args.idle_below;
+    config.held.mem_bytes = args.held_mem;
+    config.held.assume = args.assume_held;
     config.by = args.by.map(super::common::group_by);
-    config.bucket_us = args.bucket;
+    config.timeline.bucket_us = args.bucket;
     let opts = AuditOptions {
         config,
         since: args.since,
@@ -78,12 +78,12 @@ pub fn plan_of(args: &SqlArgs) -> Result<AuditPlan> {
         table,
         columns,
         held,
-        idle_below: cfg.idle_below,
-        max_gap_us: cfg.max_gap_us,
-        interval_us: cfg.interval_us,
+        idle_below: cfg.idle.below,
+        max_gap_us: cfg.weights.max_gap_us,
+        interval_us: cfg.weights.interval_us,
         since_us: cfg.since,
         until_us: cfg.until,
         by: cfg.by,
-        bucket_us: cfg.bucket_us,
+        bucket_us: cfg.timeline.bucket_us,
     })
 }

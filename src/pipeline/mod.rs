@@ -128,7 +128,7 @@ pub fn sampled_report(
 ) -> Result<Report> {
     let mut cfg = audit_config_for(opts, table)?;
     if let Some(ms) = interval_us {
-        cfg.interval_us = Some(ms);
+        cfg.weights.interval_us = Some(ms);
     }
     crate::audit::audit(table, &cfg)
 }
@@ -331,7 +331,7 @@ fn prometheus_report(p: &PrometheusOptions, req: &ReportRequest) -> Result<Repor
 /// The requests read live (`--prom-queue`) beside those of `--queue` files.
 fn with_live_queue(cfg: &mut AuditConfig, live: Option<crate::source::queue::Queue>) {
     if let Some(live) = live {
-        let queue = cfg.queue.get_or_insert_with(Default::default);
+        let queue = cfg.purchase.queue.get_or_insert_with(Default::default);
         queue.requests.extend(live.requests);
         queue.notes.extend(live.notes);
     }

@@ -104,7 +104,7 @@ pub fn scan(opts: &ScanOptions, events: &mut dyn ScanEvents) -> Result<ScanOutco
     let status = bracket.finish()?;
     // A GPU that failed after its first sample stands for one interval, not for the
     // hour a snapshot stands for; only --once is a snapshot.
-    let last_weight = (!opts.once && opts.audit.config.interval_us.is_none())
+    let last_weight = (!opts.once && opts.audit.config.weights.interval_us.is_none())
         .then_some(opts.interval.as_micros() as i64);
     let report = super::sampled_report(&table, &opts.audit, last_weight)?;
     let detail = crate::audit::scan::build(

@@ -651,7 +651,7 @@ fn sections_of(
     }
     let mut timeline = fold.finish(&NoNames);
     let window_hours = (window.1 - window.0) as f64 / US_PER_HOUR;
-    let demand = cfg.queue.as_ref().map(|queue| {
+    let demand = cfg.purchase.queue.as_ref().map(|queue| {
         crate::audit::diagnosis::demand::fold_on_timeline(&queue.requests, &timeline, window)
     });
     if let Some(d) = &demand {
@@ -660,6 +660,7 @@ fn sections_of(
     let layers = parts.total.layers(&parts.present);
     // power is not in partial sums: --own-cost prices capex only
     let own_cost = cfg
+        .purchase
         .own_cost
         .as_ref()
         .map(|spec| crate::audit::diagnosis::purchase::OwnCostFigures::of(spec, None));
@@ -667,8 +668,8 @@ fn sections_of(
         gpus_seen: parts.gpu_count,
         deepest_layer: crate::audit::diagnosis::purchase::deepest_layer(&layers),
         window_hours,
-        want: cfg.want,
-        min_window_hours: cfg.min_window_hours,
+        want: cfg.purchase.want,
+        min_window_hours: cfg.purchase.min_window_hours,
         observed_gpu_hours: layers.observed_gpu_hours,
         held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
         usd_per_gpu_hour: crate::audit::engine::mean_price(&parts.total),

@@ -10,6 +10,30 @@ use serde::{Deserialize, Serialize};
 /// Fewer observed buckets, or a shorter window in hours, decides nothing.
 pub const MIN_OBSERVED_BUCKETS: usize = 24;
 pub const MIN_WINDOW_HOURS: f64 = 24.0;
+/// The purchase question's settings (a part of `AuditConfig`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PurchaseSettings {
+    /// `--want`: GPUs asked for
+    pub want: Option<u32>,
+    /// requests read from `--queue` files (None: no queue given, demand unknown)
+    pub queue: Option<super::demand::Queue>,
+    /// `--min-window`: the shortest window (hours) a verdict decides on
+    pub min_window_hours: f64,
+    /// `--own-cost`: the amortized price of an owned GPU
+    pub own_cost: Option<crate::catalog::own_cost::OwnCost>,
+}
+
+impl Default for PurchaseSettings {
+    fn default() -> Self {
+        PurchaseSettings {
+            want: None,
+            queue: None,
+            min_window_hours: MIN_WINDOW_HOURS,
+            own_cost: None,
+        }
+    }
+}
+
 /// Without `--want`, spare capacity of this share of the fleet says reclaim first.
 pub const RECLAIM_SHARE: f64 = 0.10;
 

@@ -7,6 +7,13 @@ use crate::audit::interval::{Fold, Interval, Names, TICKS_PER_SECOND, split_at_b
 use crate::timeparse::to_datetime;
 use serde::{Deserialize, Serialize};
 
+/// The timeline's settings (a part of `AuditConfig`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TimelineSettings {
+    /// `--bucket`, in ticks; None: the automatic rule
+    pub bucket_us: Option<i64>,
+}
+
 /// Sums of one bucket, in ticks (weights) and ticks × fraction (metrics).
 /// pub(crate): a Prometheus pushdown computes them in PromQL.
 #[derive(Debug, Clone, Copy, Default)]

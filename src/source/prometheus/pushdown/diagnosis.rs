@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 /// --idle-below (as the engine does).
 pub(super) fn thresholds_of(cfg: &AuditConfig) -> LeakThresholds {
     let mut t = cfg.leak_thresholds;
-    t.idle_below = cfg.idle_below;
+    t.idle_below = cfg.idle.below;
     t
 }
 

@@ -265,7 +265,8 @@ pub fn report(
 /// The timeline's bucket: --bucket, else the engine's automatic rule on the
 /// step (every GPU's points are --step apart here) and the window.
 fn bucket_of(cfg: &AuditConfig, q: &LiveQuery) -> i64 {
-    cfg.bucket_us
+    cfg.timeline
+        .bucket_us
         .unwrap_or_else(|| crate::audit::diagnosis::auto_bucket(q.step_us, q.until_us - q.since_us))
 }
 
@@ -289,7 +290,7 @@ fn timeline_of(
     let batches = batches::batches(q.since_us, q.until_us, q.step_us, bucket, max_steps);
     let mut per_bucket: BTreeMap<i64, Agg> = BTreeMap::new();
     // the waterfall's layers: the named sums and the metrics with a layer
-    for (name, inner) in plan.expressions(cfg.idle_below) {
+    for (name, inner) in plan.expressions(cfg.idle.below) {
         let layer = match name {
             Key::Named(n) => ["observed", "held", "active", "idle"].contains(&n),
             Key::Metric(s) | Key::Known(s) => metric::AUDITED_DEFS[s.0].has_layer,
@@ -326,7 +327,7 @@ fn sections_of(
     let mut demand = None;
     let (timeline, purchase) = match timeline {
         Ok(mut t) => {
-            demand = cfg.queue.as_ref().map(|queue| {
+            demand = cfg.purchase.queue.as_ref().map(|queue| {
                 let window = (q.since_us, q.until_us);
                 crate::audit::diagnosis::demand::fold_on_timeline(&queue.requests, &t, window)
             });
@@ -337,6 +338,7 @@ fn sections_of(
             let deepest = crate::audit::diagnosis::purchase::deepest_layer(&layers);
             // power is not pushed down: --own-cost prices capex only
             let own_cost = cfg
+                .purchase
                 .own_cost
                 .as_ref()
                 .map(|spec| crate::audit::diagnosis::purchase::OwnCostFigures::of(spec, None));
@@ -344,8 +346,8 @@ fn sections_of(
                 gpus_seen: parts.gpu_count,
                 deepest_layer: deepest,
                 window_hours,
-                want: cfg.want,
-                min_window_hours: cfg.min_window_hours,
+                want: cfg.purchase.want,
+                min_window_hours: cfg.purchase.min_window_hours,
                 observed_gpu_hours: layers.observed_gpu_hours,
                 held_known_gpu_hours: layers.held_gpu_hours + layers.unallocated_gpu_hours,
                 usd_per_gpu_hour: crate::audit::engine::mean_price(&parts.total),
@@ -447,9 +449,9 @@ fn plan_of(
             container: job_label.is_none(),
         },
         (None, true) => Held::Test(rules::held_test(crate::audit::HeldRule::Memory(
-            cfg.held_mem_bytes,
+            cfg.held.mem_bytes,
         ))),
-        (None, false) if cfg.assume_held => Held::Test(HeldTest::Always),
+        (None, false) if cfg.held.assume => Held::Test(HeldTest::Always),
         (None, false) => bail!(
             "Prometheus at {}: cannot tell which GPUs are held: the series have no owner label (exported_pod, pod, hpc_job; or --job-label) and there is no {FB}; pass --assume-held",
             client.base()
@@ -515,7 +517,7 @@ fn sum_points(
     );
     let mut aggs = Aggs::new();
     let outer = plan.outer_keys();
-    let mut expressions = plan.expressions(cfg.idle_below);
+    let mut expressions = plan.expressions(cfg.idle.below);
     let classes = plan.class_expressions(&diagnosis::thresholds_of(cfg));
     expressions.extend(classes.into_iter().map(|(n, e)| (Key::Named(n), e)));
     for (name, inner) in expressions {
@@ -567,7 +569,7 @@ fn parts_of(
     if let Some(b) = &plan.by_label {
         notes.push(Note::GroupsFromLabel { label: b.clone() });
     }
-    if let Some(queue) = &cfg.queue {
+    if let Some(queue) = &cfg.purchase.queue {
         notes.extend(queue.notes.iter().cloned());
     }
     let warnings = client
