@@ -43,6 +43,23 @@ pub(crate) fn positive_duration_us_arg(text: &str) -> Result<i64, String> {
     }
 }
 
+/// A duration flag as a `Duration`, at least `min_us` microseconds (a
+/// sampling interval, a timeout, a margin); `min_us` 0 allows zero.
+pub(crate) fn duration_at_least_arg<const MIN_US: i64>(
+    text: &str,
+) -> Result<std::time::Duration, String> {
+    match duration_us_arg(text)? {
+        us if us >= MIN_US && us >= 0 => Ok(std::time::Duration::from_micros(us as u64)),
+        _ if MIN_US <= 0 => Err(format!("'{}' must not be negative", text.trim())),
+        _ if MIN_US == 1 => Err(format!("'{}' must be positive", text.trim())),
+        _ => Err(format!(
+            "'{}' must be at least {}",
+            text.trim(),
+            crate::timeparse::format_duration_us(MIN_US)
+        )),
+    }
+}
+
 /// A size flag (`1GiB`, `512MiB`) in bytes.
 pub(crate) fn size_arg(text: &str) -> Result<u64, String> {
     crate::timeparse::parse_size_bytes(text).map_err(|e| format!("{e:#}"))

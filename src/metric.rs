@@ -127,6 +127,9 @@ pub struct MetricDef {
     pub ratio: Option<&'static str>,
     /// held dollars not busy at this layer are priced (`cost.<x>`)
     pub idle_usd: Option<&'static str>,
+    /// its partial sums in the SQL plan (`plan::SUMS`): held hours x value and
+    /// measured held hours, as the partials table names them (None: not summed)
+    pub sums: Option<(&'static str, &'static str)>,
     pub sources: Sources,
 }
 
@@ -186,6 +189,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: true,
         ratio: Some("active"),
         idle_usd: Some("not_busy_usd"),
+        sums: Some(("active_h", "active_known_h")),
         sources: Sources {
             // format: gaudi-hlsmi, gaudi exporter, xpum exporter, OpenTelemetry hw.gpu.*
             columns: &[
@@ -217,6 +221,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: false,
         ratio: None,
         idle_usd: None,
+        sums: None,
         sources: Sources {
             dcgm_field: Some(1001),
             dcgm_exporter: fraction(&[
@@ -238,6 +243,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: true,
         ratio: Some("sm_active"),
         idle_usd: Some("sm_idle_usd"),
+        sums: Some(("sm_h", "sm_known_h")),
         sources: Sources {
             // format: xpum exporter (EU array active: approximate, docs/semantics.md)
             columns: &[("xpum_eu_active_ratio", Unit::Fraction)],
@@ -261,6 +267,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: false,
         ratio: Some("sm_occupancy"),
         idle_usd: None,
+        sums: Some(("occ_h", "occ_known_h")),
         sources: Sources {
             dcgm_field: Some(1003),
             dcgm_exporter: fraction(&[
@@ -282,6 +289,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: true,
         ratio: Some("tensor_active"),
         idle_usd: Some("tensor_idle_usd"),
+        sums: Some(("tensor_h", "tensor_known_h")),
         sources: Sources {
             dcgm_field: Some(1004),
             dcgm_exporter: fraction(&[
@@ -304,6 +312,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: false,
         ratio: None,
         idle_usd: None,
+        sums: None,
         sources: Sources {
             dcgm_field: Some(1005),
             dcgm_exporter: fraction(&["DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_DRAM_UTIL_RATIO"]),
@@ -324,6 +333,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: false,
         ratio: None,
         idle_usd: None,
+        sums: None,
         sources: Sources {
             // format: gaudi exporter, xpum exporter, OpenTelemetry hw.gpu.memory.*
             columns: &[
@@ -360,6 +370,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: false,
         ratio: None,
         idle_usd: None,
+        sums: None,
         sources: Sources {
             columns: &[
                 ("habanalabs_memory_total_bytes", Unit::Bytes),
@@ -388,6 +399,7 @@ pub const METRICS: &[MetricDef] = &[
         has_layer: false,
         ratio: None,
         idle_usd: None,
+        sums: None,
         sources: Sources {
             // format: gaudi exporter (milliwatts), xpum exporter, OpenTelemetry hw.gpu.power
             columns: &[
@@ -643,6 +655,12 @@ mod tests {
                 assert!(seen.insert(format!("ratio:{r}")), "ratio {r} twice");
             }
             assert!(!m.has_layer || m.ratio.is_some(), "{}", m.name);
+            // the plan sums only what the engine carries per sample
+            assert!(
+                m.sums.is_none() || m.audited,
+                "{}: summed but not audited",
+                m.name
+            );
         }
         let mut spellings = std::collections::BTreeSet::new();
         for m in METRICS {

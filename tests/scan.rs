@@ -405,9 +405,13 @@ fn bad_options_exit_2() -> Result<()> {
     for (args, says) in [
         (
             vec!["--interval", "50ms"],
-            "--interval 50ms: must be at least 100ms",
+            // typed at the door: clap's one line, naming the flag
+            "invalid value '50ms' for '--interval <DURATION>': '50ms' must be at least 100ms",
         ),
-        (vec!["--duration", "0s"], "--duration 0s: must be positive"),
+        (
+            vec!["--duration", "0s"],
+            "invalid value '0s' for '--duration <DURATION>': '0s' must be positive",
+        ),
         (
             vec!["--out", "samples.txt"],
             "--out samples.txt: expected a .parquet, .csv or .ndjson file",

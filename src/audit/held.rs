@@ -104,6 +104,24 @@ impl Default for IdleSettings {
     }
 }
 
+/// What one sample is held by (§3), as data every dialect writes
+/// (`plan::rules` re-exports it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HeldTest {
+    /// the held column's words (trimmed, any case): `plan::rules::held_words`
+    Words,
+    /// an owner is named: the job column, or the owner label in PromQL
+    Owner,
+    /// a canonical column against a bound (memory used above --held-mem, in bytes)
+    Threshold {
+        column: &'static str,
+        cmp: Cmp,
+        bound: f64,
+    },
+    /// --assume-held
+    Always,
+}
+
 /// How a row is decided held (docs/semantics.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeldRule {
@@ -124,6 +142,56 @@ impl HeldRule {
                 mem_used.is_some_and(|m| HELD_MEM_CMP.holds(m as f64, limit as f64))
             }
             HeldRule::Assumed => true,
+        }
+    }
+
+    /// The rule as a test each dialect writes (`plan::sql`, `plan::promql`).
+    pub fn test(self) -> HeldTest {
+        match self {
+            HeldRule::HeldColumn => HeldTest::Words,
+            HeldRule::JobColumn => HeldTest::Owner,
+            HeldRule::Memory(limit) => HeldTest::Threshold {
+                column: col::MEM_USED_BYTES,
+                cmp: HELD_MEM_CMP,
+                bound: limit as f64,
+            },
+            HeldRule::Assumed => HeldTest::Always,
+        }
+    }
+
+    /// The rule as the partial sums name it (`plan::key::HELD_RULE`):
+    /// held, job, memory:BYTES or assumed; [`HeldRule::from_key`] reads it back.
+    pub fn key(self) -> String {
+        match self {
+            HeldRule::HeldColumn => "held".into(),
+            HeldRule::JobColumn => "job".into(),
+            HeldRule::Memory(bytes) => format!("memory:{bytes}"),
+            HeldRule::Assumed => "assumed".into(),
+        }
+    }
+
+    /// A rule's key read back (None: not a key [`HeldRule::key`] writes).
+    pub fn from_key(text: &str) -> Option<HeldRule> {
+        match text.split_once(':') {
+            None if text == "held" => Some(HeldRule::HeldColumn),
+            None if text == "job" => Some(HeldRule::JobColumn),
+            None if text == "assumed" => Some(HeldRule::Assumed),
+            Some(("memory", bytes)) => bytes.parse().ok().map(HeldRule::Memory),
+            _ => None,
+        }
+    }
+
+    /// The keys' forms, for a message about one that is not.
+    pub const KEY_FORMS: &str = "held, job, memory:BYTES or assumed";
+
+    /// The rule as a PromQL pushdown states it: a threshold reads the
+    /// exporter's memory series.
+    pub fn promql_basis(self) -> HeldBasis {
+        match self {
+            HeldRule::Memory(b) => HeldBasis::PromMemoryAbove {
+                mib: b / (1024 * 1024),
+            },
+            rule => rule.basis(),
         }
     }
 

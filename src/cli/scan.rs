@@ -2,6 +2,7 @@
 use super::AuditArgs;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ScanFormat {
@@ -22,21 +23,21 @@ pub struct ScanArgs {
     #[arg(
         long,
         value_name = "DURATION",
-        value_parser = super::duration_arg,
+        value_parser = super::duration_at_least_arg::<1>,
         default_value = "5s",
         conflicts_with = "command"
     )]
-    pub duration: String,
+    pub duration: Duration,
 
     /// Time between samples (at least 100ms).
     #[arg(
         id = "sample_interval",
         long = "interval",
         value_name = "DURATION",
-        value_parser = super::duration_arg,
+        value_parser = super::duration_at_least_arg::<100_000>,
         default_value = "1s"
     )]
-    pub sample_interval: String,
+    pub sample_interval: Duration,
 
     /// Take one sample per GPU (after one interval) and report it as a snapshot.
     #[arg(long, conflicts_with = "command")]
@@ -44,19 +45,19 @@ pub struct ScanArgs {
 
     /// With a CMD: sample this long before starting it (e.g. 10s, for the idle baseline).
     #[arg(long, value_name = "DURATION",
-        value_parser = super::duration_arg, requires = "command")]
-    pub pre: Option<String>,
+        value_parser = super::duration_at_least_arg::<0>, requires = "command")]
+    pub pre: Option<Duration>,
 
     /// With a CMD: go on sampling this long after it exits (e.g. 10s).
     #[arg(long, value_name = "DURATION",
-        value_parser = super::duration_arg, requires = "command")]
-    pub post: Option<String>,
+        value_parser = super::duration_at_least_arg::<0>, requires = "command")]
+    pub post: Option<Duration>,
 
     /// Give up on a GPU whose NVML reading takes longer than this (a hung driver
     /// call); the other GPUs go on being sampled.
     #[arg(long, value_name = "DURATION",
-        value_parser = super::duration_arg, default_value = "10s")]
-    pub nvml_timeout: String,
+        value_parser = super::duration_at_least_arg::<1>, default_value = "10s")]
+    pub nvml_timeout: Duration,
 
     /// The NVML library to load instead of the driver's libnvidia-ml.so.1.
     #[arg(long, value_name = "PATH", env = "GPUAUDIT_NVML_LIB")]

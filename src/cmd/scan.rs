@@ -10,10 +10,8 @@ use crate::error::emit;
 use crate::pipeline::scan::{ScanEvents, ScanOptions, ScanOutcome, Scanned};
 use crate::render;
 use crate::source::live::bracket::exit_code;
-use crate::timeparse::parse_duration_us;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::ProgressBar;
-use std::time::Duration;
 
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -32,27 +30,16 @@ fn progress(quiet: bool, ticks: Option<usize>) -> ProgressBar {
     crate::progress::bar(quiet, ticks.map(|n| n as u64), template)
 }
 
-fn margin(flag: &str, value: Option<&str>) -> Result<Duration> {
-    let Some(v) = value else {
-        return Ok(Duration::ZERO);
-    };
-    let us = parse_duration_us(v).with_context(|| format!("{flag} {v}"))?;
-    if us < 0 {
-        bail!("{flag} {v}: must not be negative");
-    }
-    Ok(Duration::from_micros(us as u64))
-}
-
 /// The one line a CI log shows when a scan starts (not with --quiet).
 fn announce(args: &ScanArgs) {
     let what = if args.command.is_empty() {
-        format!("for {}", args.duration)
+        format!("for {}", humantime::format_duration(args.duration))
     } else {
         format!("while `{}` runs", args.command.join(" "))
     };
     eprintln!(
         "gpuaudit: sampling every {} {what}; SIGINT or SIGTERM stops and keeps the samples",
-        args.sample_interval
+        humantime::format_duration(args.sample_interval)
     );
 }
 
@@ -135,25 +122,6 @@ fn declared_work(args: &DeclaredWorkArgs) -> Result<Option<DeclaredWork>> {
 
 /// The flags as typed options, each refused (exit 2) with its flag named.
 fn scan_options(args: &ScanArgs) -> Result<ScanOptions> {
-    let interval_us = parse_duration_us(&args.sample_interval).context("--interval")?;
-    if interval_us < 100_000 {
-        bail!(
-            "--interval {}: must be at least 100ms",
-            args.sample_interval
-        );
-    }
-    let duration_us = parse_duration_us(&args.duration).context("--duration")?;
-    if duration_us <= 0 {
-        bail!("--duration {}: must be positive", args.duration);
-    }
-    let (pre, post) = (
-        margin("--pre", args.pre.as_deref())?,
-        margin("--post", args.post.as_deref())?,
-    );
-    let nvml_timeout = margin("--nvml-timeout", Some(&args.nvml_timeout))?;
-    if nvml_timeout.is_zero() {
-        bail!("--nvml-timeout {}: must be positive", args.nvml_timeout);
-    }
     let held_mem_bytes = args.audit.held_mem;
     if let Some(out) = &args.out {
         let ext = out
@@ -171,14 +139,14 @@ fn scan_options(args: &ScanArgs) -> Result<ScanOptions> {
     let dtype = args.work.dtype.unwrap_or(Dtype::Bf16);
     Ok(ScanOptions {
         host: host_name(),
-        duration: Duration::from_micros(duration_us as u64),
-        interval: Duration::from_micros(interval_us as u64),
+        duration: args.duration,
+        interval: args.sample_interval,
         once: args.once,
         command: args.command.clone(),
-        pre,
-        post,
+        pre: args.pre.unwrap_or_default(),
+        post: args.post.unwrap_or_default(),
         nvml_lib: args.nvml_lib.clone(),
-        nvml_timeout,
+        nvml_timeout: args.nvml_timeout,
         require_nvml: args.require_nvml,
         out: args.out.clone(),
         held_mem_bytes,

@@ -6,21 +6,26 @@
 //! into the same tallies the engine's folds fill, so `report --partials` and
 //! `report` build their report in one place (`audit::assemble`).
 use crate::audit::{GroupBy, HeldRule};
-use crate::metric::{DEVICE_UTIL, SM_ACTIVE, Slot, TENSOR_ACTIVE, slot_of};
+use crate::metric::{AUDITED, AUDITED_DEFS, Slot};
 use crate::samples::col;
 
 pub(crate) mod promql;
 pub(crate) mod rules;
 pub(crate) mod sql;
 
-/// The fraction metrics the plan reads (units decided per column, §1).
-pub const FRACTIONS: [&str; 5] = [
-    col::DEVICE_UTIL,
-    col::SM_ACTIVE,
-    col::SM_OCCUPANCY,
-    col::TENSOR_ACTIVE,
-    col::DRAM_ACTIVE,
-];
+/// The fraction metrics the plan reads (units decided per column, §1): the
+/// registry's audited metrics, in its order.
+pub const FRACTIONS: [&str; AUDITED] = fractions();
+
+const fn fractions() -> [&'static str; AUDITED] {
+    let mut out = [""; AUDITED];
+    let mut i = 0;
+    while i < AUDITED {
+        out[i] = AUDITED_DEFS[i].name;
+        i += 1;
+    }
+    out
+}
 
 /// The canonical columns the plan can read, in the order a table usually has them.
 pub const READS: [&str; 15] = [
@@ -106,10 +111,8 @@ const fn sum(name: &'static str, value: Value, filter: Filter) -> PartialSum {
     }
 }
 
-/// The sums of the plan: the tally's fields (`audit::tally::Tally`), each
-/// from one value and one filter. A metric's sums are null where the table
-/// does not have the metric (a null layer, never 0).
-pub const SUMS: [PartialSum; 15] = [
+/// The sums every plan has, before the metrics' own.
+const BASE_SUMS: [PartialSum; 7] = [
     sum("samples", Value::Count, Filter::All),
     sum("observed_us", Value::Ticks, Filter::All),
     sum("held_us", Value::Ticks, Filter::Held),
@@ -121,52 +124,63 @@ pub const SUMS: [PartialSum; 15] = [
     ),
     sum("idle_held_us", Value::Ticks, Filter::Idle),
     sum("unobserved_us", Value::UnobservedTicks, Filter::All),
-    sum(
-        "active_h",
-        Value::HoursTimes(col::DEVICE_UTIL),
-        Filter::HeldWith(col::DEVICE_UTIL),
-    ),
-    sum(
-        "active_known_h",
-        Value::Hours,
-        Filter::HeldWith(col::DEVICE_UTIL),
-    ),
-    sum(
-        "sm_h",
-        Value::HoursTimes(col::SM_ACTIVE),
-        Filter::HeldWith(col::SM_ACTIVE),
-    ),
-    sum("sm_known_h", Value::Hours, Filter::HeldWith(col::SM_ACTIVE)),
-    sum(
-        "occ_h",
-        Value::HoursTimes(col::SM_OCCUPANCY),
-        Filter::HeldWith(col::SM_OCCUPANCY),
-    ),
-    sum(
-        "occ_known_h",
-        Value::Hours,
-        Filter::HeldWith(col::SM_OCCUPANCY),
-    ),
-    sum(
-        "tensor_h",
-        Value::HoursTimes(col::TENSOR_ACTIVE),
-        Filter::HeldWith(col::TENSOR_ACTIVE),
-    ),
-    sum(
-        "tensor_known_h",
-        Value::Hours,
-        Filter::HeldWith(col::TENSOR_ACTIVE),
-    ),
 ];
 
-/// The registry metrics the plan sums: (slot, its held hours x value, its
-/// measured held hours), by [`SUMS`]' names.
-pub const METRIC_SUMS: [(Slot, &str, &str); 4] = [
-    (DEVICE_UTIL, "active_h", "active_known_h"),
-    (SM_ACTIVE, "sm_h", "sm_known_h"),
-    (slot_of("sm_occupancy"), "occ_h", "occ_known_h"),
-    (TENSOR_ACTIVE, "tensor_h", "tensor_known_h"),
-];
+const fn count_metric_sums() -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < AUDITED {
+        if AUDITED_DEFS[i].sums.is_some() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// How many registry metrics the plan sums.
+const SUMMED: usize = count_metric_sums();
+
+/// The registry metrics the plan sums (`metric::MetricDef::sums`): (slot, its
+/// held hours x value, its measured held hours), by [`SUMS`]' names.
+pub const METRIC_SUMS: [(Slot, &str, &str); SUMMED] = metric_sums();
+
+const fn metric_sums() -> [(Slot, &'static str, &'static str); SUMMED] {
+    let mut out = [(Slot(0), "", ""); SUMMED];
+    let (mut i, mut n) = (0, 0);
+    while i < AUDITED {
+        if let Some((busy, known)) = AUDITED_DEFS[i].sums {
+            out[n] = (Slot(i), busy, known);
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The sums of the plan: the tally's fields (`audit::tally::Tally`), each
+/// from one value and one filter: [`BASE_SUMS`], then each summed metric's
+/// two from the registry. A metric's sums are null where the table does not
+/// have the metric (a null layer, never 0).
+pub const SUMS: [PartialSum; BASE_SUMS.len() + 2 * SUMMED] = all_sums();
+
+const fn all_sums() -> [PartialSum; BASE_SUMS.len() + 2 * SUMMED] {
+    let mut out = [BASE_SUMS[0]; BASE_SUMS.len() + 2 * SUMMED];
+    let mut i = 0;
+    while i < BASE_SUMS.len() {
+        out[i] = BASE_SUMS[i];
+        i += 1;
+    }
+    let mut m = 0;
+    while m < SUMMED {
+        let (slot, busy, known) = METRIC_SUMS[m];
+        let name = AUDITED_DEFS[slot.0].name;
+        let at = BASE_SUMS.len() + 2 * m;
+        out[at] = sum(busy, Value::HoursTimes(name), Filter::HeldWith(name));
+        out[at + 1] = sum(known, Value::Hours, Filter::HeldWith(name));
+        m += 1;
+    }
+    out
+}
 
 /// The sum holding a metric's held hours x value (None: not in the plan).
 pub fn busy_sum(slot: Slot) -> Option<&'static str> {
@@ -248,12 +262,7 @@ impl AuditPlan {
 
     /// The held rule as the answer names it (`source::partials` reads it back).
     pub fn held_rule_name(&self) -> String {
-        match self.held {
-            HeldRule::HeldColumn => "held".into(),
-            HeldRule::JobColumn => "job".into(),
-            HeldRule::Memory(bytes) => format!("memory:{bytes}"),
-            HeldRule::Assumed => "assumed".into(),
-        }
+        self.held.key()
     }
 }
 
@@ -312,6 +321,45 @@ mod tests {
         assert!(err(&["time", "gpu", "gpu=uuid"]).contains("gpu is given twice"));
         assert!(err(&["time", "host"]).contains("must name the gpu column"));
         Ok(())
+    }
+
+    #[test]
+    fn the_sums_come_from_the_registry_in_the_partials_tables_names() {
+        let names: Vec<&str> = SUMS.iter().map(|s| s.name).collect();
+        assert_eq!(
+            names,
+            [
+                "samples",
+                "observed_us",
+                "held_us",
+                "held_unknown_us",
+                "held_unknown_activity_us",
+                "idle_held_us",
+                "unobserved_us",
+                "active_h",
+                "active_known_h",
+                "sm_h",
+                "sm_known_h",
+                "occ_h",
+                "occ_known_h",
+                "tensor_h",
+                "tensor_known_h",
+            ]
+        );
+        assert_eq!(SUMS[9].value, Value::HoursTimes(col::SM_ACTIVE));
+        assert_eq!(SUMS[12].filter, Filter::HeldWith(col::SM_OCCUPANCY));
+        assert_eq!(
+            FRACTIONS,
+            [
+                col::DEVICE_UTIL,
+                col::SM_ACTIVE,
+                col::SM_OCCUPANCY,
+                col::TENSOR_ACTIVE,
+                col::DRAM_ACTIVE
+            ]
+        );
+        assert_eq!(busy_sum(crate::metric::TENSOR_ACTIVE), Some("tensor_h"));
+        assert_eq!(busy_sum(crate::metric::DRAM_ACTIVE), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! (`rate`/`increase`, where the two engines differ, are never used), and
 //! each lookback is explicit (docs/semantics.md §14).
 use super::rules::{self, Cmp, HeldTest};
+use crate::audit::HeldRule;
 
 /// The DCGM series' memory unit (MiB) in bytes, the unit the rule's bound is in.
 const MIB: u64 = 1 << 20;
@@ -15,11 +16,9 @@ const MIB: u64 = 1 << 20;
 pub enum Held {
     /// the owner label is set and names no exporter; `container`: the reader
     /// also reads the container label beside a pod label (not with --job-label)
-    Owner {
-        label: String,
-        container: bool,
-    },
-    Test(HeldTest),
+    Owner { label: String, container: bool },
+    /// the held rule's test on the exporter's series
+    Rule(HeldRule),
 }
 
 /// The weight rule in PromQL: `metric` at an evaluation point (a multiple of
@@ -67,16 +66,18 @@ pub fn held(
         Held::Owner { label, container } => {
             sel(metric, &owner_matchers(label, *container).join(", "))
         }
-        Held::Test(HeldTest::Threshold { cmp, bound, .. }) => format!(
-            "({} and on ({}) ({} * {MIB} {} {}))",
-            sel(metric, ""),
-            on.join(", "),
-            sel(fb, ""),
-            cmp.op(),
-            number(*bound)
-        ),
-        // no held column or job column in DCGM series: every point is held
-        Held::Test(HeldTest::Always | HeldTest::Words | HeldTest::Owner) => sel(metric, ""),
+        Held::Rule(r) => match r.test() {
+            HeldTest::Threshold { cmp, bound, .. } => format!(
+                "({} and on ({}) ({} * {MIB} {} {}))",
+                sel(metric, ""),
+                on.join(", "),
+                sel(fb, ""),
+                cmp.op(),
+                number(bound)
+            ),
+            // no held column or job column in DCGM series: every point is held
+            HeldTest::Always | HeldTest::Words | HeldTest::Owner => sel(metric, ""),
+        },
     }
 }
 
@@ -139,7 +140,7 @@ mod tests {
             "last_over_time(U{hpc_job!=\"\"}[59999ms])"
         );
         // bytes, as the reader compares them: 1.5 GiB is no whole MiB count
-        let mem = Held::Test(rules::held_test(HeldRule::Memory(3 << 29)));
+        let mem = Held::Rule(HeldRule::Memory(3 << 29));
         assert_eq!(
             held("U", &mem, &sel, &on, fb),
             "(last_over_time(U{}[59999ms]) and on (Hostname, UUID) (last_over_time(DCGM_FI_DEV_FB_USED{}[59999ms]) * 1048576 > 1610612736.0))"

@@ -10,35 +10,11 @@ use crate::samples::col;
 
 pub use crate::audit::held::Cmp;
 
-/// What one sample is held by (§3).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum HeldTest {
-    /// the held column's words (trimmed, any case): [`held_words`]
-    Words,
-    /// an owner is named: the job column, or the owner label in PromQL
-    Owner,
-    /// a canonical column against a bound (memory used above --held-mem, in bytes)
-    Threshold {
-        column: &'static str,
-        cmp: Cmp,
-        bound: f64,
-    },
-    /// --assume-held
-    Always,
-}
+pub use crate::audit::held::HeldTest;
 
-/// The held rule as the test each dialect writes.
+/// The held rule as the test each dialect writes (`HeldRule::test`).
 pub fn held_test(rule: HeldRule) -> HeldTest {
-    match rule {
-        HeldRule::HeldColumn => HeldTest::Words,
-        HeldRule::JobColumn => HeldTest::Owner,
-        HeldRule::Memory(limit) => HeldTest::Threshold {
-            column: col::MEM_USED_BYTES,
-            cmp: crate::audit::held::HELD_MEM_CMP,
-            bound: limit as f64,
-        },
-        HeldRule::Assumed => HeldTest::Always,
-    }
+    rule.test()
 }
 
 /// The held column's (true, false) words; an engine that reads a numeric

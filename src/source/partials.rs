@@ -522,19 +522,14 @@ fn parts_of(rows: &[Partial], cfg: &AuditConfig, file: &str) -> Parts {
 
 /// The held rule the query was written with, as its answer names it.
 fn held_rule_of(text: &str, file: &str) -> Result<HeldBasis> {
-    let rule = match text.split_once(':') {
-        None if text == "held" => HeldRule::HeldColumn,
-        None if text == "job" => HeldRule::JobColumn,
-        None if text == "assumed" => HeldRule::Assumed,
-        Some(("memory", bytes)) if bytes.parse::<u64>().is_ok() => {
-            HeldRule::Memory(bytes.parse::<u64>().unwrap_or_default())
-        }
-        _ => bail!(
-            "{file}: column '{}' is {text:?}: expected held, job, memory:BYTES or assumed",
-            key::HELD_RULE
+    match HeldRule::from_key(text) {
+        Some(rule) => Ok(rule.basis()),
+        None => bail!(
+            "{file}: column '{}' is {text:?}: expected {}",
+            key::HELD_RULE,
+            HeldRule::KEY_FORMS
         ),
-    };
-    Ok(rule.basis())
+    }
 }
 
 /// The query's --by must be the report's: groups cannot be regrouped from sums.

@@ -37,9 +37,41 @@ impl Default for PurchaseSettings {
 /// Without `--want`, spare capacity of this share of the fleet says reclaim first.
 pub const RECLAIM_SHARE: f64 = 0.10;
 
-/// Always printed with the verdict: no queue signal is read today.
-pub const NO_QUEUE_CAVEAT: &str =
-    "no scheduler queue data: demand that never got a GPU is not visible here";
+/// What the purchase answer cannot see, as data; its words (and the JSON's
+/// `caveat` text) are in `render/diagnosis/purchase.rs`. A document read
+/// back keeps its text (`Text`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum PurchaseCaveat {
+    /// a queue was read: nothing to say (the JSON's empty text)
+    #[default]
+    None,
+    /// no `--queue`: demand that never got a GPU is not visible
+    NoQueue,
+    Text(String),
+}
+
+impl PurchaseCaveat {
+    /// Nothing to say.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            PurchaseCaveat::None => true,
+            PurchaseCaveat::NoQueue => false,
+            PurchaseCaveat::Text(t) => t.is_empty(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PurchaseCaveat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(|t| {
+            if t.is_empty() {
+                PurchaseCaveat::None
+            } else {
+                PurchaseCaveat::Text(t)
+            }
+        })
+    }
+}
 
 /// The verdict of §11, graded: how much of the need reclaiming covers, and
 /// what to do about the rest.
@@ -229,8 +261,8 @@ pub struct Purchase {
     pub spare_with_queue: bool,
     /// buckets with observed > 0 that the percentiles are over
     pub observed_buckets: usize,
-    /// the no-queue-data caveat; empty when a queue was read
-    pub caveat: String,
+    /// the no-queue-data caveat; none (the JSON's "") when a queue was read
+    pub caveat: PurchaseCaveat,
 }
 
 /// Below this share of the fleet's GPU-hours observed, or of the observed
@@ -465,8 +497,8 @@ fn queue(p: &mut Purchase, demand: Option<&Demand>) {
     p.wait_hours_p50 = demand.and_then(|d| d.wait_hours_p50);
     p.wait_hours_p95 = demand.and_then(|d| d.wait_hours_p95);
     p.caveat = match demand {
-        Some(_) => String::new(),
-        None => NO_QUEUE_CAVEAT.to_string(),
+        Some(_) => PurchaseCaveat::None,
+        None => PurchaseCaveat::NoQueue,
     };
 }
 
@@ -720,7 +752,7 @@ mod tests {
         assert_eq!(p.uncovered_gpus, None);
         assert_eq!(p.buy, None);
         assert_eq!(rule(&p), "4 GPUs spare in 95% of hours ≥ the 4 asked for");
-        assert_eq!(p.caveat, NO_QUEUE_CAVEAT);
+        assert_eq!(p.caveat, PurchaseCaveat::NoQueue);
     }
 
     #[test]
@@ -946,7 +978,7 @@ mod tests {
             "4 GPUs spare in 95% of hours ≥ the 3 pending in the queue at p95"
         );
         assert!(p.spare_with_queue);
-        assert_eq!(p.caveat, "");
+        assert_eq!(p.caveat, PurchaseCaveat::None);
         // held 6 + pending 2.5
         assert_eq!(p.demand_p95, Some(8.5));
         assert_eq!(

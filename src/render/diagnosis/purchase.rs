@@ -3,8 +3,8 @@
 //! and the no-queue-data caveat.
 use super::{bucket_noun, gpus};
 use crate::audit::diagnosis::purchase::{
-    MIN_OBSERVED_BUCKETS, Need, OPTIMIZE_MAX_SHARE, OPTIMIZE_SM_TARGET, PurchaseRule, Reclaim,
-    ReclaimSource, Spare,
+    MIN_OBSERVED_BUCKETS, Need, OPTIMIZE_MAX_SHARE, OPTIMIZE_SM_TARGET, PurchaseCaveat,
+    PurchaseRule, Reclaim, ReclaimSource, Spare,
 };
 use crate::audit::diagnosis::{Purchase, Verdict};
 use crate::render::fmt::{pct, usd};
@@ -147,6 +147,26 @@ fn decision_text(rule: &PurchaseRule) -> String {
 }
 
 /// `purchase.rule` in the JSON is the rule's text, as before it was typed.
+/// The caveat in words (the JSON's `caveat`: "" when there is none).
+impl std::fmt::Display for PurchaseCaveat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PurchaseCaveat::None => Ok(()),
+            PurchaseCaveat::NoQueue => write!(
+                f,
+                "no scheduler queue data: demand that never got a GPU is not visible here"
+            ),
+            PurchaseCaveat::Text(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+impl Serialize for PurchaseCaveat {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl Serialize for PurchaseRule {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&rule_text(self))
@@ -405,7 +425,7 @@ pub fn markdown(p: &Purchase, bucket_seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::diagnosis::purchase::{BuyPrice, NO_QUEUE_CAVEAT};
+    use crate::audit::diagnosis::purchase::BuyPrice;
 
     fn spare(gpus: f64) -> Spare {
         Spare {
@@ -465,7 +485,7 @@ mod tests {
             observed_gpu_hours: 6705.0,
             unobserved_gpu_hours: 15.0,
             observed_buckets: 168,
-            caveat: NO_QUEUE_CAVEAT.to_string(),
+            caveat: PurchaseCaveat::NoQueue,
             ..Purchase::default()
         }
     }
@@ -492,7 +512,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.ends_with(&format!("note: {NO_QUEUE_CAVEAT}\n")),
+            text.ends_with(
+                "note: no scheduler queue data: demand that never got a GPU is not visible here\n"
+            ),
             "{text}"
         );
         let md = markdown(&meeting(), 3600.0);

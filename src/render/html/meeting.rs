@@ -46,7 +46,7 @@ pub fn verdict_and_plan(out: &mut String, r: &Report) {
     let caveat = if p.caveat.is_empty() {
         String::new()
     } else {
-        format!(" {}.", capitalize(&p.caveat))
+        format!(" {}.", capitalize(&p.caveat.to_string()))
     };
     let _ = writeln!(
         out,

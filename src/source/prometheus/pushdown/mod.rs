@@ -39,7 +39,6 @@ use crate::audit::tally::{Basis, Present, Sum, Tally};
 use crate::audit::{AuditConfig, GroupBy};
 use crate::metric;
 use crate::plan::promql::{self, Held};
-use crate::plan::rules::{self, HeldTest};
 use crate::timeparse::{US_PER_HOUR, format_time};
 use anyhow::{Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -448,10 +447,8 @@ fn plan_of(
             label: j.clone(),
             container: job_label.is_none(),
         },
-        (None, true) => Held::Test(rules::held_test(crate::audit::HeldRule::Memory(
-            cfg.held.mem_bytes,
-        ))),
-        (None, false) if cfg.held.assume => Held::Test(HeldTest::Always),
+        (None, true) => Held::Rule(crate::audit::HeldRule::Memory(cfg.held.mem_bytes)),
+        (None, false) if cfg.held.assume => Held::Rule(crate::audit::HeldRule::Assumed),
         (None, false) => bail!(
             "Prometheus at {}: cannot tell which GPUs are held: the series have no owner label (exported_pod, pod, hpc_job; or --job-label) and there is no {FB}; pass --assume-held",
             client.base()
@@ -472,7 +469,7 @@ fn plan_of(
         model_label,
         job_label: match &held {
             Held::Owner { label, .. } => Some(label.clone()),
-            Held::Test(_) => None,
+            Held::Rule(_) => None,
         },
         held,
         step_us: q.step_us,
@@ -552,12 +549,7 @@ fn parts_of(
     };
     let held_rule = match &plan.held {
         Held::Owner { label, .. } => crate::audit::model::HeldBasis::PromLabel(label.clone()),
-        Held::Test(HeldTest::Threshold { bound, .. }) => {
-            crate::audit::model::HeldBasis::PromMemoryAbove {
-                mib: *bound as u64 / (1024 * 1024),
-            }
-        }
-        Held::Test(_) => crate::audit::model::HeldBasis::Assumed,
+        Held::Rule(rule) => rule.promql_basis(),
     };
     let mut notes = vec![
         Note::PushdownCaveat,
@@ -807,9 +799,7 @@ mod tests {
         assert!(pod.held(UTIL).contains(
             "pod!=\"\", pod!~\"(?i).*(dcgm-exporter|dcgm_exporter|metrics-exporter).*\", container!~"
         ));
-        let m = plan(Held::Test(rules::held_test(
-            crate::audit::HeldRule::Memory(1 << 30),
-        )));
+        let m = plan(Held::Rule(crate::audit::HeldRule::Memory(1 << 30)));
         assert_eq!(
             m.held(UTIL),
             "(last_over_time(DCGM_FI_DEV_GPU_UTIL{cluster=\"a\"}[59999ms]) and on (Hostname, UUID) (last_over_time(DCGM_FI_DEV_FB_USED{cluster=\"a\"}[59999ms]) * 1048576 > 1073741824.0))"
