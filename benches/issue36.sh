@@ -77,12 +77,24 @@ rewrite() {
     [[ -e $2.done ]] && return
     say "rewriting $1 with $3-row groups"
     $python - "$1" "$2.tmp" "$3" <<'EOF'
-import sys, pyarrow.parquet as pq
+import sys, pyarrow as pa, pyarrow.parquet as pq
 src, out, rows = sys.argv[1], sys.argv[2], int(sys.argv[3])
 f = pq.ParquetFile(src)
+# every group exactly `rows` rows (the last the rest), whatever the source's groups
+held = []
 with pq.ParquetWriter(out, f.schema_arrow, compression="zstd") as w:
     for b in f.iter_batches(batch_size=rows):
-        w.write_table(__import__("pyarrow").Table.from_batches([b]), row_group_size=rows)
+        held.append(b)
+        t = pa.Table.from_batches(held)
+        while t.num_rows >= rows:
+            w.write_table(t.slice(0, rows), row_group_size=rows)
+            t = t.slice(rows)
+        held = t.to_batches()
+    t = pa.Table.from_batches(held, schema=f.schema_arrow)
+    if t.num_rows:
+        w.write_table(t, row_group_size=rows)
+g = pq.ParquetFile(out).metadata
+print("row groups:", sorted({g.row_group(i).num_rows for i in range(g.num_row_groups)}), file=sys.stderr)
 EOF
     mv "$2.tmp" "$2" && touch "$2.done"
 }
