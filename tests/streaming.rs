@@ -40,8 +40,14 @@ fn fleet_csv(na_at: Option<usize>) -> String {
 
 /// The JSON report of `file`, streamed when `bound` is given.
 fn report(file: &str, bound: Option<&str>) -> anyhow::Result<Value> {
+    report_env(file, bound, &[])
+}
+
+/// [`report`] with more environment variables set.
+fn report_env(file: &str, bound: Option<&str>, env: &[(&str, &str)]) -> anyhow::Result<Value> {
     let mut c = gpuaudit()?;
     c.args(["report", file, "--format", "json", "--by", "host"]);
+    c.envs(env.iter().copied());
     if let Some(b) = bound {
         c.env("GPUAUDIT_STREAM_TEXT_ABOVE", b);
         c.env("GPUAUDIT_SLICE_ROWS", "10007");
@@ -89,6 +95,26 @@ fn a_csv_above_the_memory_bound_streams_with_the_figures_read_whole() -> anyhow:
         );
     }
     assert_eq!(figures(whole), figures(streamed));
+    Ok(())
+}
+
+#[test]
+fn the_spool_written_beside_the_parser_holds_every_block_in_order() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("fleet.csv");
+    std::fs::write(&path, fleet_csv(None))?;
+    let file = path.display().to_string();
+    // 256 KiB blocks: ~40 frames handed to the spool's writer thread
+    let small = ("GPUAUDIT_TEXT_BLOCK_BYTES", "262144");
+    let beside = report_env(&file, Some("0"), &[small])?;
+    let one_thread = report_env(&file, Some("0"), &[small, ("GPUAUDIT_READ_AHEAD", "0")])?;
+    for v in [&beside, &one_thread] {
+        assert_eq!(v["sources"]["text_rows_streamed"], 72_000);
+        assert_eq!(num(v, "/layers/observed_gpu_hours"), 1_200.0);
+        assert_eq!(num(v, "/layers/held_gpu_hours"), 600.0);
+        assert_eq!(num(v, "/layers/active_gpu_hours"), 300.0);
+    }
+    assert_eq!(beside, one_thread);
     Ok(())
 }
 

@@ -1240,27 +1240,29 @@ impl<'a> Engine<'a> {
         Ok(assemble(parts, self.cfg))
     }
 
-    /// The folds' results as the parts of a report.
-    #[allow(clippy::too_many_lines)] // TODO(issue 34): split
-    fn parts(
-        &self,
-        merged: &mut Merged,
-        sources: Vec<String>,
-        rows_read: u64,
-        quality: &crate::samples::Quality,
-    ) -> Parts {
-        let cfg = self.cfg;
-        let layers = merged.folds.tally.total.layers(&self.present);
-        let usd_per_gpu_hour = mean_price(&merged.folds.tally.total);
-        let folds = &mut merged.folds;
+    /// The report's window: the tally's span, from --since when given, and
+    /// --until past the last sample does not stretch it (nor shrink run-rates).
+    fn window(&self, folds: &Folds) -> (i64, i64) {
         let (mut window_start, mut window_end) = folds.tally.span.unwrap_or((0, 0));
-        if let Some(s) = cfg.since {
+        if let Some(s) = self.cfg.since {
             window_start = s;
         }
-        // --until past the last sample does not stretch the window (nor shrink run-rates)
-        if let Some(u) = cfg.until {
+        if let Some(u) = self.cfg.until {
             window_end = u.min(window_end);
         }
+        (window_start, window_end)
+    }
+
+    /// The diagnosis folds' results over the window (MFU joined to the job
+    /// rows when a jobs file gave it).
+    fn diagnosis(
+        &self,
+        folds: &mut Folds,
+        (window_start, window_end): (i64, i64),
+    ) -> super::diagnosis::Sections {
+        let cfg = self.cfg;
+        let layers = folds.tally.total.layers(&self.present);
+        let usd_per_gpu_hour = mean_price(&folds.tally.total);
         let diagnosis = folds.diagnosis.as_mut().map_or_else(Default::default, |d| {
             d.finish(
                 self,
@@ -1285,8 +1287,18 @@ impl<'a> Engine<'a> {
             let summaries = jobs.summaries(self, &self.present, mfu);
             join_mfu(rows, &summaries);
         }
-        let snapshot = folds.gpus.all_single();
-        let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
+        diagnosis
+    }
+
+    /// The notes and warnings of the data-quality section: normalisation's,
+    /// the queue's and what the shards counted.
+    fn quality_lines(
+        &self,
+        counts: &RowCounts,
+        quality: &crate::samples::Quality,
+        snapshot: bool,
+    ) -> (Vec<crate::audit::model::Note>, Vec<Warning>) {
+        let cfg = self.cfg;
         let mut notes = quality.notes.clone();
         if let Some(q) = &cfg.purchase.queue {
             notes.extend(q.notes.iter().cloned());
@@ -1308,9 +1320,9 @@ impl<'a> Engine<'a> {
                 weight_us: self.lone_us,
             });
         }
-        if merged.counts.aligned > 0 {
+        if counts.aligned > 0 {
             notes.push(crate::audit::model::Note::SamplesAligned {
-                samples: merged.counts.aligned,
+                samples: counts.aligned,
                 align_us: cfg.align_us,
             });
         }
@@ -1319,11 +1331,29 @@ impl<'a> Engine<'a> {
                 gpus: self.paired_gpus,
             });
         }
-        if merged.counts.disagreeing > 0 {
+        if counts.disagreeing > 0 {
             warnings.push(Warning::RepeatsDisagree {
-                samples: merged.counts.disagreeing,
+                samples: counts.disagreeing,
             });
         }
+        (notes, warnings)
+    }
+
+    /// The folds' results as the parts of a report.
+    fn parts(
+        &self,
+        merged: &mut Merged,
+        sources: Vec<String>,
+        rows_read: u64,
+        quality: &crate::samples::Quality,
+    ) -> Parts {
+        let cfg = self.cfg;
+        let folds = &mut merged.folds;
+        let (window_start, window_end) = self.window(folds);
+        let diagnosis = self.diagnosis(folds, (window_start, window_end));
+        let snapshot = folds.gpus.all_single();
+        let gpus = folds.gpus.summaries(self, &self.present, &cfg.prices);
+        let (notes, warnings) = self.quality_lines(&merged.counts, quality, snapshot);
         Parts {
             window_start,
             window_end,

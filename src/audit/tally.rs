@@ -105,8 +105,9 @@ pub struct Tally {
     pub unpriced_us: i64,
     /// per registry ratio metric (by slot): sum over held rows of w x value
     pub busy_h: [Sum; AUDITED],
-    /// per registry ratio metric: the held hours that measured it
-    pub known_h: [Sum; AUDITED],
+    /// per registry ratio metric: the held time (µs) that measured it, an
+    /// exact integer sum (a ratio's denominator: one rounding, at the division)
+    pub known_us: [i64; AUDITED],
     pub useful_h: Sum,
     pub observed_usd: Sum,
     pub held_usd: Sum,
@@ -191,11 +192,11 @@ impl Tally {
         self.held_us += r.w_us;
         self.held_usd.add(usd.unwrap_or(0.0));
         // a fixed-size loop over constant flags: unrolled, no lookup per row
-        let sums = self.busy_h.iter_mut().zip(self.known_h.iter_mut());
+        let sums = self.busy_h.iter_mut().zip(self.known_us.iter_mut());
         for (((busy, known), is_ratio), value) in sums.zip(IS_RATIO).zip(r.activity.0) {
             if let (true, Some(v)) = (is_ratio, value) {
                 busy.add(r.w * v);
-                known.add(r.w);
+                *known += r.w_us;
             }
         }
         if r.activity.device_util().is_none() {
@@ -263,7 +264,7 @@ impl Tally {
     /// None where cards were held but none of their held hours measured it
     /// (a counter only idle cards reported is not "0 busy").
     fn layer_h(&self, present: bool, s: Slot) -> Option<f64> {
-        let unmeasured = self.held_us > 0 && self.known_h[s.0].get() <= 0.0;
+        let unmeasured = self.held_us > 0 && self.known_us[s.0] <= 0;
         (present && !unmeasured).then(|| self.busy_h(s))
     }
 
@@ -271,7 +272,7 @@ impl Tally {
         let mut by_metric = [None; AUDITED];
         for (i, at) in by_metric.iter_mut().enumerate() {
             if IS_RATIO[i] {
-                *at = ratio(self.busy_h[i].get(), self.known_h[i].get());
+                *at = ratio(self.busy_h[i].get(), self.known_us[i] as f64 / US_PER_HOUR);
             }
         }
         Ratios {
@@ -296,7 +297,8 @@ impl Tally {
     /// dollars at `usd_per_hour`.
     pub fn set_metric(&mut self, s: Slot, busy_h: f64, known_h: f64, usd_per_hour: f64) {
         self.busy_h[s.0] = Sum::from(busy_h);
-        self.known_h[s.0] = Sum::from(known_h);
+        // the plan's hours are whole µs summed: back to the exact count
+        self.known_us[s.0] = (known_h * US_PER_HOUR).round() as i64;
         if HAS_IDLE_USD[s.0] {
             self.busy_usd[s.0] = Sum::from(busy_h * usd_per_hour);
         }
@@ -309,7 +311,7 @@ impl Tally {
 
     /// Held hours that measured a ratio metric.
     pub fn known_h(&self, s: Slot) -> f64 {
-        self.known_h[s.0].get()
+        self.known_us[s.0] as f64 / US_PER_HOUR
     }
 
     /// Dollars are null when no row at all had a price (never a $0 that means "unknown").
@@ -343,8 +345,10 @@ impl Tally {
         self.held_unknown_us += t.held_unknown_us;
         self.unpriced_us += t.unpriced_us;
         self.priced_rows += t.priced_rows;
+        for (into, from) in self.known_us.iter_mut().zip(&t.known_us) {
+            *into += from;
+        }
         let per_metric = (self.busy_h.iter_mut().zip(&t.busy_h))
-            .chain(self.known_h.iter_mut().zip(&t.known_h))
             .chain(self.busy_usd.iter_mut().zip(&t.busy_usd));
         for (into, from) in per_metric {
             into.merge(from);

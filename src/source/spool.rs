@@ -280,18 +280,21 @@ enum Typing {
     AllText,
 }
 
-/// Spools one CSV or NDJSON file (plain, gzip or zstd) to parquet.
+/// Spools one CSV or NDJSON file (plain, gzip or zstd) to parquet; with
+/// `overlap`, the parquet is written on a thread of its own while the next
+/// block is parsed.
 pub fn spool(
     name: &str,
     path: &Path,
     kind: TextKind,
     maps: &[UserMap],
     block_len: usize,
+    overlap: bool,
 ) -> Result<Spooled> {
-    match spool_typed(name, path, kind, maps, block_len, Typing::Inferred) {
+    match spool_typed(name, path, kind, maps, block_len, Typing::Inferred, overlap) {
         Err(e) if kind != TextKind::Ndjson && e.downcast_ref::<PolarsError>().is_some() => {
             // later rows break the inferred types: all text, normalisation counts
-            spool_typed(name, path, kind, maps, block_len, Typing::AllText)
+            spool_typed(name, path, kind, maps, block_len, Typing::AllText, overlap)
                 .map_err(|e| anyhow!("{name}: not a CSV file with a header row: {e}"))
         }
         Err(e) if e.downcast_ref::<PolarsError>().is_some() => Err(anyhow!(
@@ -309,6 +312,7 @@ fn spool_typed(
     maps: &[UserMap],
     block_len: usize,
     typing: Typing,
+    overlap: bool,
 ) -> Result<Spooled> {
     let csv = matches!(kind, TextKind::Csv { .. });
     let mut blocks = Blocks {
@@ -363,12 +367,19 @@ fn spool_typed(
     let kept: Vec<PlSmallStr> = resolved.iter().map(|r| r.source.as_str().into()).collect();
     let (file, out) = TempFile::create("parquet")?;
     let spool_schema: Schema = kept.iter().filter_map(|c| schema.get_field(c)).collect();
-    let mut writer = ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, out))
+    let writer = ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, out))
         .with_compression(ParquetCompression::Lz4Raw)
         .batched(&spool_schema)?;
-    let (mut rows, mut line) = (0u64, 1usize);
+    let mut line = 1usize;
     let mut block = Some(first);
-    while let Some(b) = block {
+    // each block parsed and checked, in order, its mapped columns handed on
+    let mut next_frame = || -> Result<Option<DataFrame>> {
+        let Some(b) = block.take() else {
+            if let Some(s) = shape.take() {
+                s.end()?;
+            }
+            return Ok(None);
+        };
         match shape.as_mut() {
             Some(s) => s.feed(&b)?,
             None => line = decode::check_ndjson_block(name, line, &b)?,
@@ -377,15 +388,72 @@ fn spool_typed(
         crate::samples::check_twins(&frame, &resolved, &twins, name)?;
         let mut kept_frame = frame.select(kept.iter().cloned())?;
         kept_frame.rechunk_mut();
-        rows += kept_frame.height() as u64;
-        writer.write_batch(&kept_frame)?;
         block = blocks.next(block_len, 1)?;
+        Ok(Some(kept_frame))
+    };
+    let rows = write_frames(&mut next_frame, writer, overlap)?;
+    Ok(Spooled { file, rows })
+}
+
+type SpoolWriter = polars::io::parquet::write::BatchedWriter<std::io::BufWriter<std::fs::File>>;
+
+/// Every frame of `next_frame` written to the spool, on this thread or, with
+/// `overlap`, beside it ([`write_beside`]); returns the rows written.
+fn write_frames(
+    next_frame: &mut dyn FnMut() -> Result<Option<DataFrame>>,
+    mut writer: SpoolWriter,
+    overlap: bool,
+) -> Result<u64> {
+    if overlap {
+        return write_beside(next_frame, writer);
     }
-    if let Some(s) = shape {
-        s.end()?;
+    let mut rows = 0u64;
+    while let Some(frame) = next_frame()? {
+        rows += frame.height() as u64;
+        writer.write_batch(&frame)?;
     }
     writer.finish()?;
-    Ok(Spooled { file, rows })
+    Ok(rows)
+}
+
+/// The spool's parquet writer on a thread of its own, fed the frames of
+/// `next_frame` through a rendezvous channel: the next block is parsed while
+/// the last one is encoded and written (one more block's frame alive, not a
+/// queue). Returns the rows written. A parse error is returned as it came
+/// (`spool` reads a typing error from it); a write error stops the parsing.
+fn write_beside(
+    next_frame: &mut dyn FnMut() -> Result<Option<DataFrame>>,
+    mut writer: SpoolWriter,
+) -> Result<u64> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<DataFrame>(0);
+        let writing = scope.spawn(move || -> PolarsResult<()> {
+            for frame in rx {
+                writer.write_batch(&frame)?;
+            }
+            writer.finish().map(|_| ())
+        });
+        let mut rows = 0u64;
+        let parsed = loop {
+            match next_frame() {
+                Ok(Some(frame)) => {
+                    rows += frame.height() as u64;
+                    if tx.send(frame).is_err() {
+                        break Ok(()); // the writer stopped: its error is below
+                    }
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        drop(tx);
+        let written = writing
+            .join()
+            .map_err(|_| anyhow!("the spool's writer thread panicked"))?;
+        parsed?;
+        written?;
+        Ok(rows)
+    })
 }
 
 /// What a text input is, when it streams: CSV (not wide, not an nvidia-smi
@@ -506,7 +574,9 @@ pub fn spool_inputs(
     let (mut files, mut rows) = (Vec::new(), 0u64);
     for (i, path, kind) in texts {
         let name = &inputs[i].0;
-        let spooled = spool(name, &path, kind, &opts.maps, block_bytes(opts))?;
+        // the writer beside the parser unless read-ahead is turned off
+        let overlap = opts.read_ahead != Some(false);
+        let spooled = spool(name, &path, kind, &opts.maps, block_bytes(opts), overlap)?;
         rows += spooled.rows;
         out[i].1 = Input::File(spooled.file.path().to_path_buf());
         files.push(spooled.file);
