@@ -208,8 +208,8 @@ struct Cells {
     cells: Vec<((i64, usize), Cell)>,
     /// built once the job has more than [`SCAN_CELLS`] cells: most jobs of a
     /// fleet of many short jobs have one or two, and an index each was half
-    /// their memory
-    index: KeyMap<usize>,
+    /// their memory (boxed: 8 bytes a job without one, not 32)
+    index: Option<Box<KeyMap<usize>>>,
 }
 
 /// A job with up to this many cells finds a cell by scanning them.
@@ -218,7 +218,7 @@ const SCAN_CELLS: usize = 8;
 impl Cells {
     /// The place of the cell of `key` in `cells`, added when new.
     fn slot(&mut self, key: (i64, usize)) -> usize {
-        if self.index.is_empty() {
+        let Some(index) = self.index.as_mut() else {
             // newest first: a GPU's samples move forward in time
             if let Some(at) = self.cells.iter().rposition(|(k, _)| *k == key) {
                 return at;
@@ -229,18 +229,20 @@ impl Cells {
             }
             self.cells.push((key, Cell::default()));
             if self.cells.len() > SCAN_CELLS {
-                self.index = self
-                    .cells
-                    .iter()
-                    .enumerate()
-                    .map(|(at, (k, _))| (*k, at))
-                    .collect();
+                self.index = Some(Box::new(
+                    self.cells
+                        .iter()
+                        .enumerate()
+                        .map(|(at, (k, _))| (*k, at))
+                        .collect(),
+                ));
             }
             return self.cells.len() - 1;
-        }
-        *self.index.entry(key).or_insert_with(|| {
-            self.cells.push((key, Cell::default()));
-            self.cells.len() - 1
+        };
+        let cells = &mut self.cells;
+        *index.entry(key).or_insert_with(|| {
+            cells.push((key, Cell::default()));
+            cells.len() - 1
         })
     }
 
@@ -449,6 +451,7 @@ impl JobsFold {
         }
     }
 
+    #[cfg(test)]
     fn state(&mut self, job: u32) -> &mut JobState {
         self.jobs.entry(job)
     }
@@ -506,9 +509,7 @@ impl Fold for JobsFold {
         *cursor = hint.map(|cell| (at, cell));
     }
     fn merge(&mut self, other: Self) {
-        for (job, s) in other.jobs {
-            self.state(job).merge(s);
-        }
+        self.jobs.merge_from(other.jobs, JobState::merge);
     }
 }
 

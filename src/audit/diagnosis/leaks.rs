@@ -366,9 +366,7 @@ impl Fold for LeakFold {
         for (k, v) in other.groups {
             self.groups.entry(k).or_default().merge(&v);
         }
-        for (k, v) in other.jobs {
-            self.jobs.entry(k).merge(&v);
-        }
+        self.jobs.merge_from(other.jobs, |s, v| s.merge(&v));
     }
 }
 
