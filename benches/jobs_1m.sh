@@ -6,7 +6,9 @@
 #
 #   benches/jobs_1m.sh [JOBS]      default 1000000 (1,000 GPUs x 1,000 samples)
 #
-# Environment: BENCH_DIR, GPUAUDIT_BIN as in benches/common.sh.
+# Environment: BENCH_DIR, GPUAUDIT_BIN as in benches/common.sh; GPUAUDIT_BASE_BIN:
+# a second build run alternately with the first ("base" then "new"), each
+# document compared byte for byte with cmp (the change must not show).
 set -euo pipefail
 
 me=jobs_1m.sh
@@ -49,15 +51,32 @@ fi
 echo "gpuaudit: $bin ($build, $("$bin" --version)); data: $data ($(( gpus * samples )) rows, one job each)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 run() {
-    local label=$1; shift
+    local label=$1 exe=$2; shift 2
     local out=$log_dir/jobs-$label.json
-    /usr/bin/time -v -o "$out.time" "$bin" report "$data" --format json --quiet -o "$out" "$@"
+    /usr/bin/time -v -o "$out.time" "$exe" report "$data" --format json --quiet -o "$out" "$@"
     awk -v label="$label" -v size="$(stat -c %s "$out")" -F': ' '
         /Elapsed \(wall clock\)/ { n = split($2, p, ":"); wall = (n == 3) ? p[1] * 3600 + p[2] * 60 + p[3] : p[1] * 60 + p[2] }
         /User time/ { user = $2 } /System time/ { sys = $2 }
         /Maximum resident set size/ { rss = $2 }
-        END { printf "%-10s wall %6.1f s  cpu %6.1f s  peak RSS %6.0f MiB  JSON %7.1f MiB\n", label, wall, user + sys, rss / 1024, size / 1048576 }
+        END { printf "%-16s wall %6.1f s  cpu %6.1f s  peak RSS %6.0f MiB  JSON %7.1f MiB\n", label, wall, user + sys, rss / 1024, size / 1048576 }
     ' "$out.time"
 }
-run all
-run top100 --top 100
+# both, base first; the documents byte-identical
+pair() {
+    local label=$1; shift
+    if [[ -n ${GPUAUDIT_BASE_BIN:-} ]]; then
+        run "base-$label" "$GPUAUDIT_BASE_BIN" "$@"
+        run "new-$label" "$bin" "$@"
+        if cmp -s "$log_dir/jobs-base-$label.json" "$log_dir/jobs-new-$label.json"; then
+            echo "$label: JSON identical ($(stat -c %s "$log_dir/jobs-new-$label.json") bytes)"
+        else
+            echo "$label: JSON DIFFERS"
+        fi
+        rm -f "$log_dir/jobs-base-$label.json"
+    else
+        run "$label" "$bin" "$@"
+    fi
+    rm -f "$log_dir/jobs-new-$label.json" "$log_dir/jobs-$label.json"
+}
+pair all
+pair top100 --top 100

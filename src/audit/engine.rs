@@ -1417,14 +1417,12 @@ pub(crate) fn window_end(
 }
 
 /// The jobs file's MFU figures onto the jobs' rows, by job name.
-fn join_mfu(rows: &mut [super::diagnosis::jobs::JobRow], summaries: &[super::model::JobSummary]) {
+fn join_mfu(rows: &mut super::diagnosis::jobs::JobRows, summaries: &[super::model::JobSummary]) {
     let by_job: HashMap<&str, &super::model::JobSummary> =
         summaries.iter().map(|s| (s.job.as_str(), s)).collect();
-    for row in rows {
-        if let Some(s) = by_job.get(row.job.as_str()) {
-            row.mfu = s.mfu;
-            row.useful_gpu_hours = s.useful_gpu_hours;
-            row.not_useful_usd = s.not_useful_usd;
+    for i in 0..rows.len() {
+        if let Some(s) = by_job.get(rows.job(i)) {
+            rows.set_mfu(i, s.mfu, s.useful_gpu_hours, s.not_useful_usd);
         }
     }
 }

@@ -161,6 +161,22 @@ impl<T> ByLabel<T> {
     }
 }
 
+impl<T: Default> ByLabel<T> {
+    /// Merge `other` in with `merge`, label by label in its order, freeing
+    /// its states as they are merged (every [`FREE_EVERY`]): merging two
+    /// shards of a million jobs never holds both whole beside the result.
+    pub fn merge_from(&mut self, other: ByLabel<T>, mut merge: impl FnMut(&mut T, T)) {
+        let mut items: Vec<(u32, T)> = other.into_iter().collect();
+        items.reverse();
+        while let Some((id, t)) = items.pop() {
+            merge(self.entry(id), t);
+            if items.capacity() - items.len() >= FREE_EVERY {
+                items.shrink_to_fit();
+            }
+        }
+    }
+}
+
 impl<T> IntoIterator for ByLabel<T> {
     type Item = (u32, T);
     type IntoIter = std::vec::IntoIter<(u32, T)>;

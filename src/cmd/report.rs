@@ -18,9 +18,17 @@ pub fn run(cmd: ReportCommand, said: &mut Diagnostics) -> Result<u8> {
         said.push(Diagnostic::TextReadInBlocks { rows });
     }
     let top_default = args.audit.top.unwrap_or(10);
+    // JSON and CSV are written as produced: every job and GPU listed, no whole document in memory
     if format == ReportFormat::Json {
-        // written as produced: every job and GPU listed, no whole document in memory
         let write = |out: &mut dyn std::io::Write| render::json::write(&report, out);
+        crate::output::write_streamed(args.output.as_deref(), &write)?;
+        return Ok(0);
+    }
+    if format == ReportFormat::Csv {
+        let table = csv_table(layout.table);
+        render::csv::check(&report, table)?;
+        let write =
+            |out: &mut dyn std::io::Write| render::csv::write(&report, table, layout.per_gpu, out);
         crate::output::write_streamed(args.output.as_deref(), &write)?;
         return Ok(0);
     }

@@ -1,7 +1,10 @@
 //! CSV for spreadsheets: one table per invocation (`--table`), a header row,
-//! plain unrounded numbers, empty cells where a figure is unknown.
+//! plain unrounded numbers, empty cells where a figure is unknown. Written
+//! row by row as produced ([`write`]): a table of a million jobs is never
+//! one string in memory.
 use crate::audit::model::{Layers, Ratios, Report};
 use anyhow::{Result, bail};
+use std::io::Write;
 
 fn num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
@@ -101,8 +104,8 @@ fn layers_row(
     ])
 }
 
-fn layers(report: &Report, fleet: bool) -> String {
-    let mut out = String::from(LAYERS_HEADER);
+fn layers(report: &Report, fleet: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(LAYERS_HEADER.as_bytes())?;
     if fleet {
         let c = &report.cost;
         let d = Dollars {
@@ -115,15 +118,18 @@ fn layers(report: &Report, fleet: bool) -> String {
             sm_idle: c.sm_idle_usd,
             tensor_idle: c.tensor_idle_usd,
         };
-        out.push_str(&layers_row(
-            report,
-            "fleet",
-            "all",
-            &report.layers,
-            &report.ratios,
-            d,
-            true,
-        ));
+        out.write_all(
+            layers_row(
+                report,
+                "fleet",
+                "all",
+                &report.layers,
+                &report.ratios,
+                d,
+                true,
+            )
+            .as_bytes(),
+        )?;
     }
     for g in report.groups.iter().flatten() {
         let c = &g.cost;
@@ -137,113 +143,124 @@ fn layers(report: &Report, fleet: bool) -> String {
             sm_idle: None,
             tensor_idle: None,
         };
-        out.push_str(&layers_row(
-            report, &g.by, &g.key, &g.layers, &g.ratios, d, false,
-        ));
+        out.write_all(
+            layers_row(report, &g.by, &g.key, &g.layers, &g.ratios, d, false).as_bytes(),
+        )?;
     }
-    out
+    Ok(())
 }
 
-fn episodes(report: &Report, per_gpu: bool) -> String {
+fn episodes(report: &Report, per_gpu: bool, out: &mut dyn Write) -> std::io::Result<()> {
     if per_gpu {
-        let mut out = String::from("host,gpu,job,user,team,start,end,hours,usd\n");
+        out.write_all(b"host,gpu,job,user,team,start,end,hours,usd\n")?;
         for e in &report.idle_episodes {
-            out.push_str(&line(vec![
-                quote(&e.host),
-                quote(&e.gpu),
+            out.write_all(
+                line(vec![
+                    quote(&e.host),
+                    quote(&e.gpu),
+                    text(e.job.as_deref()),
+                    text(e.user.as_deref()),
+                    text(e.team.as_deref()),
+                    rfc3339(&e.start),
+                    rfc3339(&e.end),
+                    e.hours.to_string(),
+                    num(e.usd),
+                ])
+                .as_bytes(),
+            )?;
+        }
+        return Ok(());
+    }
+    out.write_all(b"job,user,team,gpus,hosts,start,end,gpu_hours,usd\n")?;
+    for e in &report.idle_episode_groups {
+        out.write_all(
+            line(vec![
                 text(e.job.as_deref()),
                 text(e.user.as_deref()),
                 text(e.team.as_deref()),
+                e.gpus.to_string(),
+                quote(&e.hosts.join(";")),
                 rfc3339(&e.start),
                 rfc3339(&e.end),
-                e.hours.to_string(),
+                e.gpu_hours.to_string(),
                 num(e.usd),
-            ]));
-        }
-        return out;
+            ])
+            .as_bytes(),
+        )?;
     }
-    let mut out = String::from("job,user,team,gpus,hosts,start,end,gpu_hours,usd\n");
-    for e in &report.idle_episode_groups {
-        out.push_str(&line(vec![
-            text(e.job.as_deref()),
-            text(e.user.as_deref()),
-            text(e.team.as_deref()),
-            e.gpus.to_string(),
-            quote(&e.hosts.join(";")),
-            rfc3339(&e.start),
-            rfc3339(&e.end),
-            e.gpu_hours.to_string(),
-            num(e.usd),
-        ]));
-    }
-    out
+    Ok(())
 }
 
-fn gpus(report: &Report) -> String {
-    let mut out = String::from(
-        "host,gpu,model,samples,jobs,users,observed_gpu_hours,held_gpu_hours,idle_held_gpu_hours,device_util,sm_active,tensor_active,last_mem_used_bytes,last_mem_total_bytes,last_power_w,last_held,usd_per_hour\n",
-    );
+fn gpus(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(
+        b"host,gpu,model,samples,jobs,users,observed_gpu_hours,held_gpu_hours,idle_held_gpu_hours,device_util,sm_active,tensor_active,last_mem_used_bytes,last_mem_total_bytes,last_power_w,last_held,usd_per_hour\n",
+    )?;
     let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     for g in &report.gpus {
-        out.push_str(&line(vec![
-            quote(&g.host),
-            quote(&g.gpu),
-            text(g.model.as_deref()),
-            g.samples.to_string(),
-            quote(&g.jobs.join(";")),
-            quote(&g.users.join(";")),
-            g.observed_gpu_hours.to_string(),
-            g.held_gpu_hours.to_string(),
-            num(g.idle_held_gpu_hours),
-            num(g.device_util),
-            num(g.sm_active),
-            num(g.tensor_active),
-            int(g.last_mem_used_bytes),
-            int(g.last_mem_total_bytes),
-            num(g.last_power_w),
-            g.last_held.to_string(),
-            num(g.usd_per_hour),
-        ]));
+        out.write_all(
+            line(vec![
+                quote(&g.host),
+                quote(&g.gpu),
+                text(g.model.as_deref()),
+                g.samples.to_string(),
+                quote(&g.jobs.join(";")),
+                quote(&g.users.join(";")),
+                g.observed_gpu_hours.to_string(),
+                g.held_gpu_hours.to_string(),
+                num(g.idle_held_gpu_hours),
+                num(g.device_util),
+                num(g.sm_active),
+                num(g.tensor_active),
+                int(g.last_mem_used_bytes),
+                int(g.last_mem_total_bytes),
+                num(g.last_power_w),
+                g.last_held.to_string(),
+                num(g.usd_per_hour),
+            ])
+            .as_bytes(),
+        )?;
     }
-    out
+    Ok(())
 }
 
-fn jobs(report: &Report) -> Result<String> {
+/// Each job's row is built from the report's packed list as it is written.
+fn jobs(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let Some(jobs) = &report.diagnosis.jobs else {
-        bail!(
-            "--table jobs lists jobs, and no sample carries a job (map one with --map YOURS=job)"
-        );
+        return Ok(()); // refused before anything is written: [`check`]
     };
-    let mut out = String::from(
-        "job,gpus,held_gpu_hours,device_util,sm_active,tensor_active,mfu,useful_gpu_hours,not_useful_usd,shape,declared_kind,hosts,gang,span_hours,idle_share,ett,interruptions,mtbi_hours,mean_recovery_hours,usd\n",
-    );
+    out.write_all(
+        b"job,gpus,held_gpu_hours,device_util,sm_active,tensor_active,mfu,useful_gpu_hours,not_useful_usd,shape,declared_kind,hosts,gang,span_hours,idle_share,ett,interruptions,mtbi_hours,mean_recovery_hours,usd\n",
+    )?;
     for j in jobs {
-        out.push_str(&line(vec![
-            quote(&j.job),
-            j.gpus.to_string(),
-            j.held_gpu_hours.to_string(),
-            num(j.active_share),
-            num(j.sm_active_share),
-            num(j.tensor_active_share),
-            num(j.mfu),
-            num(j.useful_gpu_hours),
-            num(j.not_useful_usd),
-            j.shape.name().to_string(),
-            j.declared_kind
-                .map(|k| k.name().to_string())
-                .unwrap_or_default(),
-            j.hosts.to_string(),
-            j.gang.to_string(),
-            j.span_hours.to_string(),
-            num(j.idle_share),
-            num(j.ett),
-            j.interruptions.map(|n| n.to_string()).unwrap_or_default(),
-            num(j.mtbi_hours),
-            num(j.mean_recovery_hours),
-            num(j.usd),
-        ]));
+        out.write_all(
+            line(vec![
+                quote(&j.job),
+                j.gpus.to_string(),
+                j.held_gpu_hours.to_string(),
+                num(j.active_share),
+                num(j.sm_active_share),
+                num(j.tensor_active_share),
+                num(j.mfu),
+                num(j.useful_gpu_hours),
+                num(j.not_useful_usd),
+                j.shape.name().to_string(),
+                j.declared_kind
+                    .map(|k| k.name().to_string())
+                    .unwrap_or_default(),
+                j.hosts.to_string(),
+                j.gang.to_string(),
+                j.span_hours.to_string(),
+                num(j.idle_share),
+                num(j.ett),
+                j.interruptions.map(|n| n.to_string()).unwrap_or_default(),
+                num(j.mtbi_hours),
+                num(j.mean_recovery_hours),
+                num(j.usd),
+            ])
+            .as_bytes(),
+        )?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Which table `--format csv` writes (one per invocation).
@@ -257,23 +274,48 @@ pub enum Table {
     Timeline,
 }
 
-pub fn render(report: &Report, table: Table, per_gpu: bool) -> Result<String> {
-    Ok(match table {
-        Table::Layers => layers(report, true),
-        Table::Groups => {
-            if report.groups.is_none() {
-                bail!("--table groups lists showback groups; give --by team|user|job|host|model");
-            }
-            layers(report, false)
+/// Whether `report` has `table`: the one line that says why not, before
+/// anything is written.
+pub fn check(report: &Report, table: Table) -> Result<()> {
+    match table {
+        Table::Groups if report.groups.is_none() => {
+            bail!("--table groups lists showback groups; give --by team|user|job|host|model")
         }
-        Table::Episodes => episodes(report, per_gpu),
-        Table::Gpus => gpus(report),
-        Table::Jobs => jobs(report)?,
+        Table::Jobs if report.diagnosis.jobs.is_none() => bail!(
+            "--table jobs lists jobs, and no sample carries a job (map one with --map YOURS=job)"
+        ),
+        Table::Timeline if report.diagnosis.timeline.is_none() => bail!(
+            "--table timeline: this report has no timeline (with --pushdown: the bucket is not a multiple of --step; from --partials: partial sums carry none; see the notes)"
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The table, written to `out` row by row (call [`check`] first: a table
+/// the report lacks writes nothing here).
+pub fn write(
+    report: &Report,
+    table: Table,
+    per_gpu: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    match table {
+        Table::Layers => layers(report, true, out),
+        Table::Groups => layers(report, false, out),
+        Table::Episodes => episodes(report, per_gpu, out),
+        Table::Gpus => gpus(report, out),
+        Table::Jobs => jobs(report, out),
         Table::Timeline => match &report.diagnosis.timeline {
-            Some(t) => crate::render::diagnosis::timeline::csv(t),
-            None => bail!(
-                "--table timeline: this report has no timeline (with --pushdown: the bucket is not a multiple of --step; from --partials: partial sums carry none; see the notes)"
-            ),
+            Some(t) => out.write_all(crate::render::diagnosis::timeline::csv(t).as_bytes()),
+            None => Ok(()),
         },
-    })
+    }
+}
+
+/// The table as one string ([`check`], then [`write`]).
+pub fn render(report: &Report, table: Table, per_gpu: bool) -> Result<String> {
+    check(report, table)?;
+    let mut out = Vec::new();
+    write(report, table, per_gpu, &mut out)?;
+    Ok(String::from_utf8(out)?)
 }

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod rows;
+pub use rows::JobRows;
+
 /// A multiply-rotate hash (FxHash's) for the (bucket, GPU) keys: the cell
 /// index is hit for every bucket a job enters, and SipHash's DoS resistance
 /// buys nothing for keys the engine makes.
@@ -205,8 +208,8 @@ struct Cells {
     cells: Vec<((i64, usize), Cell)>,
     /// built once the job has more than [`SCAN_CELLS`] cells: most jobs of a
     /// fleet of many short jobs have one or two, and an index each was half
-    /// their memory
-    index: KeyMap<usize>,
+    /// their memory (boxed: 8 bytes a job without one, not 32)
+    index: Option<Box<KeyMap<usize>>>,
 }
 
 /// A job with up to this many cells finds a cell by scanning them.
@@ -215,7 +218,7 @@ const SCAN_CELLS: usize = 8;
 impl Cells {
     /// The place of the cell of `key` in `cells`, added when new.
     fn slot(&mut self, key: (i64, usize)) -> usize {
-        if self.index.is_empty() {
+        let Some(index) = self.index.as_mut() else {
             // newest first: a GPU's samples move forward in time
             if let Some(at) = self.cells.iter().rposition(|(k, _)| *k == key) {
                 return at;
@@ -226,18 +229,20 @@ impl Cells {
             }
             self.cells.push((key, Cell::default()));
             if self.cells.len() > SCAN_CELLS {
-                self.index = self
-                    .cells
-                    .iter()
-                    .enumerate()
-                    .map(|(at, (k, _))| (*k, at))
-                    .collect();
+                self.index = Some(Box::new(
+                    self.cells
+                        .iter()
+                        .enumerate()
+                        .map(|(at, (k, _))| (*k, at))
+                        .collect(),
+                ));
             }
             return self.cells.len() - 1;
-        }
-        *self.index.entry(key).or_insert_with(|| {
-            self.cells.push((key, Cell::default()));
-            self.cells.len() - 1
+        };
+        let cells = &mut self.cells;
+        *index.entry(key).or_insert_with(|| {
+            cells.push((key, Cell::default()));
+            cells.len() - 1
         })
     }
 
@@ -446,6 +451,7 @@ impl JobsFold {
         }
     }
 
+    #[cfg(test)]
     fn state(&mut self, job: u32) -> &mut JobState {
         self.jobs.entry(job)
     }
@@ -503,9 +509,7 @@ impl Fold for JobsFold {
         *cursor = hint.map(|cell| (at, cell));
     }
     fn merge(&mut self, other: Self) {
-        for (job, s) in other.jobs {
-            self.state(job).merge(s);
-        }
+        self.jobs.merge_from(other.jobs, JobState::merge);
     }
 }
 
@@ -659,32 +663,63 @@ impl JobsFold {
 /// A jobs section as it is built: sorted by [`SectionParts::sorted`].
 #[derive(Default)]
 struct SectionParts {
-    jobs: Vec<JobRow>,
+    jobs: JobRows,
+    /// jobs with a row (before `--top` cut `jobs`)
+    total: usize,
     found: Vec<Finding>,
     disagreements: Vec<Disagreement>,
 }
 
+/// The jobs section as the report keeps it: the rows packed ([`JobRows`])
+/// and, under `--top`, only the first rows, with `total` counting them all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobsKept {
+    pub jobs: JobRows,
+    pub total: usize,
+    pub findings: Vec<Finding>,
+    pub disagreements: Vec<Disagreement>,
+}
+
+impl JobsKept {
+    /// As a section to compare (every kept row built).
+    #[cfg(test)]
+    pub fn section(&self) -> JobsSection {
+        JobsSection {
+            jobs: self.jobs.iter().collect(),
+            findings: self.findings.clone(),
+            disagreements: self.disagreements.clone(),
+        }
+    }
+}
+
 impl SectionParts {
+    /// Under `--top n`, the rows beyond the first n by the section's order
+    /// are dropped every [`crate::audit::interval::FREE_EVERY`] rows, so
+    /// the list never holds many more than n.
+    fn bound(&mut self, top: Option<usize>) {
+        if let Some(n) = top
+            && self.jobs.len() >= n.saturating_add(crate::audit::interval::FREE_EVERY)
+        {
+            self.jobs.keep_first_sorted(n);
+        }
+    }
+
     /// Rows by dollars, findings by dollars, disagreements by job: every key
     /// ends on the job's name, so the order the jobs came in does not show.
-    fn sorted(mut self) -> JobsSection {
+    fn sorted(mut self, top: Option<usize>) -> JobsKept {
         let by_usd =
             |a: Option<f64>, b: Option<f64>| b.unwrap_or(-1.0).total_cmp(&a.unwrap_or(-1.0));
         // ties (every job unpriced) by idle GPU-hours: the waste first, not pod hashes
-        self.jobs.sort_by(|a, b| {
-            by_usd(a.usd, b.usd)
-                .then(b.idle_held_gpu_hours.total_cmp(&a.idle_held_gpu_hours))
-                .then(b.held_gpu_hours.total_cmp(&a.held_gpu_hours))
-                .then_with(|| a.job.cmp(&b.job))
-        });
+        self.jobs.keep_first_sorted(top.unwrap_or(usize::MAX));
         self.found.sort_by(|a, b| {
             by_usd(a.usd, b.usd)
                 .then(b.gpu_hours.total_cmp(&a.gpu_hours))
                 .then_with(|| (a.kind, &a.job).cmp(&(b.kind, &b.job)))
         });
         self.disagreements.sort_by(|a, b| a.job.cmp(&b.job));
-        JobsSection {
+        JobsKept {
             jobs: self.jobs,
+            total: self.total,
             findings: self.found,
             disagreements: self.disagreements,
         }
@@ -696,28 +731,24 @@ impl JobsFold {
     /// is not their inferred shape (tests; the report takes the states, [`JobsFold::finish_taking`]).
     #[cfg(test)]
     pub fn finish(&self, names: &dyn Names) -> JobsSection {
-        let mut parts = SectionParts {
-            jobs: Vec::with_capacity(self.jobs.len()),
-            ..SectionParts::default()
-        };
+        let mut parts = SectionParts::default();
         for (id, s) in self.jobs.iter() {
             self.add_job(&mut parts, id, s, names);
         }
-        parts.sorted()
+        parts.sorted(None).section()
     }
 
     /// [`JobsFold::finish`], freeing each job's state once its row is built
-    /// (a million jobs' states and rows do not fit in memory together); the
-    /// jobs with idle held time stay, for [`JobsFold::idle_by_bucket`].
-    pub fn finish_taking(&mut self, names: &dyn Names) -> JobsSection {
+    /// (a million jobs' states and rows do not fit in memory together), and
+    /// under `--top n` (`top`) keeping only the first n rows; the jobs with
+    /// idle held time stay, for [`JobsFold::idle_by_bucket`].
+    pub fn finish_taking(&mut self, names: &dyn Names, top: Option<usize>) -> JobsKept {
         let mut states: Vec<(u32, JobState)> = std::mem::take(&mut self.jobs).into_iter().collect();
-        let mut parts = SectionParts {
-            jobs: Vec::with_capacity(states.len()),
-            ..SectionParts::default()
-        };
+        let mut parts = SectionParts::default();
         let mut idle = Vec::new();
         while let Some((id, s)) = states.pop() {
             self.add_job(&mut parts, id, &s, names);
+            parts.bound(top);
             if s.idle > 0 {
                 idle.push((id, s));
             }
@@ -731,7 +762,7 @@ impl JobsFold {
         }
         self.last = None;
         self.cursors = Vec::new();
-        parts.sorted()
+        parts.sorted(top)
     }
 
     fn add_job(&self, parts: &mut SectionParts, id: u32, s: &JobState, names: &dyn Names) {
@@ -744,7 +775,8 @@ impl JobsFold {
                 inferred_shape: row.inferred_shape,
             });
         }
-        parts.jobs.push(row);
+        parts.jobs.push(&row);
+        parts.total += 1;
         parts.found.append(&mut job_findings);
     }
 
@@ -1258,7 +1290,11 @@ mod tests {
             .into_iter()
             .map(|j| (j.job, j.ticks))
             .collect();
-        assert_eq!(f.finish_taking(&names), whole);
+        assert_eq!(
+            f.clone().finish_taking(&names, Some(2)).section().jobs,
+            whole.jobs[..2]
+        );
+        assert_eq!(f.finish_taking(&names, None).section(), whole);
         let idle_after: Vec<(u32, BTreeMap<i64, i64>)> = f
             .idle_by_bucket()
             .into_iter()
@@ -1267,6 +1303,33 @@ mod tests {
         assert_eq!(idle_after, idle_before);
         assert_eq!(idle_after.iter().map(|j| j.0).collect::<Vec<_>>(), [0, 2]);
         assert_eq!(f.jobs.len(), 2, "job1 had no idle time: freed");
+    }
+
+    #[test]
+    fn top_keeps_the_first_rows_of_many_jobs_and_counts_them_all() {
+        // more jobs than the list is cut at (FREE_EVERY), priced by id, so
+        // the rows cut on the way are those the whole list sorts last
+        let n = crate::audit::interval::FREE_EVERY + 300;
+        let labels: Vec<String> = (0..n).map(|j| format!("j{j:06}")).collect();
+        let names = TestNames {
+            labels,
+            gpus: vec!["g0".to_string()],
+        };
+        let mut f = fold(10);
+        for j in 0..n {
+            let mut iv = held(j as u32, 0, 0.0, 1.0, 0.5);
+            iv.price = Some(1.0 + (j % 977) as f64);
+            f.add(&iv);
+        }
+        let whole = f.finish(&names);
+        assert_eq!(whole.jobs.len(), n);
+        let kept = f.finish_taking(&names, Some(250));
+        assert_eq!(kept.total, n);
+        assert_eq!(kept.jobs.len(), 250);
+        assert_eq!(kept.section().jobs, whole.jobs[..250]);
+        // the first: the dearest price ($977), the lowest name of those
+        assert_eq!(kept.jobs.job(0), "j000976");
+        assert_eq!(kept.section().findings, whole.findings);
     }
 
     #[test]

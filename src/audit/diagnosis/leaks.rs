@@ -281,12 +281,20 @@ impl LeakFold {
     }
 
     /// The jobs' rows of [`LeakFold::finish`], each job's sums freed as its
-    /// row is built; the fold keeps no jobs after.
-    pub fn take_jobs(&mut self, names: &dyn Names) -> Vec<JobLeaks> {
+    /// row is built; the fold keeps no jobs after. With `keep`, only the
+    /// rows of the jobs it names (`--top`'s jobs) are built.
+    pub fn take_jobs(
+        &mut self,
+        names: &dyn Names,
+        keep: Option<&std::collections::HashSet<&str>>,
+    ) -> Vec<JobLeaks> {
         let mut sums: Vec<(u32, ClassSums)> = std::mem::take(&mut self.jobs).into_iter().collect();
-        let mut jobs = Vec::with_capacity(sums.len());
+        let mut jobs = Vec::with_capacity(if keep.is_some() { 0 } else { sums.len() });
         while let Some((id, s)) = sums.pop() {
-            jobs.push(JobLeaks::of(names.label(id).to_string(), &s));
+            let name = names.label(id);
+            if keep.is_none_or(|k| k.contains(name)) {
+                jobs.push(JobLeaks::of(name.to_string(), &s));
+            }
             if sums.capacity() - sums.len() >= crate::audit::interval::FREE_EVERY {
                 sums.shrink_to_fit();
             }
@@ -358,9 +366,7 @@ impl Fold for LeakFold {
         for (k, v) in other.groups {
             self.groups.entry(k).or_default().merge(&v);
         }
-        for (k, v) in other.jobs {
-            self.jobs.entry(k).merge(&v);
-        }
+        self.jobs.merge_from(other.jobs, |s, v| s.merge(&v));
     }
 }
 
@@ -621,7 +627,9 @@ mod tests {
         unpriced.job = Some(4);
         f.add(&unpriced);
         let l = f.finish(&TestNames);
-        assert_eq!(f.take_jobs(&TestNames), l.jobs);
+        let kept = std::collections::HashSet::from([l.jobs[0].name.as_str()]);
+        assert_eq!(f.clone().take_jobs(&TestNames, Some(&kept)), l.jobs[..1]);
+        assert_eq!(f.take_jobs(&TestNames, None), l.jobs);
         for job in &l.jobs {
             let written = serde_json::to_value(job)?;
             let group = LeakGroup {

@@ -98,7 +98,7 @@ pub struct Sections {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub demand: Option<demand::Demand>,
     /// a row per job (§12); None when the samples carry no job label
-    pub jobs: Option<Vec<jobs::JobRow>>,
+    pub jobs: Option<jobs::JobRows>,
     /// jobs found (before --top cuts `jobs` and the leak map's jobs)
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobs_total: Option<usize>,
@@ -119,7 +119,7 @@ impl Sections {
         let Some(jobs) = &mut self.jobs else { return };
         self.jobs_total.get_or_insert(jobs.len());
         jobs.truncate(top);
-        let kept: std::collections::BTreeSet<&str> = jobs.iter().map(|j| j.job.as_str()).collect();
+        let kept: std::collections::BTreeSet<&str> = jobs.jobs().collect();
         if let Some(leaks) = &mut self.leaks {
             leaks.jobs.retain(|g| kept.contains(g.name.as_str()));
         }
@@ -156,7 +156,8 @@ pub struct DiagnosisInputs<'a> {
     pub want: Option<u32>,
     /// requests read from `--queue` (None: no queue given, demand unknown)
     pub pending: Option<&'a [demand::PendingRequest]>,
-    /// hosts listed in the node view (`--top`); None lists all
+    /// `--top`: hosts listed in the node view and jobs kept in the jobs
+    /// list (and the leak map's jobs); None lists all
     pub top_hosts: Option<usize>,
     /// `--min-window`, hours
     pub min_window_hours: f64,
@@ -206,10 +207,14 @@ impl DiagnosisFolds {
         if let Some(d) = &demand {
             timeline.set_pending(&d.pending_per_bucket);
         }
-        let leak_jobs = self.leaks.take_jobs(names);
+        // the rows first: under --top only the kept jobs' leak rows are built
+        let top = inputs.top_hosts;
+        let job_section = self.jobs.finish_taking(names, top);
+        let kept: Option<std::collections::HashSet<&str>> =
+            top.map(|_| job_section.jobs.jobs().collect());
+        let leak_jobs = self.leaks.take_jobs(names, kept.as_ref());
         let mut leaks = self.leaks.finish(names);
         leaks.jobs = leak_jobs;
-        let job_section = self.jobs.finish_taking(names);
         let purchase = self.purchase(
             &timeline,
             &job_section.findings,
@@ -217,9 +222,9 @@ impl DiagnosisFolds {
             &inputs,
             demand.as_ref(),
         );
-        let any_job = !job_section.jobs.is_empty();
+        let any_job = job_section.total > 0;
         Sections {
-            jobs_total: None,
+            jobs_total: top.filter(|_| any_job).map(|_| job_section.total),
             jobs: any_job.then_some(job_section.jobs),
             findings: any_job.then_some(job_section.findings),
             job_disagreements: job_section.disagreements,

@@ -165,7 +165,7 @@ fn disagreements_line(s: &JobsSection) -> Option<String> {
 /// and how many jobs there were before `--top` cut the list; None when the
 /// samples carry no job.
 pub fn section_of(s: &crate::audit::diagnosis::Sections) -> Option<(JobsSection, usize)> {
-    let jobs = s.jobs.clone()?;
+    let jobs: Vec<JobRow> = s.jobs.as_ref()?.iter().collect();
     let total = s.jobs_total.unwrap_or(jobs.len()).max(jobs.len());
     Some((
         JobsSection {
