@@ -79,8 +79,11 @@ impl Dialect {
             Dialect::DuckDb => format!("(({a}) // ({b}))"),
             Dialect::ClickHouse => format!("intDiv({a}, {b})"),
             Dialect::Spark => format!("(({a}) div ({b}))"),
-            Dialect::BigQuery => format!("DIV({a}, {b})"),
-            Dialect::Trino => format!("(({a}) / ({b}))"),
+            // operands in parentheses and typed: the text says integer division
+            // to any reader of the query, sqlglot's transpiler included
+            // (docs/semantics.md §14), not only to the engine
+            Dialect::BigQuery => format!("DIV(({a}), ({b}))"),
+            Dialect::Trino => format!("(CAST({a} AS BIGINT) / CAST({b} AS BIGINT))"),
         }
     }
 
