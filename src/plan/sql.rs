@@ -815,7 +815,7 @@ mod tests {
         // n = 4: ranks 2 and 3, their sum halved by integer division
         assert_eq!(
             median("host, gpu", "diff", "diffs", Dialect::Trino),
-            "  SELECT host, gpu, ((MAX(CASE WHEN r = ((n + 1) / (2)) THEN diff END) + MAX(CASE WHEN r = ((n) / (2)) + 1 THEN diff END)) / (2)) AS step\n  FROM diffs\n  GROUP BY host, gpu"
+            "  SELECT host, gpu, (CAST(MAX(CASE WHEN r = (CAST(n + 1 AS BIGINT) / CAST(2 AS BIGINT)) THEN diff END) + MAX(CASE WHEN r = (CAST(n AS BIGINT) / CAST(2 AS BIGINT)) + 1 THEN diff END) AS BIGINT) / CAST(2 AS BIGINT)) AS step\n  FROM diffs\n  GROUP BY host, gpu"
         );
     }
 }
