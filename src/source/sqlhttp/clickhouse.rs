@@ -9,6 +9,7 @@ use polars::prelude::DataFrame;
 /// Settings in the URL: the answer's format and the buffering.
 const PARAMS: &str = "default_format=CSVWithNames&wait_end_of_query=1";
 
+#[allow(clippy::result_large_err)] // ureq's own error, handed to the retry rule
 pub(super) fn run(conn: &Connection, query: &str) -> Result<DataFrame> {
     let sep = if conn.base.contains('?') { '&' } else { '?' };
     let url = if conn.base.contains('?') {

@@ -38,6 +38,7 @@ struct QueryError {
     error_name: Option<String>,
 }
 
+#[allow(clippy::result_large_err)] // ureq's own error, handed to the retry rule
 pub(super) fn run(conn: &Connection, query: &str) -> Result<DataFrame> {
     let user = conn.user.as_deref().unwrap_or(DEFAULT_USER);
     let auth = conn.basic();
