@@ -97,7 +97,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__check)
-            opts="-q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
+            opts="-q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --clickhouse --trino --sql-table --sql-schema --sql-user --sql-password --sql-timeout --sql-retries --input-format --map --at --job-label --team-label --align --columns --baseline --rules --allow-missing --strict --list-metrics --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --quiet --min --max --max-drop --max-rise --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -149,6 +149,38 @@ _gpuaudit() {
                     ;;
                 --prom-compression)
                     COMPREPLY=($(compgen -W "gzip none" -- "${cur}"))
+                    return 0
+                    ;;
+                --clickhouse)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trino)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-table)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-schema)
+                    COMPREPLY=($(compgen -W "wide otel" -- "${cur}"))
+                    return 0
+                    ;;
+                --sql-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --input-format)
@@ -295,7 +327,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__convert)
-            opts="-o -q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --output --quiet --help --version"
+            opts="-o -q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --clickhouse --trino --sql-table --sql-schema --sql-user --sql-password --sql-timeout --sql-retries --input-format --map --at --job-label --team-label --align --columns --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,6 +379,38 @@ _gpuaudit() {
                     ;;
                 --prom-compression)
                     COMPREPLY=($(compgen -W "gzip none" -- "${cur}"))
+                    return 0
+                    ;;
+                --clickhouse)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trino)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-table)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-schema)
+                    COMPREPLY=($(compgen -W "wide otel" -- "${cur}"))
+                    return 0
+                    ;;
+                --sql-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --input-format)
@@ -725,7 +789,7 @@ _gpuaudit() {
             return 0
             ;;
         gpuaudit__subcmd__report)
-            opts="-o -q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --title --help --version"
+            opts="-o -q -h -V --partials --prometheus --step --selector --pushdown --prom-queue --prom-token --prom-user --prom-password --prom-timeout --prom-retries --hosts-per-query --prom-concurrency --prom-compression --clickhouse --trino --sql-table --sql-schema --sql-user --sql-password --sql-timeout --sql-retries --input-format --map --at --job-label --team-label --align --columns --since --until --max-gap --interval --idle-below --min-idle --held-mem --assume-held --price --prices --no-builtin-prices --by --top --bucket --leak-thresholds --want --queue --queue-tz --min-window --own-cost --jobs --threads --format --output --quiet --table --per-gpu --width --title --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -777,6 +841,38 @@ _gpuaudit() {
                     ;;
                 --prom-compression)
                     COMPREPLY=($(compgen -W "gzip none" -- "${cur}"))
+                    return 0
+                    ;;
+                --clickhouse)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trino)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-table)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-schema)
+                    COMPREPLY=($(compgen -W "wide otel" -- "${cur}"))
+                    return 0
+                    ;;
+                --sql-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sql-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --input-format)

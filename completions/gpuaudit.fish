@@ -49,6 +49,15 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l hosts-per-q
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
 none\t'ask for plain answers: faster on the same host or a fast network'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l clickhouse -d 'Run the audit\'s query on this ClickHouse (HTTP interface, e.g. http://ch:8123) over --sql-table and report from its partial sums' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l trino -d 'Run the audit\'s query on this Trino (REST protocol, e.g. http://trino:8080) over --sql-table and report from its partial sums' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l sql-table -d 'The engine\'s table of samples (Trino: catalog.schema.table); --columns names its columns as for `gpuaudit sql`' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l sql-schema -d 'How the table lays samples out (otel: ClickHouse\'s OpenTelemetry exporter table)' -r -f -a "wide\t'one row per GPU per instant, canonical columns (or --columns)'
+otel\t'the OpenTelemetry ClickHouse exporter\'s otel_metrics_gauge (DCGM metrics, labels in Attributes)'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l sql-user -d 'The engine\'s user (ClickHouse: X-ClickHouse-User; Trino: X-Trino-User [default: gpuaudit]); the password comes from GPUAUDIT_SQL_PASSWORD' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l sql-password -d 'The user\'s password (never printed; prefer the environment variable)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l sql-timeout -d 'Give up on one request after this long (ClickHouse answers the whole query in one)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l sql-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t'Parquet file (or a directory of them)'
 csv\t'CSV (or TSV) with a header row'
 ndjson\t'Newline-delimited JSON objects (or a JSON array of them)'
@@ -70,7 +79,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l at -d 'Time
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l align -d 'Samples of one GPU stamped this close form one sample: metrics of one scrape stamped apart (Prometheus; default half the series\' step, else 5s), or two exporters scraping one GPU (every input; default 0: only the same instant)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used; with --clickhouse or --trino, the table\'s columns as `gpuaudit sql --columns` takes them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l until -d 'Keep samples before this time: RFC 3339, a date, or a span back from the end of the data (1d)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand report" -l max-gap -d 'A gap between two samples of a GPU longer than this is unobserved time [default: 3 x the GPU\'s median sample step]' -r
@@ -130,6 +139,15 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l hosts-per-
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
 none\t'ask for plain answers: faster on the same host or a fast network'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l clickhouse -d 'Run the audit\'s query on this ClickHouse (HTTP interface, e.g. http://ch:8123) over --sql-table and report from its partial sums' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l trino -d 'Run the audit\'s query on this Trino (REST protocol, e.g. http://trino:8080) over --sql-table and report from its partial sums' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l sql-table -d 'The engine\'s table of samples (Trino: catalog.schema.table); --columns names its columns as for `gpuaudit sql`' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l sql-schema -d 'How the table lays samples out (otel: ClickHouse\'s OpenTelemetry exporter table)' -r -f -a "wide\t'one row per GPU per instant, canonical columns (or --columns)'
+otel\t'the OpenTelemetry ClickHouse exporter\'s otel_metrics_gauge (DCGM metrics, labels in Attributes)'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l sql-user -d 'The engine\'s user (ClickHouse: X-ClickHouse-User; Trino: X-Trino-User [default: gpuaudit]); the password comes from GPUAUDIT_SQL_PASSWORD' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l sql-password -d 'The user\'s password (never printed; prefer the environment variable)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l sql-timeout -d 'Give up on one request after this long (ClickHouse answers the whole query in one)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l sql-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t'Parquet file (or a directory of them)'
 csv\t'CSV (or TSV) with a header row'
 ndjson\t'Newline-delimited JSON objects (or a JSON array of them)'
@@ -151,7 +169,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l at -d 'Tim
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l align -d 'Samples of one GPU stamped this close form one sample: metrics of one scrape stamped apart (Prometheus; default half the series\' step, else 5s), or two exporters scraping one GPU (every input; default 0: only the same instant)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used; with --clickhouse or --trino, the table\'s columns as `gpuaudit sql --columns` takes them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -s o -l output -d 'The parquet file to write (replaced whole, never left half-written)' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l pushdown -d 'Compute the layers, timeline and leak map inside Prometheus with PromQL and fetch only the aggregates (for fleets too large to pull; no idle episodes, per-GPU rows, node view or jobs; see the report\'s notes)'
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand convert" -l prom-queue -d 'Also read demand from the server\'s kube-state-metrics: pods Pending with nvidia_com_gpu requests over the window (as `--queue` does from a file)'
@@ -325,6 +343,15 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l hosts-per-qu
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-concurrency -d 'Requests in flight at once (each fetched and decoded on its own thread); the report is the same for any number' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l prom-compression -d 'Ask for answers gzip-compressed (about a sixth of the bytes on the wire; the server spends CPU on it) or plain (faster on the same host or a fast network)' -r -f -a "gzip\t'ask for gzip: about a sixth of the bytes, but the server spends CPU compressing'
 none\t'ask for plain answers: faster on the same host or a fast network'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l clickhouse -d 'Run the audit\'s query on this ClickHouse (HTTP interface, e.g. http://ch:8123) over --sql-table and report from its partial sums' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l trino -d 'Run the audit\'s query on this Trino (REST protocol, e.g. http://trino:8080) over --sql-table and report from its partial sums' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l sql-table -d 'The engine\'s table of samples (Trino: catalog.schema.table); --columns names its columns as for `gpuaudit sql`' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l sql-schema -d 'How the table lays samples out (otel: ClickHouse\'s OpenTelemetry exporter table)' -r -f -a "wide\t'one row per GPU per instant, canonical columns (or --columns)'
+otel\t'the OpenTelemetry ClickHouse exporter\'s otel_metrics_gauge (DCGM metrics, labels in Attributes)'"
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l sql-user -d 'The engine\'s user (ClickHouse: X-ClickHouse-User; Trino: X-Trino-User [default: gpuaudit]); the password comes from GPUAUDIT_SQL_PASSWORD' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l sql-password -d 'The user\'s password (never printed; prefer the environment variable)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l sql-timeout -d 'Give up on one request after this long (ClickHouse answers the whole query in one)' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l sql-retries -d 'Retries of a request that failed to connect, was cut off mid-answer or got 429/502/503/504 (with backoff; a Retry-After of up to 60 s is honoured)' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l input-format -d 'Read every input as this format instead of going by its extension' -r -f -a "parquet\t'Parquet file (or a directory of them)'
 csv\t'CSV (or TSV) with a header row'
 ndjson\t'Newline-delimited JSON objects (or a JSON array of them)'
@@ -346,7 +373,7 @@ complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l at -d 'Time 
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l job-label -d 'Scrape / Prometheus label that names the job. Default: the workload\'s pod (exported_pod, or pod when it is not the exporter\'s own), else hpc_job. Prometheus\' own job and instance labels name the scrape target, never a workload' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l team-label -d 'Scrape / Prometheus label that names the team. Default: the workload\'s namespace' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l align -d 'Samples of one GPU stamped this close form one sample: metrics of one scrape stamped apart (Prometheus; default half the series\' step, else 5s), or two exporters scraping one GPU (every input; default 0: only the same instant)' -r
-complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used' -r
+complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l columns -d 'Column names of an nvidia-smi log written with `noheader`, in order, e.g. timestamp,index,uuid,utilization.gpu,memory.used; with --clickhouse or --trino, the table\'s columns as `gpuaudit sql --columns` takes them' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l baseline -d 'The run to compare with: a gpuaudit.report/1 JSON or a metric dump, read and audited like CURRENT. Needed by --max-drop and --max-rise' -r
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l rules -d 'Read more rules from a TOML file: [min], [max], [max-drop], [max-rise] tables of metric = limit' -r -F
 complete -c gpuaudit -n "__fish_gpuaudit_using_subcommand check" -l since -d 'Keep samples at or after this time: RFC 3339 (2026-07-01T00:00:00Z), a date (2026-07-01), or a span back from the end of the data (7d, 12h)' -r

@@ -13,6 +13,7 @@ pub(crate) mod prometheus;
 pub(crate) mod report;
 pub(crate) mod scan;
 pub(crate) mod sql;
+pub(crate) mod sqlengine;
 
 pub use audit::AuditArgs;
 pub use check::CheckArgs;

@@ -41,6 +41,10 @@ enum Engine {
     Spark,
     /// chDB over the OpenTelemetry exporter's otel_metrics_gauge table
     ClickHouseOtel,
+    /// Trino's SQL read by sqlglot's Trino grammar, transpiled to DuckDB
+    TrinoSqlglot,
+    /// BigQuery's SQL read by sqlglot's BigQuery grammar, transpiled to DuckDB
+    BigQuerySqlglot,
 }
 
 impl Engine {
@@ -49,6 +53,8 @@ impl Engine {
             Engine::DuckDb => "duckdb",
             Engine::ClickHouse | Engine::ClickHouseOtel => "clickhouse",
             Engine::Spark => "spark",
+            Engine::TrinoSqlglot => "trino",
+            Engine::BigQuerySqlglot => "bigquery",
         }
     }
 
@@ -61,7 +67,7 @@ impl Engine {
             Engine::DuckDb => format!("read_csv('{quoted}')"),
             Engine::ClickHouse if parquet => format!("file('{quoted}', Parquet)"),
             Engine::ClickHouse => format!("file('{quoted}', CSVWithNames)"),
-            Engine::Spark => "samples".to_string(),
+            Engine::Spark | Engine::TrinoSqlglot | Engine::BigQuerySqlglot => "samples".to_string(),
             Engine::ClickHouseOtel => "otel_metrics_gauge".to_string(),
         }
     }
@@ -72,6 +78,8 @@ impl Engine {
             Engine::ClickHouse => "chdb",
             Engine::Spark => "spark",
             Engine::ClickHouseOtel => "chdb-otel",
+            Engine::TrinoSqlglot => "sqlglot-trino",
+            Engine::BigQuerySqlglot => "sqlglot-bigquery",
         }
     }
 }
@@ -617,5 +625,45 @@ fn a_snapshot_weighs_the_querys_interval() -> anyhow::Result<()> {
     assert_close(num(&pushed, "/layers/observed_gpu_hours"), 0.5, "observed");
     let notes = pushed["data_quality"]["notes"].to_string();
     assert!(notes.contains("weighed 10m each"), "{notes}");
+    Ok(())
+}
+
+/// No Trino or BigQuery installs here: their queries are read by sqlglot's
+/// grammars (the first error fails), transpiled to DuckDB and run there
+/// (tests/sql/engine_run.py sqlglot-*). This proves the text parses as the
+/// dialect and means, as sqlglot reads it, the figures of the report; not
+/// that the engines accept every function as sqlglot does (docs §14).
+#[test]
+fn trino_and_bigquery_sql_read_by_sqlglot_equal_the_report() -> anyhow::Result<()> {
+    if !installed("duckdb")? || !installed("sqlglot")? {
+        return Ok(());
+    }
+    let demo = data("demo-fleet.parquet");
+    let awkward = data("sql/awkward.csv");
+    for engine in [Engine::TrinoSqlglot, Engine::BigQuerySqlglot] {
+        let (_, pushed) = parity(
+            engine,
+            &demo,
+            None,
+            &["--by", "team", "--bucket", "1h"],
+            "parquet",
+        )?;
+        assert_eq!(
+            pushed["timeline"]["buckets"].as_array().map(Vec::len),
+            Some(168)
+        );
+        let (_, pushed) = parity(
+            engine,
+            &awkward,
+            Some(AWKWARD_COLUMNS),
+            &["--by", "job"],
+            "csv",
+        )?;
+        assert_close(
+            num(&pushed, "/layers/observed_gpu_hours"),
+            0.375,
+            "observed",
+        );
+    }
     Ok(())
 }

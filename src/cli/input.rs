@@ -16,7 +16,7 @@ fn input_format_values() -> clap::builder::PossibleValuesParser {
 pub struct InputArgs {
     /// Metric dumps: files, globs or directories of parquet files (hive partitions).
     /// `-` reads CSV from standard input.
-    #[arg(value_name = "INPUT", required_unless_present_any = ["prometheus", "partials"], value_hint = clap::ValueHint::AnyPath)]
+    #[arg(value_name = "INPUT", required_unless_present_any = ["prometheus", "partials", "clickhouse", "trino"], value_hint = clap::ValueHint::AnyPath)]
     pub inputs: Vec<String>,
 
     /// Report from an engine's partial sums: the answer of `gpuaudit sql`, exported
@@ -26,6 +26,9 @@ pub struct InputArgs {
 
     #[command(flatten)]
     pub live: super::prometheus::PrometheusArgs,
+
+    #[command(flatten)]
+    pub engine: super::sqlengine::SqlEngineArgs,
 
     /// Read every input as this format instead of going by its extension.
     #[arg(long, value_name = "FORMAT", value_parser = input_format_values())]
@@ -61,7 +64,8 @@ pub struct InputArgs {
     pub align: Option<i64>,
 
     /// Column names of an nvidia-smi log written with `noheader`, in order,
-    /// e.g. timestamp,index,uuid,utilization.gpu,memory.used
+    /// e.g. timestamp,index,uuid,utilization.gpu,memory.used; with --clickhouse
+    /// or --trino, the table's columns as `gpuaudit sql --columns` takes them.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
 }

@@ -30,9 +30,9 @@ pub enum CsvTable {
 
 /// `gpuaudit report`: what to read and audit (also built by `check`), and how to lay it out.
 #[derive(Debug, Clone, Args)]
-// clap prints inputs that are required unless --prometheus as optional ("[INPUT]...")
+// clap prints inputs that are required unless --prometheus (or an engine) as optional ("[INPUT]...")
 #[command(
-    override_usage = "gpuaudit report [OPTIONS] <INPUT>...\n       gpuaudit report [OPTIONS] --prometheus <URL>"
+    override_usage = "gpuaudit report [OPTIONS] <INPUT>...\n       gpuaudit report [OPTIONS] --prometheus <URL>\n       gpuaudit report [OPTIONS] --clickhouse <URL> --sql-table <NAME>\n       gpuaudit report [OPTIONS] --trino <URL> --sql-table <NAME>"
 )]
 pub struct ReportCommand {
     #[command(flatten)]

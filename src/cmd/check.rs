@@ -112,9 +112,10 @@ fn refuse_unrunnable(args: &CheckArgs, rules: &[Rule]) -> Result<()> {
     if args.input.inputs.is_empty()
         && args.input.live.prometheus.is_none()
         && args.input.partials.is_none()
+        && !args.input.engine.given()
     {
         bail!(
-            "no CURRENT input to check: give a report, metric dumps, --partials FILE or --prometheus URL"
+            "no CURRENT input to check: give a report, metric dumps, --partials FILE, --prometheus URL, --clickhouse URL or --trino URL"
         );
     }
     if args.baseline.as_deref() == Some("-") && args.input.inputs.iter().any(|i| i == "-") {
@@ -135,6 +136,8 @@ fn load_runs(args: &CheckArgs) -> Result<(Run, Option<Run>)> {
             // --prometheus / --partials is where CURRENT comes from; the baseline is the file named.
             input.live.prometheus = None;
             input.partials = None;
+            input.engine.clickhouse = None;
+            input.engine.trino = None;
             Some(load_run(args, input).context("--baseline")?)
         }
         None => None,
@@ -238,7 +241,15 @@ fn collect_rules(args: &CheckArgs) -> Result<Vec<Rule>> {
 /// A run as a report: a gpuaudit.report/1 document as is, else the inputs
 /// audited exactly as `report` would.
 fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
+    let engine = input
+        .engine
+        .clickhouse
+        .as_ref()
+        .or(input.engine.trino.as_ref());
     let name = match (&input.live.prometheus, &input.partials) {
+        _ if engine.is_some() => {
+            crate::source::prometheus::http::split_userinfo(engine.map_or("", |u| u.as_str())).0
+        }
         (Some(url), _) => url.clone(),
         (None, Some(p)) => p.display().to_string(),
         (None, None) => input.inputs.join(" "),
@@ -263,7 +274,7 @@ fn load_run(args: &CheckArgs, input: InputArgs) -> Result<(Report, RunSource)> {
     }
     let kind = if input.live.prometheus.is_some() {
         "prometheus"
-    } else if input.partials.is_some() {
+    } else if input.partials.is_some() || engine.is_some() {
         "partials"
     } else {
         "samples"

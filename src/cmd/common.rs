@@ -101,6 +101,9 @@ pub fn group_by(b: GroupByArg) -> GroupBy {
 pub fn report_request(input: &InputArgs, audit: &AuditArgs, quiet: bool) -> Result<ReportRequest> {
     let tuning = Tuning::from_env()?;
     let origin = match &input.live.prometheus {
+        _ if input.engine.given() => {
+            Origin::SqlEngine(super::sqlengine::engine_query(input, audit)?)
+        }
         _ if input.partials.is_some() => {
             let path = input.partials.clone().unwrap_or_default();
             refuse_on_partials(audit, &path)?;
@@ -119,10 +122,14 @@ pub fn report_request(input: &InputArgs, audit: &AuditArgs, quiet: bool) -> Resu
     };
     let mut read = read_options(input, quiet, &tuning)?;
     read.held_mem_bytes = Some(audit.held_mem);
+    let mut audit_opts = audit_options(audit)?;
+    if let Origin::SqlEngine(_) = origin {
+        super::sqlengine::applied_by_the_query(&mut audit_opts);
+    }
     Ok(ReportRequest {
         origin,
         read,
-        audit: audit_options(audit)?,
+        audit: audit_opts,
         quiet,
     })
 }

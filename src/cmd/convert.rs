@@ -8,6 +8,9 @@ pub fn run(args: ConvertArgs) -> Result<u8> {
     if args.input.live.prometheus.is_some() {
         bail!("convert reads files (or -): --prometheus is for report and check");
     }
+    if args.input.engine.given() {
+        bail!("convert reads files (or -): --clickhouse and --trino are for report and check");
+    }
     let is_parquet = args
         .output
         .extension()

@@ -18,6 +18,7 @@ pub(crate) mod prometheus;
 pub(crate) mod report;
 pub(crate) mod scan;
 pub(crate) mod sql;
+pub(crate) mod sqlengine;
 
 /// Run a parsed command line; the returned code is the process exit code.
 /// `matches`: clap's answer the `cli` came from (which flags were given, not

@@ -19,7 +19,7 @@ pub fn run(args: SqlArgs) -> Result<u8> {
     Ok(0)
 }
 
-fn dialect(d: DialectArg) -> Dialect {
+pub fn dialect(d: DialectArg) -> Dialect {
     match d {
         DialectArg::Duckdb => Dialect::DuckDb,
         DialectArg::Clickhouse => Dialect::ClickHouse,

@@ -37,6 +37,8 @@ pub enum Origin {
     Prometheus(PrometheusOptions),
     /// an engine's partial sums (`gpuaudit sql`'s answer)
     Partials(PathBuf),
+    /// `gpuaudit sql`'s query run by an engine over HTTP (ClickHouse, Trino)
+    SqlEngine(crate::source::sqlhttp::EngineQuery),
 }
 
 /// A live Prometheus and how to query it, typed.
@@ -80,6 +82,11 @@ pub fn report(req: &ReportRequest) -> Result<Report> {
     match &req.origin {
         Origin::Prometheus(p) => prometheus_report(p, req),
         Origin::Partials(path) => partials_report(path, &req.audit),
+        Origin::SqlEngine(q) => {
+            let cfg = audit_config(&req.audit, &|_| Ok(None))?;
+            let (answer, server) = crate::source::sqlhttp::fetch(q)?;
+            crate::source::partials::report_frame(&answer, &server, &cfg)
+        }
         Origin::Files(inputs) => {
             let jobs = declared_jobs(req.audit.jobs.as_deref())?;
             let mut inputs = crate::source::resolve_inputs(inputs)?;

@@ -79,8 +79,11 @@ impl Dialect {
             Dialect::DuckDb => format!("(({a}) // ({b}))"),
             Dialect::ClickHouse => format!("intDiv({a}, {b})"),
             Dialect::Spark => format!("(({a}) div ({b}))"),
-            Dialect::BigQuery => format!("DIV({a}, {b})"),
-            Dialect::Trino => format!("(({a}) / ({b}))"),
+            // operands in parentheses and typed: the text says integer division
+            // to any reader of the query, sqlglot's transpiler included
+            // (docs/semantics.md §14), not only to the engine
+            Dialect::BigQuery => format!("DIV(({a}), ({b}))"),
+            Dialect::Trino => format!("(CAST({a} AS BIGINT) / CAST({b} AS BIGINT))"),
         }
     }
 
@@ -812,7 +815,7 @@ mod tests {
         // n = 4: ranks 2 and 3, their sum halved by integer division
         assert_eq!(
             median("host, gpu", "diff", "diffs", Dialect::Trino),
-            "  SELECT host, gpu, ((MAX(CASE WHEN r = ((n + 1) / (2)) THEN diff END) + MAX(CASE WHEN r = ((n) / (2)) + 1 THEN diff END)) / (2)) AS step\n  FROM diffs\n  GROUP BY host, gpu"
+            "  SELECT host, gpu, (CAST(MAX(CASE WHEN r = (CAST(n + 1 AS BIGINT) / CAST(2 AS BIGINT)) THEN diff END) + MAX(CASE WHEN r = (CAST(n AS BIGINT) / CAST(2 AS BIGINT)) + 1 THEN diff END) AS BIGINT) / CAST(2 AS BIGINT)) AS step\n  FROM diffs\n  GROUP BY host, gpu"
         );
     }
 }

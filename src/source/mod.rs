@@ -22,6 +22,7 @@ pub(crate) mod partials;
 pub mod prometheus;
 pub mod queue;
 pub mod spool;
+pub mod sqlhttp;
 pub mod stream;
 pub mod wide;
 pub mod write;

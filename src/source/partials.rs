@@ -62,7 +62,14 @@ fn is_int(name: &str) -> bool {
 pub fn report(path: &Path, cfg: &AuditConfig) -> Result<Report> {
     let name = path.display().to_string();
     let df = read_frame(path, &name)?;
-    let (rows, buckets) = partials_of(&df, &name)?;
+    report_frame(&df, &name, cfg)
+}
+
+/// The report of a partial-sums table already read (a file, or an engine's
+/// answer over HTTP); `name` is where it came from, for messages.
+pub fn report_frame(df: &DataFrame, name: &str, cfg: &AuditConfig) -> Result<Report> {
+    let name = name.to_string();
+    let (rows, buckets) = partials_of(df, &name)?;
     let Some(first) = rows.first() else {
         bail!("{name}: no rows of partial sums (the query's table had no samples in the window?)");
     };
@@ -82,6 +89,11 @@ pub fn report(path: &Path, cfg: &AuditConfig) -> Result<Report> {
 
 fn read_frame(path: &Path, name: &str) -> Result<DataFrame> {
     let bytes = std::fs::read(path).with_context(|| format!("--partials {name}: cannot read"))?;
+    frame_of_bytes(bytes, name)
+}
+
+/// A partial-sums table from parquet or CSV (with a header row) bytes.
+pub fn frame_of_bytes(bytes: Vec<u8>, name: &str) -> Result<DataFrame> {
     if bytes.starts_with(b"PAR1") {
         return ParquetReader::new(std::io::Cursor::new(bytes))
             .finish()

@@ -6,6 +6,7 @@ benches/sql.sh).
   engine_run.py chdb   QUERY.sql OUT.parquet|OUT.csv
   engine_run.py spark  QUERY.sql OUT.csv INPUT.parquet|INPUT.csv
   engine_run.py chdb-otel QUERY.sql OUT.parquet|OUT.csv INPUT.parquet
+  engine_run.py sqlglot-trino|sqlglot-bigquery QUERY.sql OUT.parquet|OUT.csv INPUT.parquet
 
 DuckDB and chDB (embedded ClickHouse) read the samples through the query's
 own table expression (read_parquet(...), file(...)); Spark (local mode)
@@ -13,7 +14,13 @@ registers INPUT as the view `samples`. chdb-otel loads INPUT (canonical
 columns) into an `otel_metrics_gauge` table of the OpenTelemetry ClickHouse
 exporter's schema, as dcgm-exporter's series scraped by the collector
 arrive: one row per metric point, labels in Attributes, the exporter's own
-pod beside the workload's exported_pod. Exit 3 when the engine's package is
+pod beside the workload's exported_pod. sqlglot-trino and sqlglot-bigquery
+parse the query with sqlglot's Trino or BigQuery grammar (error level
+IMMEDIATE: the first error raises; an unsupported construct raises when
+written out), transpile it to DuckDB and run it there with INPUT as the view
+`samples`: no Trino or BigQuery runs here, so this checks that the text is
+the dialect's grammar and that its meaning, as sqlglot reads it, gives the
+figures. Exit 3 when the engine's package is
 missing (the caller decides to skip or fail)."""
 import csv
 import sys
@@ -94,6 +101,23 @@ def chdb_otel_run(query, out, source):
     s.close()
 
 
+def sqlglot_run(dialect, query, out, source):
+    import duckdb
+    import sqlglot
+    from sqlglot import ErrorLevel
+
+    tree = sqlglot.parse_one(query, read=dialect, error_level=ErrorLevel.IMMEDIATE)
+    sql = tree.sql(dialect="duckdb", unsupported_level=ErrorLevel.RAISE)
+    con = duckdb.connect()
+    reader = "read_parquet" if source.endswith(".parquet") else "read_csv"
+    con.sql(f"CREATE VIEW samples AS SELECT * FROM {reader}('{source}')")
+    answer = con.sql(sql)
+    if out.endswith(".parquet"):
+        answer.write_parquet(out)
+    else:
+        answer.write_csv(out)
+
+
 def spark_run(query, out, source):
     from pyspark.sql import SparkSession
 
@@ -132,6 +156,8 @@ def main():
             chdb_run(query, out)
         elif engine == "chdb-otel":
             chdb_otel_run(query, out, sys.argv[4])
+        elif engine in ("sqlglot-trino", "sqlglot-bigquery"):
+            sqlglot_run(engine.split("-")[1], query, out, sys.argv[4])
         elif engine == "spark":
             spark_run(query, out, sys.argv[4])
         else:

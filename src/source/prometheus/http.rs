@@ -114,7 +114,7 @@ struct List<T> {
 }
 
 /// Split `https://user:pass@host/` into the URL without credentials and the credentials.
-fn split_userinfo(url: &str) -> (String, Option<(String, String)>) {
+pub(crate) fn split_userinfo(url: &str) -> (String, Option<(String, String)>) {
     let Some((scheme, rest)) = url.split_once("://") else {
         return (url.to_string(), None);
     };
@@ -530,7 +530,7 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// Worth another try: throttled, a gateway in trouble, or a transport failure
 /// other than a malformed URL.
-fn retryable(result: &Result<ureq::Response, ureq::Error>) -> bool {
+pub(crate) fn retryable(result: &Result<ureq::Response, ureq::Error>) -> bool {
     match result {
         Ok(_) => false,
         Err(ureq::Error::Status(code, _)) => matches!(code, 429 | 502 | 503 | 504),
@@ -544,18 +544,18 @@ fn retryable(result: &Result<ureq::Response, ureq::Error>) -> bool {
 }
 
 /// The wait before retry `attempt` + 1: 0.5 s, 1 s, 2 s, ... capped at 8 s.
-fn backoff(attempt: u32) -> Duration {
+pub(crate) fn backoff(attempt: u32) -> Duration {
     Duration::from_millis((500u64 << attempt.min(4)).min(8_000))
 }
 
 /// A Retry-After header in delay-seconds form, capped; an HTTP date or a
 /// malformed value is None (the caller falls back to its own backoff).
-fn retry_after(header: Option<&str>) -> Option<Duration> {
+pub(crate) fn retry_after(header: Option<&str>) -> Option<Duration> {
     let secs: u64 = header?.trim().parse().ok()?;
     Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
 }
 
-fn read_body(resp: ureq::Response) -> std::io::Result<String> {
+pub(crate) fn read_body(resp: ureq::Response) -> std::io::Result<String> {
     let mut body = String::new();
     resp.into_reader().read_to_string(&mut body)?;
     Ok(body)
@@ -575,7 +575,7 @@ pub fn secs(us: i64) -> String {
 }
 
 /// Standard base64 for the basic-auth header (too small a need for a crate).
-fn base64_encode(data: &[u8]) -> String {
+pub(crate) fn base64_encode(data: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
