@@ -9,7 +9,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Default)]
 pub struct Tuning {
     /// GPUAUDIT_READ_AHEAD=0/1: decode the next parquet slice while one is
-    /// audited, or not (else chosen by the slices' size)
+    /// audited, or not (else chosen by the slices' size); =0 also keeps the
+    /// text spool's parquet writer on the parsing thread
     pub read_ahead: Option<bool>,
     /// GPUAUDIT_SLICE_ROWS: rows per parquet slice (smaller: slice edges
     /// inside a GPU's run in tests, or less memory)

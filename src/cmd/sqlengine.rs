@@ -59,8 +59,8 @@ pub fn applied_by_the_query(opts: &mut AuditOptions) {
     opts.since = None;
     opts.until = None;
     let c = &mut opts.config;
-    c.max_gap_us = None;
-    c.interval_us = None;
-    c.assume_held = false;
-    c.bucket_us = None;
+    c.weights.max_gap_us = None;
+    c.weights.interval_us = None;
+    c.held.assume = false;
+    c.timeline.bucket_us = None;
 }
