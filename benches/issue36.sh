@@ -61,10 +61,20 @@ run() {
     fi
 }
 
-# agree GA DB [REL]: the figures of two JSON outputs agree (yes/no; the caller counts a no)
+# agree GA DB [REL]: the figures of gpuaudit's JSON and DuckDB's agree (yes/no; the caller counts a no);
+# agree_ga A B REL: the same for two gpuaudit outputs
 agree() {
     local out=$logs/$(basename "$1" .out)-vs-$(basename "$2" .out).compare
     if $python "$here/duckdb_report.py" compare "$1" "$2" ${3:+--rel "$3"} >"$out" 2>&1; then
+        echo yes
+    else
+        echo "!!!!!!!! MISMATCH: $1 and $2 disagree (see $out) !!!!!!!!" >&2; cat "$out" >&2
+        echo no
+    fi
+}
+agree_ga() {
+    local out=$logs/$(basename "$1" .out)-vs-$(basename "$2" .out).compare
+    if $python "$here/compare_figures.py" "$1" "$2" "$3" >"$out" 2>&1; then
         echo yes
     else
         echo "!!!!!!!! MISMATCH: $1 and $2 disagree (see $out) !!!!!!!!" >&2; cat "$out" >&2
@@ -129,7 +139,7 @@ for size in "${sizes[@]}"; do
             cat "$f" >/dev/null
             run "$size-rg$g-t1" "$bin" report "$f" --format json --quiet --threads 1; t1_w=$w t1_c=$c t1_r=$r
             run "$size-rg$g-tn" "$bin" report "$f" --format json --quiet
-            ok=$(agree "$logs/$size-rg$g-t1.out" "$logs/$size-rg$g-tn.out" 1e-12)
+            ok=$(agree_ga "$logs/$size-rg$g-t1.out" "$logs/$size-rg$g-tn.out" 1e-12)
             [[ $ok == yes ]] || status=1
             s=$(ratio "$t1_w" "$w")
             row threads "$size" "rg $g t1" "$t1_w" "$t1_c" "$t1_r" "" "" "" "" ""

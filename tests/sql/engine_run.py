@@ -26,10 +26,29 @@ import csv
 import sys
 
 
-def duckdb_run(query, out):
+def duckdb_connect():
+    """A DuckDB connection with the benches' settings, when given: DUCKDB_THREADS,
+    DUCKDB_MEMORY_LIMIT ("12GB") and DUCKDB_TEMP_DIRECTORY (where a window that
+    does not fit in memory spills; default .tmp under the working directory)."""
+    import os
+
     import duckdb
 
-    answer = duckdb.connect().sql(query)
+    con = duckdb.connect()
+    threads = os.environ.get("DUCKDB_THREADS")
+    if threads:
+        con.execute(f"SET threads TO {int(threads)}")
+    limit = os.environ.get("DUCKDB_MEMORY_LIMIT")
+    if limit:
+        con.execute(f"SET memory_limit = '{limit}'")
+    spill = os.environ.get("DUCKDB_TEMP_DIRECTORY")
+    if spill:
+        con.execute(f"SET temp_directory = '{spill}'")
+    return con
+
+
+def duckdb_run(query, out):
+    answer = duckdb_connect().sql(query)
     if out.endswith(".parquet"):
         answer.write_parquet(out)
     else:
