@@ -8,7 +8,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    let mut said = gpuaudit::cmd::Diagnostics::default();
+    let mut said = gpuaudit::cmd::Diagnostics::with_live(Box::new(std::io::stderr()));
     let result = gpuaudit::cmd::run(cli, &matches, &mut said);
     // not eprintln!: a closed stderr must not turn into a panic
     for line in said.lines() {

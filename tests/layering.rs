@@ -163,3 +163,43 @@ fn nothing_below_cmd_reads_the_environment() -> std::io::Result<()> {
     assert!(offenders.is_empty(), "{offenders:#?}");
     Ok(())
 }
+
+/// Where a source text prints by itself (`println!`, `eprintln!`, `print!`,
+/// `eprint!`, `dbg!`) outside its test module, comments aside: stdout is
+/// written through `output.rs`, stderr through the diagnostics sink, which
+/// main.rs alone opens (a closed stderr must not panic, nor a line come out
+/// twice or out of order).
+fn print_uses(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, line)| line.trim() != "#[cfg(test)]")
+        .filter(|(_, line)| {
+            let code = line.split("//").next().unwrap_or_default();
+            ["println!", "print!(", "dbg!("].iter().any(|m| code.contains(m))
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn the_check_sees_prints_outside_tests() {
+    let planted = "fn f() {\n    eprintln!(\"x\");\n    // println!(\"y\")\n    print!(\"z\");\n}\n#[cfg(test)]\nmod tests {\n    fn g() { println!(\"ok in a test\") }\n}";
+    assert_eq!(print_uses(planted), [2, 4]);
+}
+
+#[test]
+fn nothing_but_main_prints() -> std::io::Result<()> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files)?;
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|f| f.strip_prefix(&src).ok() != Some(Path::new("main.rs")))
+        .filter_map(|f| {
+            let lines = print_uses(&std::fs::read_to_string(f).ok()?);
+            (!lines.is_empty()).then(|| format!("{}: lines {lines:?}", f.display()))
+        })
+        .collect();
+    assert!(offenders.is_empty(), "{offenders:#?}");
+    Ok(())
+}

@@ -40,7 +40,7 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches, said: &mut Diagnostics) -> Resu
         Command::Demo(args) => demo::run(args, said),
         Command::Mfu(args) => mfu::run(args),
         Command::Peaks(args) => peaks::run(args),
-        Command::Scan(args) => scan::run(args),
+        Command::Scan(args) => scan::run(args, said),
         Command::Check(args) => check::run(args, matches.subcommand_matches("check"), said),
         Command::Explain(args) => explain::run(args),
         Command::Sql(args) => sql::run(args),

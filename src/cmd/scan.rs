@@ -9,6 +9,7 @@ use crate::cli::scan::{ScanArgs, ScanFormat};
 use crate::error::emit;
 use crate::pipeline::scan::{ScanEvents, ScanOptions, ScanOutcome, Scanned};
 use crate::render;
+use crate::render::diagnostics::{Diagnostic, Diagnostics, ScanSpan};
 use crate::source::live::bracket::exit_code;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::ProgressBar;
@@ -31,27 +32,26 @@ fn progress(quiet: bool, ticks: Option<usize>) -> ProgressBar {
 }
 
 /// The one line a CI log shows when a scan starts (not with --quiet).
-fn announce(args: &ScanArgs) {
-    let what = if args.command.is_empty() {
-        format!("for {}", humantime::format_duration(args.duration))
+fn announce(args: &ScanArgs) -> Diagnostic {
+    let span = if args.command.is_empty() {
+        ScanSpan::For(args.duration)
     } else {
-        format!("while `{}` runs", args.command.join(" "))
+        ScanSpan::While(args.command.clone())
     };
-    eprintln!(
-        "gpuaudit: sampling every {} {what}; SIGINT or SIGTERM stops and keeps the samples",
-        humantime::format_duration(args.sample_interval)
-    );
+    Diagnostic::ScanStarted {
+        interval: args.sample_interval,
+        span,
+    }
 }
 
 /// `scan -- CMD` when sampling cannot start: a driver hiccup must not turn a
 /// CI benchmark into no benchmark. CMD runs as it would have (stdio
 /// inherited), gpuaudit exits with its code, and the failure is one stderr line.
-fn run_unmonitored(argv: &[String], why: &anyhow::Error) -> Result<u8> {
-    let why = format!("{why:#}").replace('\n', " ");
-    eprintln!(
-        "gpuaudit: warning: not sampling ({why}); running `{}` unmonitored (--require-nvml makes this exit 2)",
-        argv.join(" ")
-    );
+fn run_unmonitored(argv: &[String], why: &anyhow::Error, said: &mut Diagnostics) -> Result<u8> {
+    said.now(Diagnostic::RunningUnmonitored {
+        why: format!("{why:#}").replace('\n', " "),
+        command: argv.to_vec(),
+    });
     let (program, rest) = argv.split_first().context("no command")?;
     let status = std::process::Command::new(program)
         .args(rest)
@@ -64,12 +64,13 @@ fn run_unmonitored(argv: &[String], why: &anyhow::Error) -> Result<u8> {
 struct Terminal<'a> {
     args: &'a ScanArgs,
     bar: Option<ProgressBar>,
+    said: &'a mut Diagnostics,
 }
 
 impl ScanEvents for Terminal<'_> {
     fn sampling(&mut self, ticks: Option<usize>) {
         if !self.args.quiet {
-            announce(self.args);
+            self.said.now(announce(self.args));
         }
         self.bar = Some(progress(self.args.quiet, ticks));
     }
@@ -84,12 +85,7 @@ impl ScanEvents for Terminal<'_> {
         }
     }
     fn warning(&mut self, w: &Warning) {
-        match w {
-            Warning::ScanStopped { .. } => {
-                eprintln!("gpuaudit: {}", render::notes::warning_text(w))
-            }
-            _ => eprintln!("gpuaudit: warning: {}", render::notes::warning_text(w)),
-        }
+        self.said.now(Diagnostic::ScanWarning(w.clone()));
     }
 }
 
@@ -155,15 +151,19 @@ fn scan_options(args: &ScanArgs) -> Result<ScanOptions> {
     })
 }
 
-pub fn run(args: ScanArgs) -> Result<u8> {
+pub fn run(args: ScanArgs, said: &mut Diagnostics) -> Result<u8> {
     let opts = scan_options(&args)?;
     let mut terminal = Terminal {
         args: &args,
         bar: None,
+        said,
     };
-    let scanned = match crate::pipeline::scan::scan(&opts, &mut terminal)? {
+    let outcome = crate::pipeline::scan::scan(&opts, &mut terminal)?;
+    let scanned = match outcome {
         ScanOutcome::Scanned(s) => s,
-        ScanOutcome::Unmonitored(why) => return run_unmonitored(&args.command, &why),
+        ScanOutcome::Unmonitored(why) => {
+            return run_unmonitored(&args.command, &why, terminal.said);
+        }
     };
     let Scanned {
         report,

@@ -1,7 +1,12 @@
 //! What a command says on stderr beside its result: typed by cmd/, worded
-//! here, printed once by main.rs (which alone writes stderr, so a closed
-//! stderr never turns into a panic).
+//! here, printed by main.rs (which alone opens stderr, so a closed stderr
+//! never turns into a panic). Most lines wait for the run's end; a live scan's
+//! lines (its start, a GPU that failed mid-scan) are said at once through the
+//! writer main.rs hands in, since they matter while the scan runs.
+use crate::audit::model::Warning;
+use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// One thing to say on stderr.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,20 +24,70 @@ pub enum Diagnostic {
         out: PathBuf,
         partitioned: bool,
     },
+    /// `scan` started sampling (not with --quiet)
+    ScanStarted {
+        interval: Duration,
+        span: ScanSpan,
+    },
+    /// `scan -- CMD` could not sample and runs CMD as it would have
+    RunningUnmonitored { why: String, command: Vec<String> },
+    /// a warning of a live scan (a GPU lost mid-scan, the scan stopped early)
+    ScanWarning(Warning),
 }
 
-/// The diagnostics of one run, in the order they arose.
-#[derive(Debug, Default)]
-pub struct Diagnostics(Vec<Diagnostic>);
+/// How long a scan samples.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScanSpan {
+    For(Duration),
+    While(Vec<String>),
+}
+
+/// The diagnostics of one run, in the order they arose; `live` (main.rs's
+/// stderr) takes the lines said at once.
+#[derive(Default)]
+pub struct Diagnostics {
+    queued: Vec<Diagnostic>,
+    live: Option<Box<dyn Write>>,
+}
+
+impl std::fmt::Debug for Diagnostics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Diagnostics")
+            .field("queued", &self.queued)
+            .field("live", &self.live.is_some())
+            .finish()
+    }
+}
 
 impl Diagnostics {
-    pub fn push(&mut self, d: Diagnostic) {
-        self.0.push(d);
+    /// Diagnostics whose lines said at once go to `live` (main.rs: stderr).
+    pub fn with_live(live: Box<dyn Write>) -> Self {
+        Diagnostics {
+            queued: Vec::new(),
+            live: Some(live),
+        }
     }
 
-    /// Each diagnostic as the line stderr shows.
+    /// Said when the run ends.
+    pub fn push(&mut self, d: Diagnostic) {
+        self.queued.push(d);
+    }
+
+    /// Said at once, where a live writer was given; else when the run ends. A
+    /// closed stderr loses the line, never the run.
+    pub fn now(&mut self, d: Diagnostic) {
+        match &mut self.live {
+            Some(w) => {
+                let _ = writeln!(w, "{}", line(&d));
+                let _ = w.flush();
+            }
+            None => self.queued.push(d),
+        }
+    }
+
+    /// Each diagnostic still to say, as the line stderr shows.
     pub fn lines(&self) -> Vec<String> {
-        self.0.iter().map(line).collect()
+        self.queued.iter().map(line).collect()
     }
 }
 
@@ -61,6 +116,26 @@ pub fn line(d: &Diagnostic) -> String {
             if *partitioned { "under" } else { "to" },
             out.display()
         ),
+        Diagnostic::ScanStarted { interval, span } => {
+            let what = match span {
+                ScanSpan::For(d) => format!("for {}", humantime::format_duration(*d)),
+                ScanSpan::While(argv) => format!("while `{}` runs", argv.join(" ")),
+            };
+            format!(
+                "gpuaudit: sampling every {} {what}; SIGINT or SIGTERM stops and keeps the samples",
+                humantime::format_duration(*interval)
+            )
+        }
+        Diagnostic::RunningUnmonitored { why, command } => format!(
+            "gpuaudit: warning: not sampling ({why}); running `{}` unmonitored (--require-nvml makes this exit 2)",
+            command.join(" ")
+        ),
+        Diagnostic::ScanWarning(w @ Warning::ScanStopped { .. }) => {
+            format!("gpuaudit: {}", super::notes::warning_text(w))
+        }
+        Diagnostic::ScanWarning(w) => {
+            format!("gpuaudit: warning: {}", super::notes::warning_text(w))
+        }
     }
 }
 
@@ -87,6 +162,45 @@ mod tests {
                 "gpuaudit: error (--strict): prices differ",
                 "wrote 18 rows of a synthetic fleet (3 GPUs) to x.csv"
             ]
+        );
+    }
+
+    /// A writer the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_line_said_now_is_written_at_once_and_not_again() {
+        let out = Shared::default();
+        let mut d = Diagnostics::with_live(Box::new(out.clone()));
+        d.now(Diagnostic::ScanStarted {
+            interval: Duration::from_secs(1),
+            span: ScanSpan::While(vec!["python".into(), "train.py".into()]),
+        });
+        assert_eq!(
+            String::from_utf8_lossy(&out.0.borrow()),
+            "gpuaudit: sampling every 1s while `python train.py` runs; SIGINT or SIGTERM stops and keeps the samples\n"
+        );
+        assert!(d.lines().is_empty());
+        // without a live writer the line waits for the run's end
+        let mut queued = Diagnostics::default();
+        queued.now(Diagnostic::RunningUnmonitored {
+            why: "no NVML".into(),
+            command: vec!["true".into()],
+        });
+        assert_eq!(
+            queued.lines(),
+            ["gpuaudit: warning: not sampling (no NVML); running `true` unmonitored (--require-nvml makes this exit 2)"]
         );
     }
 }

@@ -8,11 +8,10 @@ use anyhow::Result;
 use comfy_table::{Cell, CellAlignment};
 use serde_json::{Map, Value, json};
 
+/// The calculator's tables: the report's width rule (`COLUMNS`, else the
+/// terminal), 100 columns when piped.
 fn width() -> u16 {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(100)
+    super::table::detect_width(None).unwrap_or(100)
 }
 
 /// Large numbers with thousands separators and a short form, never in
