@@ -175,7 +175,9 @@ fn print_uses(text: &str) -> Vec<usize> {
         .take_while(|(_, line)| line.trim() != "#[cfg(test)]")
         .filter(|(_, line)| {
             let code = line.split("//").next().unwrap_or_default();
-            ["println!", "print!(", "dbg!("].iter().any(|m| code.contains(m))
+            ["println!", "print!(", "dbg!("]
+                .iter()
+                .any(|m| code.contains(m))
         })
         .map(|(i, _)| i + 1)
         .collect()

@@ -25,10 +25,7 @@ pub enum Diagnostic {
         partitioned: bool,
     },
     /// `scan` started sampling (not with --quiet)
-    ScanStarted {
-        interval: Duration,
-        span: ScanSpan,
-    },
+    ScanStarted { interval: Duration, span: ScanSpan },
     /// `scan -- CMD` could not sample and runs CMD as it would have
     RunningUnmonitored { why: String, command: Vec<String> },
     /// a warning of a live scan (a GPU lost mid-scan, the scan stopped early)
@@ -200,7 +197,9 @@ mod tests {
         });
         assert_eq!(
             queued.lines(),
-            ["gpuaudit: warning: not sampling (no NVML); running `true` unmonitored (--require-nvml makes this exit 2)"]
+            [
+                "gpuaudit: warning: not sampling (no NVML); running `true` unmonitored (--require-nvml makes this exit 2)"
+            ]
         );
     }
 }
