@@ -707,7 +707,7 @@ mod tests {
     fn a_jobs_sparse_sums_are_the_dense_sums_to_the_bit() {
         // intervals of several classes, some priced, split over two folds
         // merged in either direction: the sparse sums give the dense ones
-        let mut ivs = vec![
+        let mut ivs = [
             free(0, 0, 0, 3 * H),
             held(0, 0, 0, H, Some(0.0)),
             held(1, 0, 0, 2 * H, None),
