@@ -635,7 +635,7 @@ pub fn audit_changed_between_passes(
     use crate::source::{Input, stream::ParquetStream};
     let name = path.display().to_string();
     let inputs = [(name, Input::File(path.to_path_buf()))];
-    let stream = ParquetStream::open_sliced(&inputs, &[], false, None)?
+    let stream = ParquetStream::open_sliced(&inputs, &[], false, None, 1)?
         .ok_or_else(|| anyhow::anyhow!("not a parquet stream"))?;
     let source = ChangedBetweenPasses {
         inner: &stream,

@@ -10,6 +10,7 @@ use crate::timeparse::{
 };
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
+use polars_arrow::array::Array;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod col {
@@ -1198,10 +1199,17 @@ pub fn match_decision(
 
 /// Whether every non-null value is usable as is (no NaN, in range).
 fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
-    let ca = src.f64()?;
-    Ok(ca.iter().flatten().all(|x| match kind {
-        Kind::Fraction => (0.0..=1.0).contains(&x),
-        _ => x.is_finite() && x >= 0.0,
+    let valid = |x: &f64| match kind {
+        Kind::Fraction => (0.0..=1.0).contains(x),
+        _ => x.is_finite() && *x >= 0.0,
+    };
+    // chunk by chunk, over the values slice where nothing is null (no Option per value)
+    Ok(src.f64()?.downcast_iter().all(|arr| {
+        if arr.null_count() == 0 {
+            arr.values().iter().all(valid)
+        } else {
+            arr.iter().flatten().all(valid)
+        }
     }))
 }
 

@@ -154,6 +154,7 @@ fn streamed(
         &read.maps,
         forced_other,
         read.slice_rows,
+        req.audit.config.threads,
     )?
     else {
         return Ok(None);
@@ -221,6 +222,7 @@ pub fn convert(specs: &[String], read: &ReadOptions, out: &Path) -> Result<u64> 
         &read.maps,
         forced_other,
         read.slice_rows,
+        default_threads(),
     )?
     else {
         let table = crate::source::load_inputs(&inputs, &read)?;

@@ -414,6 +414,18 @@ impl<'a> CsvShape<'a> {
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<()> {
+        // Outside quotes, with no quote in the block and past the header
+        // line (where a bare carriage return matters), a row is a run up to a
+        // line feed: count separators per run, not a branch per byte
+        // (a third of the CPU of streaming a 3.5 GB CSV went here).
+        if !self.in_quotes && self.line > 1 && memchr::memchr(b'"', bytes).is_none() {
+            return self.feed_unquoted(bytes);
+        }
+        self.feed_bytes(bytes)
+    }
+
+    /// [`CsvShape::feed`] a byte at a time: quotes, and the header line.
+    fn feed_bytes(&mut self, bytes: &[u8]) -> Result<()> {
         for &b in bytes {
             // a carriage return before the first line feed that is not
             // followed by one ends the header line: classic Mac (CR-only)
@@ -447,6 +459,28 @@ impl<'a> CsvShape<'a> {
         Ok(())
     }
 
+    /// [`CsvShape::feed`] for bytes without a quote, outside quotes, past line 1.
+    fn feed_unquoted(&mut self, bytes: &[u8]) -> Result<()> {
+        let separator = self.separator;
+        // a carriage return only ends a line in the header's check: elsewhere
+        // it is neither a field nor content (a CRLF row's "\r" is empty)
+        let run = |s: &mut Self, part: &[u8]| {
+            s.fields += memchr::memchr_iter(separator, part).count();
+            s.empty &= part.iter().all(|&b| b == b'\r');
+        };
+        let mut start = 0;
+        for newline in memchr::memchr_iter(b'\n', bytes) {
+            run(self, &bytes[start..newline]);
+            self.line += 1;
+            self.row_done()?;
+            self.start_line = self.line;
+            start = newline + 1;
+        }
+        run(self, &bytes[start..]);
+        self.cr = bytes.last() == Some(&b'\r');
+        Ok(())
+    }
+
     fn row_done(&mut self) -> Result<()> {
         let (fields, empty) = (self.fields, self.empty);
         self.fields = 1;
@@ -476,4 +510,63 @@ impl<'a> CsvShape<'a> {
 pub fn short(text: &str) -> String {
     use crate::text::{Mark, shorten_with};
     shorten_with(&text.replace('\n', " "), 240, Mark::Count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CsvShape;
+
+    /// The outcome of feeding `text` in pieces of `piece` bytes: Ok, or the error's text.
+    fn shape_of(text: &[u8], piece: usize, bytewise: bool) -> String {
+        let mut shape = CsvShape::new("t.csv", b',');
+        let fed = text.chunks(piece).try_for_each(|part| {
+            if bytewise {
+                shape.feed_bytes(part)
+            } else {
+                shape.feed(part)
+            }
+        });
+        match fed.and_then(|_| shape.end()) {
+            Ok(()) => "ok".to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_unquoted_fast_path_decides_as_the_byte_loop() {
+        let cases: &[&[u8]] = &[
+            b"a,b,c\n1,2,3\n4,5,6\n",
+            b"a,b,c\n1,2,3\n4,5\n7,8,9\n",
+            b"a,b,c\n1,2,3\n4,5,6,7\n",
+            b"a,b,c\r\n1,2,3\r\n\r\n4,5,6\r\n",
+            b"a,b,c\r\n1,2,3\r\n4,5\r\n",
+            b"a,b,c\n1,2,3\n\n\n4,5,6",
+            b"a,b,c\n1,2,3\n4,5",
+            b"a,b,c\n1,\"x,\ny\",3\n4,5,6\n7,8\n",
+            b"a,b,c\n1,\"x\",3\n4,5,6,7\n",
+            b"a,b\rc\n1,2\n",
+            b"a,b\n,\n,,\n",
+            b"a\n\n\n",
+        ];
+        for text in cases {
+            for piece in [1, 2, 3, 5, 7, 64] {
+                assert_eq!(
+                    shape_of(text, piece, false),
+                    shape_of(text, piece, true),
+                    "{:?} in pieces of {piece}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+        // and the decisions themselves
+        assert_eq!(shape_of(cases[0], 4, false), "ok");
+        assert_eq!(
+            shape_of(cases[1], 4, false),
+            "t.csv: line 3: 2 fields, the header has 3 (a row with too few fields)"
+        );
+        assert_eq!(
+            shape_of(cases[4], 3, false),
+            "t.csv: line 3: 2 fields, the header has 3 (a row with too few fields)"
+        );
+    }
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub mod amd;
+mod column_stats;
 mod decode;
 pub mod files;
 mod filetime;

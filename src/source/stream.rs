@@ -3,6 +3,7 @@
 //! the number of rows. Only parquet streams: its row groups can be read at
 //! any offset without reading what comes before.
 use super::Input;
+use super::column_stats::ColumnStats;
 use crate::audit::ChunkSource;
 use crate::audit::model::{TimeBulk, Warning};
 use crate::samples::{Kind, Quality, Resolved, UserMap, col, normalize, resolve_columns};
@@ -382,51 +383,93 @@ fn outside_fences(values: &Times<'_>, lo: i64, hi: i64) -> Result<(u64, i64, i64
 }
 
 /// The statistics of each metric column a unit decision and the "never
-/// measured" rule need, in one row ("SOURCE\0min", ...); None when there is
-/// no metric column. Counts leave NaN out (NaN is "no value", never invalid).
-fn metric_stats<'r>(
+/// measured" rule need (in the order given), read slice by slice on `readers`
+/// threads (polars decodes one slice on about one core); None when there is
+/// no metric column.
+fn metric_stats(
     lf: &LazyFrame,
     slices: &[(usize, usize)],
-    metrics: impl Iterator<Item = &'r Resolved>,
+    metrics: &[&Resolved],
     name: &str,
-) -> Result<Option<DataFrame>> {
-    let aggs: Vec<(Expr, Combine)> = metrics
-        .flat_map(|r| {
-            let c = || polars::prelude::col(r.source.as_str()).cast(DataType::Float64);
-            let alias = |what: &str| format!("{}\0{what}", r.source);
-            let count = |e: Expr, what: &str| {
-                (
-                    e.cast(DataType::Float64).sum().alias(alias(what)),
-                    Combine::Sum,
-                )
-            };
-            let between = |lo: f64, hi: f64| c().gt_eq(lit(lo)).and(c().lt_eq(lit(hi)));
-            [
-                (c().min().alias(alias("min")), Combine::Min),
-                (c().max().alias(alias("max")), Combine::Max),
-                count(c().is_not_nan(), "n"),
-                count(between(0.0, 1.0), "in_fraction"),
-                count(between(0.0, 100.0), "in_percent"),
-                count(between(0.0, f64::MAX), "in_nonneg"),
-                count(
-                    between(crate::units::PERCENT_EVIDENCE, 100.0),
-                    "percent_evidence",
-                ),
-                (
-                    c().filter(between(0.0, 100.0))
-                        .max()
-                        .alias(alias("max_in_percent")),
-                    Combine::Max,
-                ),
-            ]
-        })
-        .collect();
-    if aggs.is_empty() {
+    readers: usize,
+) -> Result<Option<Vec<ColumnStats>>> {
+    if metrics.is_empty() {
         return Ok(None);
     }
-    let stats = aggregate(lf, slices, None, &aggs)
-        .map_err(|e| anyhow!("{name}: not a readable parquet file: {e}"))?;
-    Ok(Some(stats))
+    let projection: Vec<Expr> = metrics
+        .iter()
+        .map(|r| polars::prelude::col(r.source.as_str()))
+        .collect();
+    // one pass even for an empty file, so an unreadable column still errors
+    let empty = [(0usize, SLICE_ROWS)];
+    let slices = if slices.is_empty() {
+        &empty[..]
+    } else {
+        slices
+    };
+    // the statistics of the slices `first, first + step, ...`; Err names the first that failed
+    let read_every = |first: usize,
+                      step: usize|
+     -> std::result::Result<Vec<ColumnStats>, (usize, anyhow::Error)> {
+        let mut stats = vec![ColumnStats::default(); metrics.len()];
+        for (k, &(offset, len)) in slices.iter().enumerate().skip(first).step_by(step) {
+            let frame = lf
+                .clone()
+                .slice(offset as i64, len as IdxSize)
+                .select(projection.clone())
+                .collect()
+                .map_err(|e| (k, anyhow!("{name}: not a readable parquet file: {e}")))?;
+            for (r, total) in metrics.iter().zip(stats.iter_mut()) {
+                let slice = frame
+                    .column(&r.source)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|c| ColumnStats::of(c.as_materialized_series()))
+                    .map_err(|e| {
+                        (
+                            k,
+                            e.context(format!("{name}: column '{}': expected numbers", r.source)),
+                        )
+                    })?;
+                total.merge(&slice);
+            }
+        }
+        Ok(stats)
+    };
+    let readers = readers.clamp(1, slices.len());
+    let parts: Vec<_> = if readers == 1 {
+        vec![read_every(0, 1)]
+    } else {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..readers)
+                .map(|w| scope.spawn(move || read_every(w, readers)))
+                .collect();
+            workers
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .map_err(|_| (0, anyhow!("{name}: a reader thread panicked")))
+                        .and_then(|r| r)
+                })
+                .collect()
+        })
+    };
+    let mut stats = vec![ColumnStats::default(); metrics.len()];
+    // the earliest failing slice wins, whatever the number of readers
+    let mut failed: Option<(usize, anyhow::Error)> = None;
+    for part in parts {
+        match part {
+            Ok(p) => stats.iter_mut().zip(&p).for_each(|(t, s)| t.merge(s)),
+            Err((k, e)) => {
+                if failed.as_ref().is_none_or(|(f, _)| k < *f) {
+                    failed = Some((k, e));
+                }
+            }
+        }
+    }
+    match failed {
+        Some((_, e)) => Err(e),
+        None => Ok(Some(stats)),
+    }
 }
 
 /// What one metric column holds over the whole dataset: the evidence its unit
@@ -450,6 +493,7 @@ fn tally_file(
     resolved: &[Resolved],
     name: &str,
     slices: &[(usize, usize)],
+    readers: usize,
     tally: &mut std::collections::BTreeMap<&'static str, ColumnTally>,
 ) -> Result<()> {
     use crate::samples::{Unit, kind_of};
@@ -461,35 +505,25 @@ fn tally_file(
             .get(r.source.as_str())
             .is_some_and(|dt| dt.is_primitive_numeric())
     };
-    let Some(stats) = metric_stats(lf, slices, resolved.iter().filter(|r| metric(r)), name)? else {
+    let metrics: Vec<&Resolved> = resolved.iter().filter(|r| metric(r)).collect();
+    let Some(stats) = metric_stats(lf, slices, &metrics, name, readers)? else {
         return Ok(());
     };
-    let get = |src: &str, what: &str| -> Option<f64> {
-        stats
-            .column(&format!("{src}\0{what}"))
-            .ok()?
-            .cast(&DataType::Float64)
-            .ok()?
-            .f64()
-            .ok()?
-            .get(0)
-    };
-    for r in resolved.iter().filter(|r| metric(r)) {
-        let count = |what: &str| get(&r.source, what).unwrap_or(0.0) as u64;
+    for (r, s) in metrics.iter().zip(&stats) {
         let t = tally.entry(r.canonical).or_default();
-        t.values += count("n");
+        t.values += s.values;
         match (kind_of(r.canonical), r.unit) {
             (Some(Kind::Fraction), Unit::AsIs) => {
-                t.in_fraction += count("in_fraction");
-                t.in_percent += count("in_percent");
+                t.in_fraction += s.in_fraction;
+                t.in_percent += s.in_percent;
             }
-            (Some(Kind::Fraction), Unit::Percent) => t.usable_stated += count("in_percent"),
-            (Some(Kind::Fraction), _) => t.usable_stated += count("in_fraction"),
-            _ => t.usable_stated += count("in_nonneg"),
+            (Some(Kind::Fraction), Unit::Percent) => t.usable_stated += s.in_percent,
+            (Some(Kind::Fraction), _) => t.usable_stated += s.in_fraction,
+            _ => t.usable_stated += s.in_nonneg,
         }
         let decided_here = r.unit == Unit::AsIs
             && matches!(kind_of(r.canonical), Some(Kind::Fraction | Kind::Bytes));
-        let (Some(min), Some(max)) = (get(&r.source, "min"), get(&r.source, "max")) else {
+        let Some((min, max)) = s.min_max() else {
             continue;
         };
         if !decided_here || !min.is_finite() || !max.is_finite() {
@@ -501,11 +535,11 @@ fn tally_file(
             integer_written: schema
                 .get(r.source.as_str())
                 .is_some_and(|dt| dt.is_integer()),
-            percent_evidence: count("percent_evidence"),
-            max_in_percent_range: get(&r.source, "max_in_percent"),
+            percent_evidence: s.percent_evidence,
+            max_in_percent_range: s.max_in_percent(),
         };
         let one = crate::samples::UnitEvidence {
-            column: r.clone(),
+            column: (*r).clone(),
             origin: name.to_string(),
             stats,
         };
@@ -652,63 +686,6 @@ fn decide_units(
     Ok(())
 }
 
-/// How one slice's aggregate joins the running total.
-#[derive(Clone, Copy)]
-enum Combine {
-    Min,
-    Max,
-    Sum,
-}
-
-/// A one-row aggregate over a whole file, computed slice by slice: polars'
-/// in-memory engine would first load every column it reads (+300 MiB on 10M
-/// rows), and its streaming engine is not built in. Each slice gives one row;
-/// the rows are then combined column by column (min, max or sum).
-fn aggregate(
-    lf: &LazyFrame,
-    slices: &[(usize, usize)],
-    filter: Option<&Expr>,
-    aggs: &[(Expr, Combine)],
-) -> PolarsResult<DataFrame> {
-    let exprs: Vec<Expr> = aggs.iter().map(|(e, _)| e.clone()).collect();
-    let mut per_slice: Option<DataFrame> = None;
-    // one pass even for an empty file, so an unreadable column still errors
-    let empty = [(0usize, SLICE_ROWS)];
-    let slices = if slices.is_empty() {
-        &empty[..]
-    } else {
-        slices
-    };
-    for &(offset, len) in slices {
-        let mut slice = lf.clone().slice(offset as i64, len as IdxSize);
-        if let Some(f) = filter {
-            slice = slice.filter(f.clone());
-        }
-        let row = slice.select(exprs.clone()).collect()?;
-        match &mut per_slice {
-            Some(all) => {
-                all.vstack_mut(&row)?;
-            }
-            None => per_slice = Some(row),
-        }
-    }
-    let per_slice = per_slice.unwrap_or_default();
-    let combined: Vec<Expr> = per_slice
-        .get_column_names_owned()
-        .into_iter()
-        .zip(aggs)
-        .map(|(name, (_, how))| {
-            let c = polars::prelude::col(name);
-            match how {
-                Combine::Min => c.min(),
-                Combine::Max => c.max(),
-                Combine::Sum => c.sum(),
-            }
-        })
-        .collect();
-    per_slice.lazy().select(combined).collect()
-}
-
 /// The number of rows of a parquet file (from its metadata).
 fn row_count(lf: &LazyFrame, name: &str) -> Result<usize> {
     let rows = lf
@@ -735,12 +712,14 @@ fn scan(path: &std::path::Path) -> PolarsResult<LazyFrame> {
 impl ParquetStream {
     /// A stream over the inputs when every one is parquet (a file or a
     /// directory of them), None otherwise; `slice_rows` rows per slice (None: [`SLICE_ROWS`];
-    /// smaller in tests, slice edges inside a GPU's run, or for less memory).
+    /// smaller in tests, slice edges inside a GPU's run, or for less memory);
+    /// `readers` threads read the metric columns' statistics (`--threads`).
     pub fn open_sliced(
         inputs: &[(String, Input)],
         maps: &[UserMap],
         forced_other: bool,
         slice_rows: Option<usize>,
+        readers: usize,
     ) -> Result<Option<Self>> {
         if forced_other || inputs.is_empty() {
             return Ok(None);
@@ -774,7 +753,7 @@ impl ParquetStream {
             let resolved = resolve_columns(&columns, maps);
             let rows = row_count(&lf, name)?;
             let slices = slices_of(&path, rows, slice_rows);
-            tally_file(&lf, &schema, &resolved, name, &slices, &mut tally)?;
+            tally_file(&lf, &schema, &resolved, name, &slices, readers, &mut tally)?;
             let text_metrics = text_metrics(&schema, &resolved);
             tally_text(&lf, &resolved, &text_metrics, name, &slices, &mut tally)?;
             super::files::require_time_and_gpu(name, &columns, &resolved)?;
