@@ -6,9 +6,11 @@
 //! idle episodes, never with rows. Rows of one GPU must arrive in time order
 //! (any interleaving of GPUs is fine); [`OutOfOrder`] says when they do not.
 use super::assemble::{Parts, assemble};
+use super::contradictions::{Contradictions, SampleValues};
 use super::folds::Folds;
 use super::folds::mfu::{JobHeld, MfuFold};
 use super::interval::{Fold, Interval, Names};
+use super::keys;
 use super::model::*;
 use super::tally::Present;
 use super::{AuditConfig, HeldRule, weights};
@@ -21,7 +23,7 @@ use polars::prelude::{
     BooleanChunked, ChunkedArray, DataFrame, DataType, Float64Chunked, Int64Chunked, Int64Type,
     PolarsNumericType, StringChunked, UInt64Chunked,
 };
-use polars_arrow::array::{Array, Utf8ViewArray};
+use polars_arrow::array::Utf8ViewArray;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -260,6 +262,8 @@ struct RowCounts {
     aligned: u64,
     /// repeats (exact or within --align) whose values differ from the one kept
     disagreeing: u64,
+    /// every row's contradicting values (docs/semantics.md §1)
+    contradictions: Contradictions,
 }
 
 impl RowCounts {
@@ -270,6 +274,7 @@ impl RowCounts {
         self.disagreeing += other.disagreeing;
         self.rows_in_window += other.rows_in_window;
         self.rows_outside_window += other.rows_outside_window;
+        self.contradictions.add(&other.contradictions);
     }
 }
 
@@ -382,6 +387,20 @@ impl Shard {
             if shard != k {
                 continue;
             }
+            let activity = Activity(activity.each_ref().map(|a| a.get(i)));
+            let (mem_used, mem_total) = (mem_used.get(i), mem_total.get(i));
+            let held_value = c.held.as_ref().and_then(|h| h.get(i));
+            let job = s.jobs[i];
+            // every row read, whatever its time or window (docs/semantics.md §1)
+            self.counts.contradictions.count_sample(&SampleValues {
+                device_util: activity.device_util(),
+                sm_active: activity.sm_active(),
+                tensor_active: activity.tensor_active(),
+                mem_used,
+                mem_total,
+                held: held_value,
+                job_named: job.is_some(),
+            });
             let Some(t) = time.get(i) else { continue };
             let local = local as usize;
             let admitted = self
@@ -390,11 +409,9 @@ impl Shard {
             if admitted == Admit::Outside {
                 continue;
             }
-            let (model, job, user, team) = (s.models[i], s.jobs[i], s.users[i], s.teams[i]);
-            let held_value = c.held.as_ref().and_then(|h| h.get(i));
-            let held = sh.rule.holds(held_value, job.is_some(), mem_used.get(i));
+            let (model, user, team) = (s.models[i], s.users[i], s.teams[i]);
+            let held = sh.rule.holds(held_value, job.is_some(), mem_used);
             let held_unknown = sh.rule == HeldRule::HeldColumn && held_value.is_none();
-            let activity = Activity(activity.each_ref().map(|a| a.get(i)));
             let p = Pending {
                 t,
                 held,
@@ -406,8 +423,8 @@ impl Shard {
                 job,
                 user,
                 team,
-                mem_used: mem_used.get(i),
-                mem_total: mem_total.get(i),
+                mem_used,
+                mem_total,
                 power: power.get(i),
             };
             match admitted {
@@ -701,6 +718,9 @@ impl<'a, T: PolarsNumericType> Num<'a, T> {
             }
         }
     }
+    // inlined: it is called a dozen times per row, and out of line its call
+    // and jump table were 7% of a report's CPU
+    #[inline(always)]
     fn get(&self, i: usize) -> Option<T::Native> {
         match self {
             Num::Dense(v) => v.get(i).copied(),
@@ -711,43 +731,15 @@ impl<'a, T: PolarsNumericType> Num<'a, T> {
                     None
                 }
             }
-            Num::Sparse(c) => c.get(i),
+            Num::Sparse(c) => Self::sparse_get(c, i),
             Num::Absent => None,
         }
     }
-}
 
-/// The value that stands for a null string in a view-keyed cache: no valid
-/// view has all bits set (that would be a 4 GiB string).
-const NULL_VIEW: u128 = u128::MAX;
-
-/// Per row, the arrow view of a string column (or NULL_VIEW). Within one
-/// array, equal views are equal strings (the bytes are inline in the view, or
-/// at the same offset of the same buffer), so a view-keyed cache reads and
-/// hashes each distinct string once per slice instead of once per row.
-/// Across arrays equal views may differ, hence one chunk only.
-fn one_chunk(ca: &StringChunked) -> Result<Option<&Utf8ViewArray>> {
-    anyhow::ensure!(
-        ca.chunks().len() <= 1,
-        "internal: a string column in {} chunks reached the view cache",
-        ca.chunks().len()
-    );
-    Ok(ca.downcast_iter().next())
-}
-
-/// Row `i`'s view (NULL_VIEW for a null): only the view is read per row, the
-/// string only when the view is new to the cache.
-fn view_at(arr: Option<&Utf8ViewArray>, i: usize) -> u128 {
-    match arr {
-        Some(a) if a.is_valid(i) => a.views()[i].as_u128(),
-        _ => NULL_VIEW,
-    }
-}
-
-fn text_at(arr: Option<&Utf8ViewArray>, i: usize) -> &str {
-    match arr {
-        Some(a) if a.is_valid(i) => a.value(i),
-        _ => "",
+    #[cold]
+    #[inline(never)]
+    fn sparse_get(c: &ChunkedArray<T>, i: usize) -> Option<T::Native> {
+        c.get(i)
     }
 }
 
@@ -777,8 +769,6 @@ pub struct Engine<'a> {
     /// price per model label (slot 0: no model), filled on first use
     prices: Vec<Option<Option<f64>>>,
     unpriced_models: BTreeSet<String>,
-    /// samples whose values contradict each other (data quality)
-    contradictions: super::contradictions::Contradictions,
     mfu_by_label: HashMap<u32, f64>,
     /// the declared jobs' MFU by name (None: no jobs file)
     job_mfu: Option<std::collections::BTreeMap<String, f64>>,
@@ -794,6 +784,8 @@ pub struct Engine<'a> {
 struct SliceBuffers {
     slots: Vec<usize>,
     labels: [Vec<Option<u32>>; 4],
+    /// one per shard thread: its range of a slice's keys
+    parts: Vec<super::keys::KeyPart>,
 }
 
 /// The shards' results, merged: what the report is assembled from.
@@ -831,11 +823,15 @@ impl<'a> Engine<'a> {
             labels: Interner::default(),
             prices: Vec::new(),
             unpriced_models: BTreeSet::new(),
-            contradictions: Default::default(),
             mfu_by_label: HashMap::default(),
             job_mfu: None,
             job_kinds: Default::default(),
-            buffers: SliceBuffers::default(),
+            buffers: SliceBuffers {
+                parts: (0..cfg.threads.max(1))
+                    .map(|_| Default::default())
+                    .collect(),
+                ..Default::default()
+            },
         }
     }
 
@@ -921,39 +917,22 @@ impl<'a> Engine<'a> {
         done
     }
 
-    /// The GPU index of every row of a slice (new GPUs are added).
+    /// The GPU index of every row of a slice (new GPUs are added), from the
+    /// parts' keys in row order ([`keys::find`]).
     fn gpu_slots(
         &mut self,
-        host: &StringChunked,
-        gpu: &StringChunked,
+        c: &keys::KeyColumns,
+        parts: &[keys::KeyPart],
         slots: &mut Vec<usize>,
     ) -> Result<()> {
-        let (host, gpu) = (host.rechunk(), gpu.rechunk());
-        let (h, g) = (one_chunk(&host)?, one_chunk(&gpu)?);
         slots.clear();
-        slots.reserve(host.len());
-        let mut by_view: HashMap<(u128, u128), usize> = HashMap::default();
-        // a GPU's rows often come in runs (a file sorted by GPU): the previous
-        // row's views are checked before the hash
-        let mut previous: Option<((u128, u128), usize)> = None;
-        for i in 0..host.len() {
-            let key = (view_at(h, i), view_at(g, i));
-            if let Some((pk, idx)) = previous
-                && pk == key
-            {
-                slots.push(idx);
-                continue;
+        let mut index: Vec<usize> = Vec::new();
+        for p in parts {
+            index.clear();
+            for &row in &p.gpus.firsts {
+                index.push(self.gpu_index(keys::text_at(c.host, row), keys::text_at(c.gpu, row)));
             }
-            let idx = match by_view.get(&key) {
-                Some(i) => *i,
-                None => {
-                    let idx = self.gpu_index(text_at(h, i), text_at(g, i));
-                    by_view.insert(key, idx);
-                    idx
-                }
-            };
-            previous = Some((key, idx));
-            slots.push(idx);
+            slots.extend(p.gpus.local.iter().map(|&k| index[k as usize]));
         }
         if self.ids.as_ref().is_some_and(|c| c.conflict) {
             return Err(crate::samples::NeedsWholeTable.into());
@@ -987,51 +966,46 @@ impl<'a> Engine<'a> {
         i
     }
 
-    /// The label id of every row of a string column (None: null, empty or no column).
+    /// The label id of every row of label column `which` (None: null, empty
+    /// or no column), from the parts' keys in row order.
     fn label_ids(
         &mut self,
-        column: &Option<StringChunked>,
+        c: &keys::KeyColumns,
+        parts: &[keys::KeyPart],
+        which: usize,
         rows: usize,
         ids: &mut Vec<Option<u32>>,
-    ) -> Result<()> {
+    ) {
         ids.clear();
-        let Some(ca) = column else {
+        let Some(arr) = c.labels[which] else {
             ids.resize(rows, None);
-            return Ok(());
+            return;
         };
-        let ca = ca.rechunk();
-        let arr = one_chunk(&ca)?;
-        let mut by_view: HashMap<u128, Option<u32>> = HashMap::default();
-        // neighbouring rows often share the label (a host's GPUs, a gang's
-        // job): the previous row's view is checked before the hash
-        let mut previous: Option<(u128, Option<u32>)> = None;
-        ids.extend((0..ca.len()).map(|i| {
-            let v = view_at(arr, i);
-            if let Some((pv, id)) = previous
-                && pv == v
-            {
-                return id;
+        let mut index: Vec<Option<u32>> = Vec::new();
+        for p in parts {
+            index.clear();
+            for &row in &p.labels[which].firsts {
+                let s = keys::text_at(arr, row);
+                index.push((!s.is_empty()).then(|| self.labels.intern(s)));
             }
-            let id = match by_view.get(&v) {
-                Some(id) => *id,
-                None => {
-                    let s = text_at(arr, i);
-                    let id = (!s.is_empty()).then(|| self.labels.intern(s));
-                    by_view.insert(v, id);
-                    id
-                }
-            };
-            previous = Some((v, id));
-            id
-        }));
-        Ok(())
+            ids.extend(p.labels[which].local.iter().map(|&k| index[k as usize]));
+        }
     }
 
     /// Pass 1: the time differences of each GPU.
     pub fn observe_steps(&mut self, chunk: &DataFrame) -> Result<()> {
         let (time, host, gpu) = Cols::keys(chunk)?;
+        let c = keys::KeyColumns {
+            host: keys::one_chunk(&host)?,
+            gpu: keys::one_chunk(&gpu)?,
+            labels: [None; 4],
+        };
+        let mut parts = std::mem::take(&mut self.buffers.parts);
         let mut slots = std::mem::take(&mut self.buffers.slots);
-        let done = self.gpu_slots(&host, &gpu, &mut slots).and_then(|()| {
+        let done = keys::find(&c, time.len(), &mut parts, false)
+            .and_then(|n| self.gpu_slots(&c, &parts[..n], &mut slots));
+        self.buffers.parts = parts;
+        let done = done.and_then(|()| {
             let time = Num::of(Some(&time));
             self.on_shards(|k, shard, sh| shard.observe(k, sh, &slots, &time))
         });
@@ -1126,8 +1100,6 @@ impl<'a> Engine<'a> {
     /// Pass 2: weigh and tally. Chunks must come in the same order as in pass 1.
     pub fn add(&mut self, chunk: &DataFrame) -> Result<()> {
         let c = Cols::new(chunk)?;
-        self.contradictions
-            .add(&super::contradictions::count(chunk)?);
         let mut buffers = std::mem::take(&mut self.buffers);
         let done = self.add_slice(&c, chunk.height(), &mut buffers);
         self.buffers = buffers;
@@ -1136,12 +1108,27 @@ impl<'a> Engine<'a> {
 
     /// [`Engine::add`] with the per-row buffers it fills.
     fn add_slice(&mut self, c: &Cols, rows: usize, buffers: &mut SliceBuffers) -> Result<()> {
-        self.gpu_slots(&c.host, &c.gpu, &mut buffers.slots)?;
+        fn label(col: &Option<StringChunked>) -> Result<Option<Option<&Utf8ViewArray>>> {
+            col.as_ref().map(keys::one_chunk).transpose()
+        }
+        let k = keys::KeyColumns {
+            host: keys::one_chunk(&c.host)?,
+            gpu: keys::one_chunk(&c.gpu)?,
+            labels: [
+                label(&c.model)?,
+                label(&c.job)?,
+                label(&c.user)?,
+                label(&c.team)?,
+            ],
+        };
+        let n = keys::find(&k, rows, &mut buffers.parts, true)?;
+        let parts = &buffers.parts[..n];
+        self.gpu_slots(&k, parts, &mut buffers.slots)?;
         let [models, jobs, users, teams] = &mut buffers.labels;
-        self.label_ids(&c.model, rows, models)?;
-        self.label_ids(&c.job, rows, jobs)?;
-        self.label_ids(&c.user, rows, users)?;
-        self.label_ids(&c.team, rows, teams)?;
+        for (which, ids) in [models, jobs, users, teams].into_iter().enumerate() {
+            self.label_ids(&k, parts, which, rows, ids);
+        }
+        let [models, jobs, users, teams] = &buffers.labels;
         // every model's price is known before the shards read the table
         let mut previous = None;
         for &m in models.iter() {
@@ -1304,9 +1291,9 @@ impl<'a> Engine<'a> {
             notes.extend(q.notes.iter().cloned());
         }
         let mut warnings = quality.warnings.clone();
-        if self.contradictions.total() > 0 {
+        if counts.contradictions.total() > 0 {
             warnings.push(Warning::Contradictions {
-                counts: self.contradictions,
+                counts: counts.contradictions,
             });
         }
         if snapshot {

@@ -18,6 +18,7 @@ pub(crate) mod engine;
 pub(crate) mod folds;
 pub(crate) mod held;
 pub(crate) mod interval;
+mod keys;
 pub(crate) mod listing;
 pub(crate) mod mfu;
 pub mod model;

@@ -61,12 +61,69 @@ impl ColumnStats {
         let mut s = ColumnStats::default();
         for arr in f.f64()?.downcast_iter() {
             if arr.null_count() == 0 {
-                arr.values().iter().for_each(|&x| s.add(x));
+                s.merge(&Self::of_values(arr.values()));
             } else {
                 arr.iter().flatten().for_each(|&x| s.add(x));
             }
         }
         Ok(s)
+    }
+
+    /// [`ColumnStats::add`] over values without nulls, in LANES independent
+    /// accumulators the compiler keeps in vector registers (compares joined
+    /// with `&`, not `&&`, and selects: no branch, which halved its time; NaN compares false, so it is in no count and never
+    /// replaces a min or max, as in `add`). Counts are integers and min/max do
+    /// not depend on order, so the lanes merge to what `add` gives.
+    // indexed lanes: eight arrays advance together (an iterator per array would
+    // hide that); `contains` short-circuits, which kept the loop scalar
+    #[allow(clippy::needless_range_loop, clippy::manual_range_contains)]
+    fn of_values(v: &[f64]) -> Self {
+        const LANES: usize = 8;
+        let evidence = crate::units::PERCENT_EVIDENCE;
+        let mut values = [0u64; LANES];
+        let mut in_fraction = [0u64; LANES];
+        let mut in_percent = [0u64; LANES];
+        let mut in_nonneg = [0u64; LANES];
+        let mut percent_evidence = [0u64; LANES];
+        let mut min = [f64::INFINITY; LANES];
+        let mut max = [f64::NEG_INFINITY; LANES];
+        let mut max_in_percent = [f64::NEG_INFINITY; LANES];
+        let chunks = v.chunks_exact(LANES);
+        let rest = chunks.remainder();
+        for c in chunks {
+            for l in 0..LANES {
+                let x = c[l];
+                let percent = (x >= 0.0) & (x <= 100.0);
+                values[l] += u64::from(!x.is_nan());
+                in_fraction[l] += u64::from((x >= 0.0) & (x <= 1.0));
+                in_percent[l] += u64::from(percent);
+                in_nonneg[l] += u64::from((x >= 0.0) & (x <= f64::MAX));
+                percent_evidence[l] += u64::from((x >= evidence) & (x <= 100.0));
+                min[l] = if x < min[l] { x } else { min[l] };
+                max[l] = if x > max[l] { x } else { max[l] };
+                let p = if percent { x } else { f64::NEG_INFINITY };
+                max_in_percent[l] = if p > max_in_percent[l] {
+                    p
+                } else {
+                    max_in_percent[l]
+                };
+            }
+        }
+        let mut s = ColumnStats::default();
+        for l in 0..LANES {
+            s.merge(&ColumnStats {
+                values: values[l],
+                in_fraction: in_fraction[l],
+                in_percent: in_percent[l],
+                in_nonneg: in_nonneg[l],
+                percent_evidence: percent_evidence[l],
+                min: min[l],
+                max: max[l],
+                max_in_percent: max_in_percent[l],
+            });
+        }
+        rest.iter().for_each(|&x| s.add(x));
+        s
     }
 
     pub fn merge(&mut self, o: &ColumnStats) {
@@ -153,6 +210,49 @@ mod tests {
             assert_eq!(s.max_in_percent(), max_in_percent, "{case:?}");
         }
         Ok(())
+    }
+
+    #[test]
+    fn the_lanes_count_as_the_one_value_loop() {
+        let pool = [
+            0.5,
+            0.0,
+            -0.0,
+            1.0,
+            1.0000001,
+            45.0,
+            100.0,
+            100.5,
+            -3.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+            crate::units::PERCENT_EVIDENCE,
+        ];
+        // lengths below, at and past the lanes, each value in every lane
+        for len in [0usize, 1, 7, 8, 9, 16, 31, 64, 200] {
+            for shift in 0..pool.len() {
+                let v: Vec<f64> = (0..len)
+                    .map(|i| pool[(i * 5 + shift) % pool.len()])
+                    .collect();
+                let mut one = ColumnStats::default();
+                v.iter().for_each(|&x| one.add(x));
+                let lanes = ColumnStats::of_values(&v);
+                let counts = |s: &ColumnStats| {
+                    [
+                        s.values,
+                        s.in_fraction,
+                        s.in_percent,
+                        s.in_nonneg,
+                        s.percent_evidence,
+                    ]
+                };
+                assert_eq!(counts(&lanes), counts(&one), "{v:?}");
+                assert_eq!(lanes.min_max(), one.min_max(), "{v:?}");
+                assert_eq!(lanes.max_in_percent(), one.max_in_percent(), "{v:?}");
+            }
+        }
     }
 
     #[test]
