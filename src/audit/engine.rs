@@ -918,21 +918,16 @@ impl<'a> Engine<'a> {
     }
 
     /// The GPU index of every row of a slice (new GPUs are added), from the
-    /// parts' keys in row order ([`keys::find`]).
-    fn gpu_slots(
-        &mut self,
-        c: &keys::KeyColumns,
-        parts: &[keys::KeyPart],
-        slots: &mut Vec<usize>,
-    ) -> Result<()> {
-        slots.clear();
-        let mut index: Vec<usize> = Vec::new();
-        for p in parts {
-            index.clear();
+    /// parts' keys in row order ([`keys::find`]): each part's distinct keys
+    /// numbered here, in order, the rows by [`keys::spread`].
+    fn gpu_slots(&mut self, c: &keys::KeyColumns, parts: &mut [keys::KeyPart]) -> Result<()> {
+        for p in parts.iter_mut() {
+            let mut ids = std::mem::take(&mut p.gpu_ids);
+            ids.clear();
             for &row in &p.gpus.firsts {
-                index.push(self.gpu_index(keys::text_at(c.host, row), keys::text_at(c.gpu, row)));
+                ids.push(self.gpu_index(keys::text_at(c.host, row), keys::text_at(c.gpu, row)));
             }
-            slots.extend(p.gpus.local.iter().map(|&k| index[k as usize]));
+            p.gpu_ids = ids;
         }
         if self.ids.as_ref().is_some_and(|c| c.conflict) {
             return Err(crate::samples::NeedsWholeTable.into());
@@ -966,29 +961,18 @@ impl<'a> Engine<'a> {
         i
     }
 
-    /// The label id of every row of label column `which` (None: null, empty
-    /// or no column), from the parts' keys in row order.
-    fn label_ids(
-        &mut self,
-        c: &keys::KeyColumns,
-        parts: &[keys::KeyPart],
-        which: usize,
-        rows: usize,
-        ids: &mut Vec<Option<u32>>,
-    ) {
-        ids.clear();
-        let Some(arr) = c.labels[which] else {
-            ids.resize(rows, None);
-            return;
-        };
-        let mut index: Vec<Option<u32>> = Vec::new();
-        for p in parts {
-            index.clear();
+    /// The label id of each part's distinct keys of label column `which`
+    /// (None: null or empty; no column: no keys), in order.
+    fn label_ids(&mut self, c: &keys::KeyColumns, parts: &mut [keys::KeyPart], which: usize) {
+        let arr = c.labels[which].flatten();
+        for p in parts.iter_mut() {
+            let mut ids = std::mem::take(&mut p.label_ids[which]);
+            ids.clear();
             for &row in &p.labels[which].firsts {
                 let s = keys::text_at(arr, row);
-                index.push((!s.is_empty()).then(|| self.labels.intern(s)));
+                ids.push((!s.is_empty()).then(|| self.labels.intern(s)));
             }
-            ids.extend(p.labels[which].local.iter().map(|&k| index[k as usize]));
+            p.label_ids[which] = ids;
         }
     }
 
@@ -1002,8 +986,10 @@ impl<'a> Engine<'a> {
         };
         let mut parts = std::mem::take(&mut self.buffers.parts);
         let mut slots = std::mem::take(&mut self.buffers.slots);
-        let done = keys::find(&c, time.len(), &mut parts, false)
-            .and_then(|n| self.gpu_slots(&c, &parts[..n], &mut slots));
+        let done = keys::find(&c, time.len(), &mut parts, false).and_then(|n| {
+            self.gpu_slots(&c, &mut parts[..n])?;
+            keys::spread(&parts[..n], &mut slots, None)
+        });
         self.buffers.parts = parts;
         let done = done.and_then(|()| {
             let time = Num::of(Some(&time));
@@ -1122,21 +1108,23 @@ impl<'a> Engine<'a> {
             ],
         };
         let n = keys::find(&k, rows, &mut buffers.parts, true)?;
-        let parts = &buffers.parts[..n];
-        self.gpu_slots(&k, parts, &mut buffers.slots)?;
-        let [models, jobs, users, teams] = &mut buffers.labels;
-        for (which, ids) in [models, jobs, users, teams].into_iter().enumerate() {
-            self.label_ids(&k, parts, which, rows, ids);
+        let parts = &mut buffers.parts[..n];
+        self.gpu_slots(&k, parts)?;
+        for which in 0..k.labels.len() {
+            self.label_ids(&k, parts, which);
         }
-        let [models, jobs, users, teams] = &buffers.labels;
-        // every model's price is known before the shards read the table
-        let mut previous = None;
-        for &m in models.iter() {
-            if previous != Some(m) {
+        // every model's price is known before the shards read the table:
+        // looked up per distinct model of each part, not per row
+        if rows > 0 && k.labels[0].flatten().is_none() {
+            self.price_of(None);
+        }
+        for p in parts.iter() {
+            for &m in &p.label_ids[0] {
                 self.price_of(m);
-                previous = Some(m);
             }
         }
+        keys::spread(parts, &mut buffers.slots, Some(&mut buffers.labels))?;
+        let [models, jobs, users, teams] = &buffers.labels;
         let slice = Slice {
             cols: c,
             slots: &buffers.slots,
@@ -1187,6 +1175,7 @@ impl<'a> Engine<'a> {
         for shard in iter {
             total.merge(shard);
         }
+        total.folds.finish_totals();
         Merged {
             folds: total.folds,
             mfu_fold: total.mfu_fold,

@@ -55,37 +55,63 @@ pub(super) fn text_at(arr: Option<&Utf8ViewArray>, i: usize) -> &str {
 pub(super) struct Distinct {
     pub local: Vec<u32>,
     pub firsts: Vec<usize>,
+    /// per distinct key, the key of the row that last followed it (None: not
+    /// yet): rows that cycle through the GPUs in the same order every tick
+    /// (a fleet sorted by time) find their key with one compare, not a hash
+    next: Vec<Option<u32>>,
 }
 
 impl Distinct {
+    /// Numbers the keys of `rows`; `cache` maps a key to its local index.
     fn fill<K: Copy + Eq + Hash>(
         &mut self,
         rows: Range<usize>,
         key: impl Fn(usize) -> K,
         cache: &mut HashMap<K, u32>,
+        keys: &mut Vec<K>,
     ) {
         self.local.clear();
         self.firsts.clear();
+        self.next.clear();
         cache.clear();
-        // neighbouring rows often share a key (a file sorted by GPU, a host's
-        // GPUs, a gang's job): the previous row's key is checked before the hash
+        keys.clear();
         let mut previous: Option<(K, u32)> = None;
         for i in rows {
             let k = key(i);
-            if let Some((pk, id)) = previous
-                && pk == k
-            {
-                self.local.push(id);
-                continue;
-            }
-            let firsts = &mut self.firsts;
-            let id = *cache.entry(k).or_insert_with(|| {
-                firsts.push(i);
-                (firsts.len() - 1) as u32
-            });
+            let id = match previous {
+                // the same key as the row before (a fleet sorted by GPU)
+                Some((pk, id)) if pk == k => id,
+                Some((_, pid)) => match self.next[pid as usize] {
+                    // the key that followed the previous one last time
+                    Some(n) if keys[n as usize] == k => n,
+                    _ => {
+                        let id = self.lookup(i, k, cache, keys);
+                        self.next[pid as usize] = Some(id);
+                        id
+                    }
+                },
+                None => self.lookup(i, k, cache, keys),
+            };
             previous = Some((k, id));
             self.local.push(id);
         }
+    }
+
+    /// The local index of `k`, first seen at row `i` when new.
+    fn lookup<K: Copy + Eq + Hash>(
+        &mut self,
+        i: usize,
+        k: K,
+        cache: &mut HashMap<K, u32>,
+        keys: &mut Vec<K>,
+    ) -> u32 {
+        let (firsts, next) = (&mut self.firsts, &mut self.next);
+        *cache.entry(k).or_insert_with(|| {
+            firsts.push(i);
+            next.push(None);
+            keys.push(k);
+            (firsts.len() - 1) as u32
+        })
     }
 }
 
@@ -105,8 +131,15 @@ pub(super) struct KeyPart {
     pub rows: Range<usize>,
     pub gpus: Distinct,
     pub labels: [Distinct; 4],
+    /// the engine's GPU slot of each of `gpus`' keys (filled by the engine)
+    pub gpu_ids: Vec<usize>,
+    /// the engine's label id of each of `labels`' keys (None: empty text)
+    pub label_ids: [Vec<Option<u32>>; 4],
     pairs: HashMap<(u128, u128), u32>,
     views: HashMap<u128, u32>,
+    /// the distinct keys by local index (the caches' keys, in order)
+    pair_keys: Vec<(u128, u128)>,
+    view_keys: Vec<u128>,
 }
 
 impl KeyPart {
@@ -117,13 +150,19 @@ impl KeyPart {
             rows.clone(),
             |i| (view_at(h, i), view_at(g, i)),
             &mut self.pairs,
+            &mut self.pair_keys,
         );
         if !with_labels {
             return;
         }
         for (d, column) in self.labels.iter_mut().zip(c.labels) {
             match column {
-                Some(arr) => d.fill(rows.clone(), |i| view_at(arr, i), &mut self.views),
+                Some(arr) => d.fill(
+                    rows.clone(),
+                    |i| view_at(arr, i),
+                    &mut self.views,
+                    &mut self.view_keys,
+                ),
                 None => {
                     d.local.clear();
                     d.firsts.clear();
@@ -163,6 +202,82 @@ pub(super) fn find(
             .map_err(|_| anyhow::anyhow!("internal: a key reader thread panicked"))
     })?;
     Ok(n)
+}
+
+/// One part's rows of the per-row outputs of [`spread`].
+struct RowIds<'o> {
+    slots: &'o mut [usize],
+    labels: Option<[&'o mut [Option<u32>]; 4]>,
+}
+
+impl RowIds<'_> {
+    fn fill(self, p: &KeyPart) {
+        for (slot, &k) in self.slots.iter_mut().zip(&p.gpus.local) {
+            *slot = p.gpu_ids[k as usize];
+        }
+        let Some(labels) = self.labels else { return };
+        for ((out, d), ids) in labels.into_iter().zip(&p.labels).zip(&p.label_ids) {
+            // no column: the rows keep None
+            for (id, &k) in out.iter_mut().zip(&d.local) {
+                *id = ids[k as usize];
+            }
+        }
+    }
+}
+
+/// Every row's GPU slot (and label ids, when given) from its part's keys and
+/// the engine's ids for them, each part on its own thread: the per-row half of
+/// numbering a slice, which on one thread kept the other idle (Amdahl).
+pub(super) fn spread(
+    parts: &[KeyPart],
+    slots: &mut Vec<usize>,
+    labels: Option<&mut [Vec<Option<u32>>; 4]>,
+) -> Result<()> {
+    let rows = parts.last().map_or(0, |p| p.rows.end);
+    slots.clear();
+    slots.resize(rows, 0);
+    let mut slots_left: &mut [usize] = slots;
+    let mut labels_left = labels.map(|ls| {
+        ls.each_mut().map(|v| {
+            v.clear();
+            v.resize(rows, None);
+            v.as_mut_slice()
+        })
+    });
+    let mut outs = Vec::with_capacity(parts.len());
+    for p in parts {
+        let n = p.rows.len();
+        let (mine, rest) = std::mem::take(&mut slots_left).split_at_mut(n);
+        slots_left = rest;
+        let labels = labels_left.as_mut().map(|ls| {
+            ls.each_mut().map(|l| {
+                let (mine, rest) = std::mem::take(l).split_at_mut(n);
+                *l = rest;
+                mine
+            })
+        });
+        outs.push((
+            p,
+            RowIds {
+                slots: mine,
+                labels,
+            },
+        ));
+    }
+    let mut outs = outs.into_iter();
+    let Some((first_part, first)) = outs.next() else {
+        return Ok(());
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = outs
+            .map(|(p, out)| scope.spawn(move || out.fill(p)))
+            .collect();
+        first.fill(first_part);
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join())
+            .map_err(|_| anyhow::anyhow!("internal: a key reader thread panicked"))
+    })
 }
 
 #[cfg(test)]
@@ -238,5 +353,34 @@ mod tests {
         // 13 hosts x 8 GPUs seen, and the null host with its GPUs
         assert_eq!(seen.len(), 13 * 8 + 8);
         Ok(())
+    }
+
+    #[test]
+    fn the_successor_guess_numbers_every_order_as_the_hash_alone_would() {
+        // cycles in one order (a fleet sorted by time), a cycle that changes
+        // order halfway, runs (sorted by GPU) and scattered keys
+        let cycling: Vec<u64> = (0..4_000).map(|i| i % 40).collect();
+        let reordered: Vec<u64> = (0..4_000)
+            .map(|i| if i < 2_000 { i % 40 } else { 39 - i % 40 })
+            .collect();
+        let runs: Vec<u64> = (0..4_000).map(|i| i / 100).collect();
+        let scattered: Vec<u64> = (0..4_000u64).map(|i| (i * 2_654_435_761) % 97).collect();
+        for keys in [cycling, reordered, runs, scattered] {
+            let mut d = Distinct::default();
+            let (mut cache, mut seen) = (HashMap::default(), Vec::new());
+            d.fill(0..keys.len(), |i| keys[i], &mut cache, &mut seen);
+            // the first appearances, in order, and each row's index among them
+            let mut firsts: Vec<usize> = Vec::new();
+            for (i, k) in keys.iter().enumerate() {
+                if !firsts.iter().any(|&f| keys[f] == *k) {
+                    firsts.push(i);
+                }
+            }
+            assert_eq!(d.firsts, firsts);
+            for (i, &id) in d.local.iter().enumerate() {
+                assert_eq!(keys[d.firsts[id as usize]], keys[i], "row {i}");
+            }
+            assert_eq!(d.local.len(), keys.len());
+        }
     }
 }

@@ -78,6 +78,11 @@ impl GpusFold {
             .map(move |g| (g.model.map(|m| names.label(m)), &g.tally))
     }
 
+    /// Every GPU's tally, in slot order (those without samples are empty).
+    pub fn every_tally(&self) -> impl Iterator<Item = &Tally> {
+        self.gpus.iter().map(|g| &g.tally)
+    }
+
     /// Every GPU has at most one sample (a snapshot of the fleet).
     pub fn all_single(&self) -> bool {
         self.gpus.iter().all(|g| g.samples <= 1)

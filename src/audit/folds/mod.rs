@@ -53,6 +53,12 @@ impl Folds {
         }
     }
 
+    /// Every interval has been added and every shard merged: the fleet's
+    /// tally from the GPUs'.
+    pub fn finish_totals(&mut self) {
+        self.tally.total_of(self.gpus.every_tally());
+    }
+
     /// The GPU has no more samples: close what is open on it.
     pub fn end_gpu(&mut self, gpu: usize) {
         self.episodes.end_gpu(gpu);
@@ -63,7 +69,8 @@ impl Fold for Folds {
     fn add(&mut self, iv: &Interval) {
         // one Row for the four tallies, not one each
         let row = row_of(iv);
-        self.tally.add_row(iv, &row);
+        // the fleet's tally is the GPUs' summed at the end (folds/tally.rs)
+        self.tally.add_span(iv);
         self.groups.add_row(iv, &row);
         self.gpus.add_row(iv, &row);
         if let Some(jobs) = &mut self.jobs {
@@ -89,5 +96,49 @@ impl Fold for Folds {
             (d @ None, o) => *d = o,
             (Some(_), None) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric::Activity;
+
+    #[test]
+    fn the_fleet_tally_is_the_sum_of_the_gpus_tallies() {
+        const H: i64 = crate::audit::interval::TICKS_PER_HOUR as i64;
+        let mut activity = Activity::default();
+        activity.0[crate::metric::DEVICE_UTIL.0] = Some(0.25);
+        let rows = [
+            (0, 0, H, true, Some(2.0)),
+            (1, 0, H / 2, false, Some(2.0)),
+            (0, H, H / 4, true, None),
+            (2, 0, 3 * H, true, Some(4.5)),
+        ];
+        let mut folds = Folds::new(Basis::Active, None);
+        let mut direct = crate::audit::tally::Tally::default();
+        for (gpu, start, weight, held, price) in rows {
+            let iv = Interval {
+                gpu,
+                start,
+                weight,
+                held,
+                price,
+                activity,
+                ..Interval::default()
+            };
+            folds.add(&iv);
+            direct.add(&row_of(&iv), Basis::Active);
+        }
+        folds.finish_totals();
+        let total = &folds.tally.total;
+        assert_eq!(total.observed_us, direct.observed_us);
+        assert_eq!(total.held_us, H + H / 4 + 3 * H);
+        assert_eq!(total.unpriced_us, H / 4);
+        assert_eq!(total.priced_rows, 3);
+        assert_eq!(total.held_usd.get(), direct.held_usd.get());
+        assert_eq!(total.held_usd.get(), 2.0 + 13.5);
+        assert_eq!(total.busy_h, direct.busy_h);
+        assert_eq!(folds.tally.span, Some((0, 3 * H)));
     }
 }

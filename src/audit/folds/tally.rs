@@ -1,4 +1,9 @@
 //! Layers and cost: the fleet's tally and the span the intervals cover.
+//!
+//! Inside the audit ([`super::Folds`]) the fleet's tally is not added per row:
+//! the GPUs partition the rows, so it is the sum of the per-GPU tallies, taken
+//! once in GPU order at the end ([`TallyFold::total_of`]); the same figures
+//! whatever the number of threads, at a third less of the per-row tally work.
 use super::row_of;
 use crate::audit::interval::{Fold, Interval};
 use crate::audit::tally::{Basis, Row, Tally};
@@ -21,11 +26,27 @@ impl TallyFold {
 
     pub fn add_row(&mut self, iv: &Interval, row: &Row) {
         self.total.add(row, self.basis);
+        self.add_span(iv);
+    }
+
+    /// Only the span: the total comes from [`TallyFold::total_of`].
+    pub fn add_span(&mut self, iv: &Interval) {
         let (start, end) = (iv.start, iv.end());
         self.span = Some(
             self.span
                 .map_or((start, end), |(s, e)| (s.min(start), e.max(end))),
         );
+    }
+}
+
+impl TallyFold {
+    /// The fleet's tally as the sum of disjoint parts (each GPU's), in order.
+    pub fn total_of<'a>(&mut self, parts: impl Iterator<Item = &'a Tally>) {
+        let mut total = Tally::default();
+        for t in parts {
+            total.merge(t);
+        }
+        self.total = total;
     }
 }
 
