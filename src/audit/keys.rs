@@ -146,23 +146,32 @@ impl KeyPart {
     fn fill(&mut self, c: &KeyColumns, with_labels: bool) {
         let (h, g) = (c.host, c.gpu);
         let rows = self.rows.clone();
-        self.gpus.fill(
-            rows.clone(),
-            |i| (view_at(h, i), view_at(g, i)),
-            &mut self.pairs,
-            &mut self.pair_keys,
-        );
+        // columns without nulls (the usual keys) read their views directly:
+        // no validity test per row
+        match (views_of(h), views_of(g)) {
+            (Some(hv), Some(gv)) => self.gpus.fill(
+                rows.clone(),
+                |i| (hv[i].as_u128(), gv[i].as_u128()),
+                &mut self.pairs,
+                &mut self.pair_keys,
+            ),
+            _ => self.gpus.fill(
+                rows.clone(),
+                |i| (view_at(h, i), view_at(g, i)),
+                &mut self.pairs,
+                &mut self.pair_keys,
+            ),
+        }
         if !with_labels {
             return;
         }
         for (d, column) in self.labels.iter_mut().zip(c.labels) {
+            let (views, keys) = (&mut self.views, &mut self.view_keys);
             match column {
-                Some(arr) => d.fill(
-                    rows.clone(),
-                    |i| view_at(arr, i),
-                    &mut self.views,
-                    &mut self.view_keys,
-                ),
+                Some(arr) => match views_of(arr) {
+                    Some(v) => d.fill(rows.clone(), |i| v[i].as_u128(), views, keys),
+                    None => d.fill(rows.clone(), |i| view_at(arr, i), views, keys),
+                },
                 None => {
                     d.local.clear();
                     d.firsts.clear();
@@ -170,6 +179,12 @@ impl KeyPart {
             }
         }
     }
+}
+
+/// The views of an array without nulls (None: a null, or no array).
+fn views_of(arr: Option<&Utf8ViewArray>) -> Option<&[polars_arrow::array::View]> {
+    arr.filter(|a| a.null_count() == 0)
+        .map(|a| a.views().as_slice())
 }
 
 /// Fills `parts` (one per thread, at most) with the keys of a slice's `rows`
