@@ -76,8 +76,28 @@ impl ColumnStats {
     /// not depend on order, so the lanes merge to what `add` gives.
     // indexed lanes: eight arrays advance together (an iterator per array would
     // hide that); `contains` short-circuits, which kept the loop scalar
-    #[allow(clippy::needless_range_loop, clippy::manual_range_contains)]
     fn of_values(v: &[f64]) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above
+            return unsafe { Self::of_values_avx2(v) };
+        }
+        Self::of_values_lanes(v)
+    }
+
+    /// [`ColumnStats::of_values_lanes`] compiled for AVX2: four f64 lanes a
+    /// register instead of the baseline's two (SSE2), about half the
+    /// instructions of the unit-evidence pass; the same arithmetic, so the
+    /// same statistics.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn of_values_avx2(v: &[f64]) -> Self {
+        Self::of_values_lanes(v)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop, clippy::manual_range_contains)]
+    fn of_values_lanes(v: &[f64]) -> Self {
         const LANES: usize = 8;
         let evidence = crate::units::PERCENT_EVIDENCE;
         let mut values = [0u64; LANES];
@@ -239,6 +259,8 @@ mod tests {
                 let mut one = ColumnStats::default();
                 v.iter().for_each(|&x| one.add(x));
                 let lanes = ColumnStats::of_values(&v);
+                // the baseline build of the loop answers as the dispatched one (AVX2 here)
+                assert_eq!(ColumnStats::of_values_lanes(&v), lanes, "{v:?}");
                 let counts = |s: &ColumnStats| {
                     [
                         s.values,
