@@ -1209,31 +1209,32 @@ pub fn match_decision(
 
 /// Whether every non-null value is usable as is (no NaN, in range).
 fn all_valid_f64(src: &Series, kind: Kind) -> Result<bool> {
-    let valid = |x: &f64| match kind {
-        Kind::Fraction => (0.0..=1.0).contains(x),
-        _ => x.is_finite() && *x >= 0.0,
-    };
+    let (lo, hi) = usable_range(kind);
     // chunk by chunk, over the values slice where nothing is null (no Option per value)
     Ok(src.f64()?.downcast_iter().all(|arr| {
         if arr.null_count() == 0 {
             all_in_blocks(arr.values(), kind)
         } else {
-            arr.iter().flatten().all(valid)
+            arr.iter().flatten().all(|&x| x >= lo && x <= hi)
         }
     }))
 }
 
+/// The values of `kind` usable as is: a fraction in 0..=1, any other
+/// quantity finite and non-negative (0..=f64::MAX); NaN is in neither.
+fn usable_range(kind: Kind) -> (f64, f64) {
+    match kind {
+        Kind::Fraction => (0.0, 1.0),
+        _ => (0.0, f64::MAX),
+    }
+}
+
 /// [`all_valid_f64`] over values without nulls: 64 values at a time with
 /// `&` and no early exit inside a block, which the compiler vectorizes
-/// (`all` stops at each value, which kept it scalar); the same answer, as
-/// NaN fails both tests.
+/// (`all` stops at each value, which kept it scalar).
 #[allow(clippy::manual_range_contains)]
 fn all_in_blocks(v: &[f64], kind: Kind) -> bool {
-    let (lo, hi) = match kind {
-        Kind::Fraction => (0.0, 1.0),
-        // finite and non-negative
-        _ => (0.0, f64::MAX),
-    };
+    let (lo, hi) = usable_range(kind);
     let blocks = v.chunks_exact(64);
     let rest = blocks.remainder();
     for b in blocks {

@@ -205,18 +205,28 @@ pub(super) fn find(
     for (k, p) in rest.iter_mut().enumerate() {
         p.rows = ((k + 1) * per).min(rows)..((k + 2) * per).min(rows);
     }
+    on_threads(std::iter::once(first).chain(rest), |p| {
+        p.fill(c, with_labels)
+    })?;
+    Ok(n)
+}
+
+/// `work` on each item, the first on this thread and each other on a thread
+/// of its own (scoped: they end before this returns).
+fn on_threads<T: Send>(items: impl Iterator<Item = T>, work: impl Fn(T) + Sync) -> Result<()> {
+    let mut items = items;
+    let Some(first) = items.next() else {
+        return Ok(());
+    };
+    let work = &work;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = rest
-            .iter_mut()
-            .map(|p| scope.spawn(move || p.fill(c, with_labels)))
-            .collect();
-        first.fill(c, with_labels);
+        let handles: Vec<_> = items.map(|t| scope.spawn(move || work(t))).collect();
+        work(first);
         handles
             .into_iter()
             .try_for_each(|h| h.join())
             .map_err(|_| anyhow::anyhow!("internal: a key reader thread panicked"))
-    })?;
-    Ok(n)
+    })
 }
 
 /// One part's rows of the per-row outputs of [`spread`].
@@ -279,20 +289,7 @@ pub(super) fn spread(
             },
         ));
     }
-    let mut outs = outs.into_iter();
-    let Some((first_part, first)) = outs.next() else {
-        return Ok(());
-    };
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = outs
-            .map(|(p, out)| scope.spawn(move || out.fill(p)))
-            .collect();
-        first.fill(first_part);
-        handles
-            .into_iter()
-            .try_for_each(|h| h.join())
-            .map_err(|_| anyhow::anyhow!("internal: a key reader thread panicked"))
-    })
+    on_threads(outs.into_iter(), |(p, out)| out.fill(p))
 }
 
 #[cfg(test)]

@@ -29,17 +29,6 @@ impl TallyFold {
         self.add_span(iv);
     }
 
-    /// Only the span: the total comes from [`TallyFold::total_of`].
-    pub fn add_span(&mut self, iv: &Interval) {
-        let (start, end) = (iv.start, iv.end());
-        self.span = Some(
-            self.span
-                .map_or((start, end), |(s, e)| (s.min(start), e.max(end))),
-        );
-    }
-}
-
-impl TallyFold {
     /// The fleet's tally as the sum of disjoint parts (each GPU's), in order.
     pub fn total_of<'a>(&mut self, parts: impl Iterator<Item = &'a Tally>) {
         let mut total = Tally::default();
@@ -47,6 +36,15 @@ impl TallyFold {
             total.merge(t);
         }
         self.total = total;
+    }
+
+    /// Only the span: the total comes from [`TallyFold::total_of`].
+    pub fn add_span(&mut self, iv: &Interval) {
+        let (start, end) = (iv.start, iv.end());
+        self.span = Some(
+            self.span
+                .map_or((start, end), |(s, e)| (s.min(start), e.max(end))),
+        );
     }
 }
 
